@@ -1,0 +1,69 @@
+// The one error type of einvoice: a closed union of codes, each with its HTTP status.
+
+/**
+ * Every error the library reports, with the HTTP status it maps to.
+ * Adding a code without a status fails to compile (the table is exhaustive).
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  invalid_api_key: 401,
+  invalid_admin_token: 401,
+  enterprise_required: 403,
+  subscription_upgrade_required: 403,
+  peppol_country_not_supported: 403,
+  invoice_not_found: 404,
+  company_not_found: 404,
+  api_key_not_found: 404,
+  not_found: 404,
+  email_taken: 409,
+  payload_too_large: 413,
+  invalid_base64_xml: 422,
+  single_xml_only: 422,
+  invalid_ubl_xml: 422,
+  missing_recipient: 422,
+  no_legal_entity: 422,
+  peppol_sending_not_enabled: 422,
+  internal_error: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Codes whose HTTP body is `{ code, message }` (the others use the `{ statusCode, message, error }` shape). */
+export function hasCodeBody(code: ErrorCode): boolean {
+  const status = ERROR_STATUS[code];
+  return status !== 400 && status !== 413 && status !== 500 && code !== "not_found";
+}
+
+/**
+ * The single error class thrown by every core function.
+ *
+ * @example
+ * try { await submitInvoice(store, auth, body) }
+ * catch (e) { if (e instanceof ApiError) console.log(e.status, e.code, e.message) }
+ */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  readonly code: ErrorCode;
+  /** For `bad_request`: the list of problems (class-validator wording), or one string for unparseable input. */
+  readonly details: string[] | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { details?: string[]; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options?.details;
+  }
+
+  /** The HTTP status of this error's code. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** A 400 with a list of class-validator style messages. */
+export function badRequest(details: string[]): ApiError {
+  return new ApiError("bad_request", details.join("; "), { details });
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

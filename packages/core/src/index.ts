@@ -1,0 +1,39 @@
+// @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
+export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode } from "./errors.js";
+export * from "./types.js";
+export * from "./schemas.js";
+export type { Store, Routing, RoutingDecision, Keyset, NewSubmission, ClientUpsert, InsertSubmissionResult, CreateAccountResult } from "./ports.js";
+export type { CoreOptions } from "./options.js";
+export { submitInvoice } from "./submit.js";
+export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./reads.js";
+export {
+  createAccount,
+  authenticate,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  getCompany,
+  updateCompany,
+  companyView,
+} from "./accounts.js";
+export { defaultEligibility, PEPPOL_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./eligibility.js";
+export { defaultRouting, POLISH_VAT_SCHEME } from "./routing.js";
+export { memoryStore } from "./memory-store.js";
+export { isIsoCountry } from "./countries.js";
+export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VERSION } from "./codelists/index.js";
+export {
+  readInvoice,
+  decodeBase64Strict,
+  scanXml,
+  parseXml,
+  requireInvoiceRoot,
+  extractRecipient,
+  extractFields,
+  isZip,
+  DEFAULT_XML_LIMITS,
+  UBL_INVOICE_NS,
+  type ReadInvoice,
+  type InvoiceFields,
+  type XmlLimits,
+  type ScanResult,
+} from "./pipeline/index.js";

@@ -1,0 +1,171 @@
+// The in-memory store: the default in tests and in the quickstart. Nothing survives the process.
+import type { CreateAccountResult, InsertSubmissionResult, Keyset, NewSubmission, Store } from "./ports.js";
+import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord } from "./types.js";
+
+/** Orders by (at, id) ascending. */
+function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {
+  return aAt < bAt ? -1 : aAt > bAt ? 1 : aId < bId ? -1 : aId > bId ? 1 : 0;
+}
+
+/** Index of the first element of the ascending `list` that is >= (at, id). */
+function lowerBound(list: InvoiceRecord[], at: string, id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = list[mid]!;
+    if (compareKey(r.createdAt, r.id, at, id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const clone = <T>(v: T): T => structuredClone(v);
+
+/**
+ * A store that keeps everything in this process's memory. Every method runs without yielding,
+ * so each is atomic. Records are copied in and out: callers cannot change stored state.
+ *
+ * @example const store = memoryStore(); const v1 = createV1Router({ store })
+ */
+export function memoryStore(): Store & { readonly documents: ReadonlyMap<string, Uint8Array> } {
+  const accountsByEmail = new Map<string, Account>();
+  const companies = new Map<string, Company>();
+  const apiKeys = new Map<string, ApiKeyRecord>();
+  const invoices = new Map<string, InvoiceRecord>();
+  /** Per company, ascending by (createdAt, id). */
+  const invoiceOrder = new Map<string, InvoiceRecord[]>();
+  /** `${companyId} ${sha256}` -> id of the submission that is not failed. */
+  const active = new Map<string, string>();
+  const clients = new Map<string, Map<string, ClientRecord>>();
+  const documents = new Map<string, Uint8Array>();
+
+  return {
+    name: "memory",
+    documents,
+
+    async createAccount({ account, company, apiKey }): Promise<CreateAccountResult> {
+      if (accountsByEmail.has(account.email)) return { created: false, reason: "email_taken" };
+      accountsByEmail.set(account.email, clone(account));
+      companies.set(company.id, clone(company));
+      apiKeys.set(apiKey.id, clone(apiKey));
+      return { created: true };
+    },
+
+    async getCompany(companyId) {
+      const c = companies.get(companyId);
+      return c ? clone(c) : null;
+    },
+
+    async updateCompany(companyId, patch) {
+      const c = companies.get(companyId);
+      if (!c) return null;
+      const next = { ...c, ...clone(patch), id: c.id, createdAt: c.createdAt };
+      companies.set(companyId, next);
+      return clone(next);
+    },
+
+    async insertApiKey(key) {
+      apiKeys.set(key.id, clone(key));
+    },
+
+    async getApiKey(id) {
+      const k = apiKeys.get(id);
+      return k ? clone(k) : null;
+    },
+
+    async listApiKeys(companyId) {
+      return [...apiKeys.values()]
+        .filter((k) => k.companyId === companyId && !k.revokedAt)
+        .sort((a, b) => compareKey(a.createdAt, a.id, b.createdAt, b.id))
+        .map(clone);
+    },
+
+    async revokeApiKey(companyId, id, at) {
+      const k = apiKeys.get(id);
+      if (!k || k.companyId !== companyId || k.revokedAt) return false;
+      k.revokedAt = at;
+      return true;
+    },
+
+    async touchApiKey(id, at) {
+      const k = apiKeys.get(id);
+      if (k) k.lastUsedAt = at;
+    },
+
+    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+      const activeKey = `${invoice.companyId} ${invoice.sha256}`;
+      const stored = clone(invoice);
+      if (stored.status !== "failed") {
+        const earlier = active.get(activeKey);
+        if (earlier) return { inserted: false, duplicateOf: earlier };
+        active.set(activeKey, stored.id);
+        if (client) {
+          let byKey = clients.get(stored.companyId);
+          if (!byKey) clients.set(stored.companyId, (byKey = new Map()));
+          const existing = byKey.get(client.key);
+          if (existing) {
+            existing.invoiceCount += 1;
+            existing.lastInvoiceAt = stored.createdAt;
+            existing.name = client.name;
+            existing.vatId = client.vatId;
+            existing.country = client.country;
+            stored.clientId = existing.id;
+          } else {
+            byKey.set(client.key, {
+              id: client.id,
+              companyId: stored.companyId,
+              key: client.key,
+              name: client.name,
+              endpointId: client.endpointId,
+              vatId: client.vatId,
+              country: client.country,
+              invoiceCount: 1,
+              firstInvoiceAt: stored.createdAt,
+              lastInvoiceAt: stored.createdAt,
+            });
+            stored.clientId = client.id;
+          }
+        }
+      }
+      if (document) documents.set(stored.id, document);
+      invoices.set(stored.id, stored);
+      let order = invoiceOrder.get(stored.companyId);
+      if (!order) invoiceOrder.set(stored.companyId, (order = []));
+      const last = order[order.length - 1];
+      if (!last || compareKey(last.createdAt, last.id, stored.createdAt, stored.id) < 0) order.push(stored);
+      else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
+      return { inserted: true, invoice: clone(stored) };
+    },
+
+    async findActiveSubmission(companyId, sha256) {
+      return active.get(`${companyId} ${sha256}`) ?? null;
+    },
+
+    async getInvoice(companyId, id) {
+      const r = invoices.get(id);
+      return r && r.companyId === companyId ? clone(r) : null;
+    },
+
+    async listInvoices(companyId, { limit, after, status, clientId }) {
+      const order = invoiceOrder.get(companyId) ?? [];
+      const out: InvoiceRecord[] = [];
+      let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
+      for (; i >= 0 && out.length < limit; i--) {
+        const r = order[i]!;
+        if (status && r.status !== status) continue;
+        if (clientId && r.clientId !== clientId) continue;
+        out.push(clone(r));
+      }
+      return out;
+    },
+
+    async listClients(companyId, { limit, after }: { limit: number; after: Keyset | null }) {
+      const all = [...(clients.get(companyId)?.values() ?? [])].sort((a, b) =>
+        compareKey(b.lastInvoiceAt, b.id, a.lastInvoiceAt, a.id),
+      );
+      const start = after ? all.findIndex((c) => compareKey(c.lastInvoiceAt, c.id, after.at, after.id) < 0) : 0;
+      return start === -1 ? [] : all.slice(start, start + limit).map(clone);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// The ports of the core: storage and routing. Adapters implement these; the rules are written on each method.
+import type {
+  Account,
+  ApiKeyRecord,
+  ClientRecord,
+  Company,
+  InvoiceRecord,
+  InvoiceStatus,
+  Network,
+  ParticipantId,
+  TargetNetwork,
+} from "./types.js";
+
+/** A position in a keyset-ordered list: the sort value and the id of the last row seen. */
+export interface Keyset {
+  at: string;
+  id: string;
+}
+
+/** A client to create or update when a submission is accepted. */
+export interface ClientUpsert {
+  /** Used only when the client does not exist yet. */
+  id: string;
+  /** `scheme:lower-cased value`: the identity of the client within its company. */
+  key: string;
+  endpointId: string;
+  name: string | null;
+  vatId: string | null;
+  country: string | null;
+}
+
+export interface NewSubmission {
+  /** The full record; `clientId` is null here and set by the store for accepted submissions. */
+  invoice: InvoiceRecord;
+  /** The decoded document, kept for delivery. Given for `sending` submissions, null for failed ones. */
+  document: Uint8Array | null;
+  /** For `sending` submissions: the client of the recipient. */
+  client: ClientUpsert | null;
+}
+
+export type InsertSubmissionResult =
+  | { inserted: true; invoice: InvoiceRecord }
+  | { inserted: false; duplicateOf: string };
+
+export type CreateAccountResult = { created: true } | { created: false; reason: "email_taken" };
+
+/**
+ * The storage port. Every method is scoped to one company where it takes a `companyId`:
+ * it MUST NOT read or change another company's rows. Missing rows come back as `null` or `[]`,
+ * never as an exception; an exception means the store itself failed.
+ *
+ * Timestamps are ISO 8601 strings in UTC with milliseconds (`2026-01-02T03:04:05.678Z`), so they
+ * sort as text. Adapters hold no business rules: the core decides, the store keeps and enforces
+ * the uniqueness rules below atomically.
+ *
+ * Run `testStore(factory)` from `@einvoice/core/testing` against any implementation.
+ */
+export interface Store {
+  /** A short name for logs, such as `memory` or `postgres`. */
+  readonly name: string;
+
+  /**
+   * Creates an account, its company and its first API key together, or nothing.
+   * MUST answer `{created:false, reason:"email_taken"}` when an account with the same email exists
+   * (emails arrive lower-cased), atomically: of two concurrent calls with one email, one wins.
+   */
+  createAccount(input: { account: Account; company: Company; apiKey: ApiKeyRecord }): Promise<CreateAccountResult>;
+
+  getCompany(companyId: string): Promise<Company | null>;
+
+  /** Applies the given fields and `updatedAt`; returns the updated company, or null when unknown. */
+  updateCompany(companyId: string, patch: Partial<Omit<Company, "id" | "createdAt">>): Promise<Company | null>;
+
+  /** Adds an API key to its company. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+
+  /** The key with this id (revoked or not), or null. Not scoped: used to authenticate. */
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+
+  /** The company's keys that are not revoked, oldest first. */
+  listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
+
+  /** Marks the company's key revoked at `at`. Returns false when it is unknown, another company's, or already revoked. */
+  revokeApiKey(companyId: string, id: string, at: string): Promise<boolean>;
+
+  /** Records that the key was used at `at`. */
+  touchApiKey(id: string, at: string): Promise<void>;
+
+  /**
+   * Stores a submission.
+   *
+   * For `invoice.status === "sending"`: MUST refuse it with `{inserted:false, duplicateOf}` when the
+   * company already has a submission with the same `sha256` whose status is not `failed`, atomically:
+   * of any number of concurrent identical submissions, exactly one is inserted. When inserted, MUST
+   * in the same atomic step create the client `client.key` of the company (with `invoiceCount` 1,
+   * first and last invoice at `invoice.createdAt`) or update it (count + 1, `lastInvoiceAt`, and
+   * `name`, `vatId`, `country` from this submission; `endpointId` and `id` stay), and set the
+   * stored and returned invoice's `clientId` to that client's id.
+   *
+   * A `failed` submission is always inserted, creates no client and counts for no client.
+   */
+  insertSubmission(submission: NewSubmission): Promise<InsertSubmissionResult>;
+
+  /** The id of the company's submission with this sha256 that is not failed, or null. */
+  findActiveSubmission(companyId: string, sha256: string): Promise<string | null>;
+
+  /** The company's invoice, or null (also for another company's id). */
+  getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;
+
+  /**
+   * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after
+   * `after` in that order when given; at most `limit`. Filters combine with AND.
+   * Cost MUST NOT grow with the depth of `after` (keyset, not offset).
+   */
+  listInvoices(
+    companyId: string,
+    query: { limit: number; after: Keyset | null; status: InvoiceStatus | null; clientId: string | null },
+  ): Promise<InvoiceRecord[]>;
+
+  /** The company's clients ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */
+  listClients(companyId: string, query: { limit: number; after: Keyset | null }): Promise<ClientRecord[]>;
+
+  /** Releases what the store holds (connections). The store is unusable afterwards. */
+  close?(): Promise<void>;
+}
+
+/** What the routing port decides for one submission. */
+export type RoutingDecision = { ok: true; network: Network } | { ok: false; reason: string };
+
+/**
+ * The routing port: picks the network for a recipient. The default follows contract section 1;
+ * a participant lookup (SML/SMP) can replace it. It MUST NOT have side effects: the core may
+ * call it for a submission that ends up a duplicate.
+ */
+export interface Routing {
+  readonly name: string;
+  route(input: { recipient: ParticipantId; targetNetwork: TargetNetwork; companyId: string }): RoutingDecision | Promise<RoutingDecision>;
+}

@@ -1,0 +1,237 @@
+// The zod schemas: the single source for request validation, the TypeScript types and the API description.
+import { z } from "zod";
+import { isIsoCountry } from "./countries.js";
+import { badRequest, type ApiError } from "./errors.js";
+import { INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS } from "./types.js";
+
+const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
+const mustBeString = (name: string) => ({
+  error: (iss: { input?: unknown }) => (iss.input === undefined ? `${name} should not be empty` : `${name} must be a string`),
+});
+const notObject = { error: "body must be a JSON object" };
+
+// ---------- requests ----------
+
+/** Body of `POST /v1/peppol/invoice`. */
+export const InvoiceRequestSchema = z
+  .strictObject(
+    {
+      xml: z.string(mustBeString("xml")).min(1, { error: "xml should not be empty" }),
+      targetNetwork: z.enum(TARGET_NETWORKS, { error: oneOf("targetNetwork", TARGET_NETWORKS) }).default("auto"),
+    },
+    notObject,
+  )
+  .meta({ id: "InvoiceRequest" });
+export type InvoiceRequest = z.input<typeof InvoiceRequestSchema>;
+
+const country = (name: string) =>
+  z
+    .string({ error: `${name} must be a valid ISO31661 Alpha2 code` })
+    .refine(isIsoCountry, { error: `${name} must be a valid ISO31661 Alpha2 code (two upper-case letters, such as NL)` });
+
+/** Body of `POST /v1/accounts`. */
+export const AccountRequestSchema = z
+  .strictObject(
+    {
+      email: z
+        .string({ error: "email must be an email" })
+        .max(254, { error: "email must be shorter than or equal to 254 characters" })
+        .pipe(z.email({ error: "email must be an email" })),
+      companyName: z
+        .string(mustBeString("companyName"))
+        .trim()
+        .min(1, { error: "companyName should not be empty" })
+        .max(200, { error: "companyName must be shorter than or equal to 200 characters" }),
+      country: country("country"),
+    },
+    notObject,
+  )
+  .meta({ id: "AccountRequest" });
+export type AccountRequest = z.input<typeof AccountRequestSchema>;
+
+/** Body of `PATCH /admin/companies/{companyId}`: any subset of the operator-controlled fields. */
+export const CompanyPatchSchema = z
+  .strictObject(
+    {
+      enterprise: z.boolean({ error: "enterprise must be a boolean value" }).optional(),
+      subscription: z.enum(SUBSCRIPTIONS, { error: oneOf("subscription", SUBSCRIPTIONS) }).optional(),
+      country: country("country").optional(),
+      legalEntityId: z
+        .string({ error: "legalEntityId must be a string or null" })
+        .trim()
+        .min(1, { error: "legalEntityId should not be empty (use null to clear it)" })
+        .max(100, { error: "legalEntityId must be shorter than or equal to 100 characters" })
+        .nullable()
+        .optional(),
+      peppolSendingEnabled: z.boolean({ error: "peppolSendingEnabled must be a boolean value" }).optional(),
+    },
+    notObject,
+  )
+  .meta({ id: "CompanyPatch" });
+export type CompanyPatch = z.output<typeof CompanyPatchSchema>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(s: string): boolean {
+  return UUID.test(s);
+}
+
+/** A query parameter given once; a repeated one arrives as an array and is refused. */
+function param<T extends z.ZodType<unknown, string>>(name: string, inner: T) {
+  return z
+    .string({ error: (iss) => (Array.isArray(iss.input) ? `${name} must not be repeated` : `${name} must be a string`) })
+    .pipe(inner)
+    .optional();
+}
+
+const limit = param(
+  "limit",
+  z
+    .string()
+    .regex(/^[0-9]+$/, { error: "limit must be an integer number" })
+    .transform(Number)
+    .pipe(z.number().min(1, { error: "limit must not be less than 1" }).max(100, { error: "limit must not be greater than 100" })),
+);
+const cursor = param("cursor", z.string().min(1, { error: "cursor must be a valid pagination cursor" }));
+
+/** Query of `GET /v1/invoices`. */
+export const ListInvoicesQuerySchema = z
+  .strictObject({
+    limit,
+    cursor,
+    status: param("status", z.enum(INVOICE_STATUSES, { error: oneOf("status", INVOICE_STATUSES) })),
+    clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" })),
+  })
+  .meta({ id: "ListInvoicesQuery" });
+export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;
+
+/** Query of `GET /v1/clients`. */
+export const ListClientsQuerySchema = z.strictObject({ limit, cursor }).meta({ id: "ListClientsQuery" });
+export type ListClientsQuery = z.input<typeof ListClientsQuerySchema>;
+
+/** Query of endpoints that take none. */
+export const EmptyQuerySchema = z.strictObject({});
+
+// ---------- responses ----------
+
+const timestamp = z.string().meta({ format: "date-time" });
+const decimal = z.string().nullable().meta({ description: "Decimal amount exactly as written in the XML." });
+
+export const SubmissionSchema = z
+  .object({
+    submissionId: z.uuid(),
+    success: z.boolean(),
+    status: z.enum(["sending", "failed"]),
+    errorMessage: z.string().optional(),
+  })
+  .meta({ id: "Submission" });
+export type Submission = z.infer<typeof SubmissionSchema>;
+
+export const PartySchema = z
+  .object({
+    name: z.string().nullable(),
+    endpointId: z.string().nullable().meta({ description: "`scheme:value` of cbc:EndpointID." }),
+    vatId: z.string().nullable(),
+    country: z.string().nullable(),
+  })
+  .meta({ id: "Party" });
+
+export const InvoiceEventSchema = z
+  .object({ status: z.enum(INVOICE_STATUSES), at: timestamp, detail: z.string() })
+  .meta({ id: "InvoiceEvent" });
+
+export const InvoiceSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(INVOICE_STATUSES),
+    targetNetwork: z.enum(TARGET_NETWORKS),
+    network: z.enum(NETWORKS).nullable(),
+    errorMessage: z.string().nullable(),
+    invoiceNumber: z.string().nullable(),
+    issueDate: z.string().nullable(),
+    dueDate: z.string().nullable(),
+    currency: z.string().nullable(),
+    totals: z.object({ taxExclusive: decimal, taxInclusive: decimal, payable: decimal }),
+    supplier: PartySchema,
+    recipient: PartySchema,
+    clientId: z.uuid().nullable(),
+    sha256: z.string(),
+    size: z.number().int(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    events: z.array(InvoiceEventSchema),
+  })
+  .meta({ id: "Invoice" });
+export type Invoice = z.infer<typeof InvoiceSchema>;
+
+export const ClientSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string().nullable(),
+    endpointId: z.string(),
+    vatId: z.string().nullable(),
+    country: z.string().nullable(),
+    invoiceCount: z.number().int(),
+    firstInvoiceAt: timestamp,
+    lastInvoiceAt: timestamp,
+  })
+  .meta({ id: "Client" });
+export type Client = z.infer<typeof ClientSchema>;
+
+export const CompanySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    country: z.string(),
+    enterprise: z.boolean(),
+    subscription: z.enum(SUBSCRIPTIONS),
+    legalEntityId: z.string().nullable(),
+    peppolSendingEnabled: z.boolean(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: "Company" });
+export type CompanyView = z.infer<typeof CompanySchema>;
+
+export const AccountCreatedSchema = z
+  .object({ accountId: z.uuid(), companyId: z.uuid(), apiKey: z.string() })
+  .meta({ id: "AccountCreated" });
+export type AccountCreated = z.infer<typeof AccountCreatedSchema>;
+
+export const ApiKeySchema = z
+  .object({ id: z.uuid(), prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() })
+  .meta({ id: "ApiKey" });
+export type ApiKeyView = z.infer<typeof ApiKeySchema>;
+
+export const ApiKeyCreatedSchema = z
+  .object({ id: z.uuid(), apiKey: z.string(), prefix: z.string(), createdAt: timestamp })
+  .meta({ id: "ApiKeyCreated" });
+export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
+
+export const CodeErrorSchema = z.object({ code: z.string(), message: z.string() }).meta({ id: "CodeError" });
+export const BadRequestSchema = z
+  .object({ statusCode: z.literal(400), message: z.union([z.string(), z.array(z.string())]), error: z.literal("Bad Request") })
+  .meta({ id: "BadRequest" });
+
+// ---------- parsing ----------
+
+/**
+ * Validates `input` against `schema`; throws a 400 `ApiError` whose details are class-validator
+ * style messages ("property foo should not exist", "xml must be a string", ...).
+ */
+export function parseWith<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw validationError(result.error);
+}
+
+export function validationError(error: z.ZodError): ApiError {
+  const messages: string[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) messages.push(`property ${key} should not exist`);
+    } else {
+      messages.push(issue.message);
+    }
+  }
+  return badRequest([...new Set(messages)]);
+}

@@ -1,0 +1,119 @@
+// submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
+import { ApiError } from "./errors.js";
+import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
+import { readInvoice, type ReadInvoice } from "./pipeline/index.js";
+import type { Store } from "./ports.js";
+import { InvoiceRequestSchema, parseWith, type Submission } from "./schemas.js";
+import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "./types.js";
+
+/**
+ * Submits one base64 UBL invoice for the authenticated company.
+ *
+ * Runs, in order: body shape (400), eligibility (403), account preconditions (422
+ * `no_legal_entity`, `peppol_sending_not_enabled`), the document pipeline (422), then the
+ * duplicate rule and routing. Throws an `ApiError` for the first check that fails; otherwise stores
+ * a tracked submission and returns it: `sending`, or `failed` with `errorMessage` (a duplicate, or a
+ * route that cannot be taken).
+ *
+ * @example
+ * const auth = await authenticate(store, apiKey)
+ * const { submissionId, status } = await submitInvoice(store, auth, { xml: base64, targetNetwork: "auto" })
+ */
+export async function submitInvoice(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+  const body = parseWith(InvoiceRequestSchema, request);
+  const o = resolveOptions(options);
+  const s = guardStore(store);
+
+  const company = await s.getCompany(auth.companyId);
+  if (!company) throw new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists.");
+  const refusal = await o.eligibility(company);
+  if (refusal) throw new ApiError(refusal.code, refusal.message);
+  if (!company.legalEntityId) {
+    throw new ApiError(
+      "no_legal_entity",
+      "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
+    );
+  }
+  if (!company.peppolSendingEnabled) {
+    throw new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
+  }
+
+  const doc = readInvoice(body.xml, o.limits);
+  const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  const now = o.now();
+  const id = o.newId();
+
+  if (!decision.ok) {
+    const earlier = await s.findActiveSubmission(company.id, doc.sha256);
+    const reason = earlier ? duplicateMessage(earlier) : decision.reason;
+    return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, reason)));
+  }
+
+  const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null);
+  const value = doc.recipient.value;
+  const result = await s.insertSubmission({
+    invoice: accepted,
+    document: doc.bytes,
+    client: {
+      id: o.newId(),
+      key: `${doc.recipient.scheme}:${value.toLowerCase()}`,
+      endpointId: `${doc.recipient.scheme}:${value}`,
+      name: doc.fields.recipient.name,
+      vatId: doc.fields.recipient.vatId,
+      country: doc.fields.recipient.country,
+    },
+  });
+  if (result.inserted) return { submissionId: id, success: true, status: "sending" };
+  return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(result.duplicateOf))));
+}
+
+function duplicateMessage(earlierId: string): string {
+  return `Duplicate invoice: the same XML was already submitted as ${earlierId}, which has not failed; it is not sent again.`;
+}
+
+function record(
+  id: string,
+  companyId: string,
+  doc: ReadInvoice,
+  targetNetwork: TargetNetwork,
+  network: Network | null,
+  now: string,
+  errorMessage: string | null,
+): InvoiceRecord {
+  const f = doc.fields;
+  return {
+    id,
+    companyId,
+    status: errorMessage === null ? "sending" : "failed",
+    targetNetwork,
+    network,
+    errorMessage,
+    invoiceNumber: f.invoiceNumber,
+    issueDate: f.issueDate,
+    dueDate: f.dueDate,
+    currency: f.currency,
+    totals: f.totals,
+    supplier: f.supplier,
+    recipient: f.recipient,
+    clientId: null,
+    sha256: doc.sha256,
+    size: doc.bytes.length,
+    createdAt: now,
+    updatedAt: now,
+    events: [
+      errorMessage === null
+        ? { status: "sending", at: now, detail: `Accepted and queued for sending on ${network}.` }
+        : { status: "failed", at: now, detail: errorMessage },
+    ],
+  };
+}
+
+async function insertFailed(s: Store, invoice: InvoiceRecord): Promise<InvoiceRecord> {
+  const result = await s.insertSubmission({ invoice, document: null, client: null });
+  if (!result.inserted) throw new ApiError("internal_error", `The ${s.name} store refused a failed submission.`);
+  return result.invoice;
+}
+
+function failed(invoice: InvoiceRecord): Submission {
+  return { submissionId: invoice.id, success: false, status: "failed", errorMessage: invoice.errorMessage ?? "Failed." };
+}
