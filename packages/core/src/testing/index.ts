@@ -1,0 +1,3 @@
+// @einvoice/core/testing: conformance suites that every adapter must pass.
+export { testStore, type StoreFactory } from "./store-suite.js";
+export { sampleInvoiceRecord, sampleCompany } from "./fixtures.js";

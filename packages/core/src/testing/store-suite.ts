@@ -1,0 +1,306 @@
+// testStore: the storage port's conformance suite. Run it against every Store implementation.
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ClientUpsert, Store } from "../ports.js";
+import type { Company, InvoiceRecord } from "../types.js";
+import { sampleAccount, sampleApiKey, sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
+
+/** Makes a fresh, empty store for one test; `close()` is called after it when present. */
+export type StoreFactory = () => Store | Promise<Store>;
+
+function clientFor(inv: InvoiceRecord, overrides: Partial<ClientUpsert> = {}): ClientUpsert {
+  const endpointId = inv.recipient.endpointId ?? "0208:0123456789";
+  return {
+    id: randomUUID(),
+    key: endpointId.toLowerCase(),
+    endpointId,
+    name: inv.recipient.name,
+    vatId: inv.recipient.vatId,
+    country: inv.recipient.country,
+    ...overrides,
+  };
+}
+
+function ts(n: number): string {
+  return new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+}
+
+/**
+ * Registers a vitest `describe` block that checks `factory`'s store against the storage port's
+ * contract: round trips, tenant scoping, the atomic duplicate rule (50 parallel identical
+ * submissions yield one), client upserts and keyset ordering.
+ *
+ * @example testStore("memory", () => memoryStore())
+ */
+export function testStore(name: string, factory: StoreFactory): void {
+  describe(`store conformance: ${name}`, () => {
+    let store: Store;
+    let company: Company;
+
+    async function newCompany(overrides: Partial<Company> = {}): Promise<Company> {
+      const c = sampleCompany(overrides);
+      const r = await store.createAccount({ account: sampleAccount(c), company: c, apiKey: sampleApiKey(c.id) });
+      expect(r).toEqual({ created: true });
+      return c;
+    }
+
+    async function accept(inv: InvoiceRecord, client: ClientUpsert | null = clientFor(inv)) {
+      return store.insertSubmission({ invoice: inv, document: new Uint8Array([60, 97, 47, 62]), client });
+    }
+
+    beforeEach(async () => {
+      store = await factory();
+      company = await newCompany();
+    });
+    afterEach(async () => {
+      await store.close?.();
+    });
+
+    describe("accounts and companies", () => {
+      it("returns a created company as it was given", async () => {
+        expect(await store.getCompany(company.id)).toEqual(company);
+      });
+
+      it("answers null for an unknown company", async () => {
+        expect(await store.getCompany(randomUUID())).toBeNull();
+        expect(await store.updateCompany(randomUUID(), { enterprise: true })).toBeNull();
+      });
+
+      it("refuses a second account with the same email and creates nothing for it", async () => {
+        const a = sampleCompany();
+        const b = sampleCompany();
+        expect(await store.createAccount({ account: sampleAccount(a, "x@example.com"), company: a, apiKey: sampleApiKey(a.id) })).toEqual({ created: true });
+        const kb = sampleApiKey(b.id);
+        expect(await store.createAccount({ account: sampleAccount(b, "x@example.com"), company: b, apiKey: kb })).toEqual({
+          created: false,
+          reason: "email_taken",
+        });
+        expect(await store.getCompany(b.id)).toBeNull();
+        expect(await store.getApiKey(kb.id)).toBeNull();
+      });
+
+      it("lets exactly one of 20 concurrent sign-ups with one email win", async () => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () => {
+            const c = sampleCompany();
+            return store.createAccount({ account: sampleAccount(c, "race@example.com"), company: c, apiKey: sampleApiKey(c.id) });
+          }),
+        );
+        expect(results.filter((r) => r.created)).toHaveLength(1);
+      });
+
+      it("applies a partial company update and keeps the other fields", async () => {
+        const updated = await store.updateCompany(company.id, { enterprise: true, legalEntityId: "LE-1", updatedAt: ts(5) });
+        expect(updated).toEqual({ ...company, enterprise: true, legalEntityId: "LE-1", updatedAt: ts(5) });
+        expect(await store.getCompany(company.id)).toEqual(updated);
+        const cleared = await store.updateCompany(company.id, { legalEntityId: null, updatedAt: ts(6) });
+        expect(cleared?.legalEntityId).toBeNull();
+        expect(cleared?.enterprise).toBe(true);
+      });
+    });
+
+    describe("API keys", () => {
+      it("keeps keys per company, lists only active ones oldest first, and revokes within the company only", async () => {
+        const other = await newCompany();
+        const k1 = sampleApiKey(company.id, { createdAt: ts(1) });
+        const k2 = sampleApiKey(company.id, { createdAt: ts(2) });
+        await store.insertApiKey(k2);
+        await store.insertApiKey(k1);
+        expect(await store.getApiKey(k1.id)).toEqual(k1);
+        const listed = (await store.listApiKeys(company.id)).map((k) => k.id);
+        expect(listed.slice(-2)).toEqual([k1.id, k2.id]);
+        expect((await store.listApiKeys(other.id)).map((k) => k.id)).not.toContain(k1.id);
+
+        expect(await store.revokeApiKey(other.id, k1.id, ts(3))).toBe(false);
+        expect(await store.revokeApiKey(company.id, k1.id, ts(3))).toBe(true);
+        expect(await store.revokeApiKey(company.id, k1.id, ts(4))).toBe(false);
+        expect((await store.getApiKey(k1.id))?.revokedAt).toBe(ts(3));
+        expect((await store.listApiKeys(company.id)).map((k) => k.id)).not.toContain(k1.id);
+        expect(await store.revokeApiKey(company.id, randomUUID(), ts(4))).toBe(false);
+      });
+
+      it("records the last use of a key", async () => {
+        const k = sampleApiKey(company.id);
+        await store.insertApiKey(k);
+        await store.touchApiKey(k.id, ts(9));
+        expect((await store.getApiKey(k.id))?.lastUsedAt).toBe(ts(9));
+        expect(await store.getApiKey(randomUUID())).toBeNull();
+      });
+    });
+
+    describe("submissions", () => {
+      it("stores an accepted submission with every field and links it to a new client", async () => {
+        const inv = sampleInvoiceRecord(company.id, { dueDate: "2026-03-01", totals: { taxExclusive: "0.10", taxInclusive: null, payable: "1E+3" } });
+        const client = clientFor(inv);
+        const r = await accept(inv, client);
+        expect(r).toEqual({ inserted: true, invoice: { ...inv, clientId: client.id } });
+        expect(await store.getInvoice(company.id, inv.id)).toEqual({ ...inv, clientId: client.id });
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c).toEqual({
+          id: client.id,
+          companyId: company.id,
+          key: client.key,
+          name: client.name,
+          endpointId: client.endpointId,
+          vatId: client.vatId,
+          country: client.country,
+          invoiceCount: 1,
+          firstInvoiceAt: inv.createdAt,
+          lastInvoiceAt: inv.createdAt,
+        });
+      });
+
+      it("refuses a second non-failed submission with the same sha256 and names the first", async () => {
+        const first = sampleInvoiceRecord(company.id);
+        await accept(first);
+        const again = sampleInvoiceRecord(company.id, { sha256: first.sha256, createdAt: ts(50) });
+        expect(await accept(again)).toEqual({ inserted: false, duplicateOf: first.id });
+        expect(await store.getInvoice(company.id, again.id)).toBeNull();
+        expect(await store.findActiveSubmission(company.id, first.sha256)).toBe(first.id);
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c?.invoiceCount).toBe(1);
+      });
+
+      it("always inserts failed submissions, which block nothing and count for no client", async () => {
+        const f1 = sampleInvoiceRecord(company.id, { status: "failed", network: null, errorMessage: "no", createdAt: ts(1) });
+        const f2 = sampleInvoiceRecord(company.id, { status: "failed", network: null, errorMessage: "no", sha256: f1.sha256, createdAt: ts(2) });
+        expect((await store.insertSubmission({ invoice: f1, document: null, client: null })).inserted).toBe(true);
+        expect((await store.insertSubmission({ invoice: f2, document: null, client: null })).inserted).toBe(true);
+        expect(await store.findActiveSubmission(company.id, f1.sha256)).toBeNull();
+        const ok = sampleInvoiceRecord(company.id, { sha256: f1.sha256, createdAt: ts(3) });
+        expect((await accept(ok)).inserted).toBe(true);
+        expect(await store.listClients(company.id, { limit: 10, after: null })).toHaveLength(1);
+        expect((await store.getInvoice(company.id, f1.id))?.clientId).toBeNull();
+      });
+
+      it("applies the duplicate rule per company", async () => {
+        const other = await newCompany();
+        const a = sampleInvoiceRecord(company.id);
+        const b = sampleInvoiceRecord(other.id, { sha256: a.sha256 });
+        expect((await accept(a)).inserted).toBe(true);
+        expect((await accept(b)).inserted).toBe(true);
+      });
+
+      it("accepts exactly one of 50 parallel identical submissions", async () => {
+        const sha256 = "f".repeat(64);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => accept(sampleInvoiceRecord(company.id, { sha256, createdAt: ts(i) }))),
+        );
+        const inserted = results.filter((r) => r.inserted);
+        expect(inserted).toHaveLength(1);
+        const winner = inserted[0]!.inserted ? inserted[0]!.invoice.id : "";
+        for (const r of results) if (!r.inserted) expect(r.duplicateOf).toBe(winner);
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c?.invoiceCount).toBe(1);
+      });
+
+      it("upserts one client per key: counts, latest name, vatId and country, first endpointId and id", async () => {
+        const a = sampleInvoiceRecord(company.id, { createdAt: ts(1) });
+        const ca = clientFor(a, { key: "0208:abc", endpointId: "0208:ABC", name: "Old", vatId: "BE1", country: "BE" });
+        await accept(a, ca);
+        const b = sampleInvoiceRecord(company.id, { createdAt: ts(2) });
+        const cb = clientFor(b, { key: "0208:abc", endpointId: "0208:abc", name: "New", vatId: null, country: "NL" });
+        const rb = await accept(b, cb);
+        expect(rb.inserted && rb.invoice.clientId).toBe(ca.id);
+        const clients = await store.listClients(company.id, { limit: 10, after: null });
+        expect(clients).toHaveLength(1);
+        expect(clients[0]).toMatchObject({
+          id: ca.id,
+          endpointId: "0208:ABC",
+          name: "New",
+          vatId: null,
+          country: "NL",
+          invoiceCount: 2,
+          firstInvoiceAt: ts(1),
+          lastInvoiceAt: ts(2),
+        });
+      });
+
+      it("keeps clients of different companies apart", async () => {
+        const other = await newCompany();
+        const a = sampleInvoiceRecord(company.id);
+        const b = sampleInvoiceRecord(other.id);
+        await accept(a, clientFor(a, { key: "0208:same" }));
+        await accept(b, clientFor(b, { key: "0208:same" }));
+        expect(await store.listClients(company.id, { limit: 10, after: null })).toHaveLength(1);
+        expect(await store.listClients(other.id, { limit: 10, after: null })).toHaveLength(1);
+      });
+
+      it("never returns another company's invoice", async () => {
+        const other = await newCompany();
+        const inv = sampleInvoiceRecord(company.id);
+        await accept(inv);
+        expect(await store.getInvoice(other.id, inv.id)).toBeNull();
+        expect(await store.listInvoices(other.id, { limit: 10, after: null, status: null, clientId: null })).toEqual([]);
+        expect(await store.getInvoice(company.id, randomUUID())).toBeNull();
+      });
+    });
+
+    describe("listing", () => {
+      async function seed(): Promise<InvoiceRecord[]> {
+        const out: InvoiceRecord[] = [];
+        // Three share one timestamp: the order between them comes from the id.
+        const stamps = [ts(1), ts(2), ts(2), ts(2), ts(3), ts(4), ts(5)];
+        for (const [i, at] of stamps.entries()) {
+          const failed = i % 3 === 2;
+          const inv = sampleInvoiceRecord(company.id, {
+            createdAt: at,
+            updatedAt: at,
+            status: failed ? "failed" : "sending",
+            network: failed ? null : "peppol",
+            errorMessage: failed ? "bad" : null,
+          });
+          const r = failed
+            ? await store.insertSubmission({ invoice: inv, document: null, client: null })
+            : await accept(inv, clientFor(inv, { key: `0208:${i % 2}`, endpointId: `0208:${i % 2}` }));
+          out.push(r.inserted ? r.invoice : inv);
+        }
+        return out.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+      }
+
+      it("lists newest first with ties broken by id descending", async () => {
+        const expected = await seed();
+        const all = await store.listInvoices(company.id, { limit: 100, after: null, status: null, clientId: null });
+        expect(all.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+      });
+
+      it("pages by keyset without gaps or repeats, ties included", async () => {
+        const expected = await seed();
+        const seen: string[] = [];
+        let after: { at: string; id: string } | null = null;
+        for (let guard = 0; guard < 10; guard++) {
+          const page: InvoiceRecord[] = await store.listInvoices(company.id, { limit: 2, after, status: null, clientId: null });
+          if (page.length === 0) break;
+          seen.push(...page.map((r) => r.id));
+          const last = page[page.length - 1]!;
+          after = { at: last.createdAt, id: last.id };
+        }
+        expect(seen).toEqual(expected.map((r) => r.id));
+      });
+
+      it("filters by status and by client, together with the keyset", async () => {
+        const expected = await seed();
+        const failed = await store.listInvoices(company.id, { limit: 100, after: null, status: "failed", clientId: null });
+        expect(failed.map((r) => r.id)).toEqual(expected.filter((r) => r.status === "failed").map((r) => r.id));
+        const someClient = expected.find((r) => r.clientId)!.clientId!;
+        const mine = await store.listInvoices(company.id, { limit: 100, after: null, status: null, clientId: someClient });
+        expect(mine.map((r) => r.id)).toEqual(expected.filter((r) => r.clientId === someClient).map((r) => r.id));
+        const first = mine[0]!;
+        const rest = await store.listInvoices(company.id, { limit: 100, after: { at: first.createdAt, id: first.id }, status: "sending", clientId: someClient });
+        expect(rest.map((r) => r.id)).toEqual(mine.slice(1).map((r) => r.id));
+        expect(await store.listInvoices(company.id, { limit: 100, after: null, status: null, clientId: randomUUID() })).toEqual([]);
+      });
+
+      it("lists clients by latest invoice first and pages them by keyset", async () => {
+        await seed();
+        const clients = await store.listClients(company.id, { limit: 100, after: null });
+        expect(clients.length).toBe(2);
+        expect(clients[0]!.lastInvoiceAt >= clients[1]!.lastInvoiceAt).toBe(true);
+        const first = clients[0]!;
+        const next = await store.listClients(company.id, { limit: 100, after: { at: first.lastInvoiceAt, id: first.id } });
+        expect(next.map((c) => c.id)).toEqual([clients[1]!.id]);
+        expect(clients.reduce((n, c) => n + c.invoiceCount, 0)).toBe(5);
+      });
+    });
+  });
+}
