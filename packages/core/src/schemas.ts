@@ -111,6 +111,9 @@ export type ListClientsQuery = z.input<typeof ListClientsQuerySchema>;
 /** Query of endpoints that take none. */
 export const EmptyQuerySchema = z.strictObject({});
 
+/** Body of endpoints that take none (`POST /v1/api-keys`): absent or `{}`. */
+export const EmptyBodySchema = z.strictObject({}, notObject);
+
 // ---------- responses ----------
 
 const timestamp = z.string().meta({ format: "date-time" });

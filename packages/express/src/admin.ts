@@ -1,0 +1,61 @@
+// The /admin router: operators read and change companies, with their own bearer token.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { ApiError, getCompany, updateCompany, type CoreOptions, type Store } from "@einvoice/core";
+import express, { type RequestHandler, type Router } from "express";
+import { stderrLogger, type Logger } from "./http-errors.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, notFound, wrap } from "./middleware.js";
+
+export interface AdminRouterOptions extends CoreOptions {
+  store: Store;
+  /** The operators' bearer token. At least 16 characters. */
+  adminToken: string;
+  bodyLimit?: number;
+  logger?: Logger;
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+/**
+ * The `/admin` API: `GET` and `PATCH /companies/{companyId}`.
+ *
+ * @example app.use("/admin", createAdminRouter({ store, adminToken: process.env.ADMIN_TOKEN! }))
+ */
+export function createAdminRouter(options: AdminRouterOptions): Router {
+  const { store, logger = stderrLogger } = options;
+  if (typeof options.adminToken !== "string" || options.adminToken.length < 16) {
+    throw new TypeError("createAdminRouter: adminToken must be a string of at least 16 characters");
+  }
+  const expected = digest(options.adminToken);
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const router = express.Router();
+
+  const operator: RequestHandler = (req, _res, next) => {
+    const token = bearerToken(req);
+    // Compare digests: constant time, whatever the lengths.
+    const ok = timingSafeEqual(digest(token ?? ""), expected) && token !== null;
+    next(ok ? undefined : new ApiError("invalid_admin_token", token === null ? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>." : "The admin token is not valid."));
+  };
+
+  router.use(apiHeaders());
+  router.use(operator);
+
+  router.get(
+    "/companies/:companyId",
+    wrap(async (req, res) => {
+      res.json({ data: await getCompany(store, String(req.params.companyId)) });
+    }),
+  );
+
+  router.patch(
+    "/companies/:companyId",
+    declaredSizeLimit(limit),
+    ...jsonBody(limit),
+    wrap(async (req, res) => {
+      res.json({ data: await updateCompany(store, String(req.params.companyId), req.body, options) });
+    }),
+  );
+
+  router.use(notFound());
+  router.use(errorHandler(logger, limit));
+  return router;
+}

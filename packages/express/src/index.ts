@@ -1,0 +1,5 @@
+// @einvoice/express: mounts @einvoice/core as the /v1 HTTP API and the /admin operator API.
+export { createV1Router, type V1RouterOptions } from "./v1.js";
+export { createAdminRouter, type AdminRouterOptions } from "./admin.js";
+export { toHttp, stderrLogger, type Logger, type HttpAnswer } from "./http-errors.js";
+export { bearerToken, DEFAULT_BODY_LIMIT } from "./middleware.js";

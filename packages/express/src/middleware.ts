@@ -1,0 +1,131 @@
+// Request plumbing shared by the routers: JSON bodies, bearer tokens, query strings, errors.
+import { ApiError, badRequest } from "@einvoice/core";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import { describeForLog, toHttp, type Logger } from "./http-errors.js";
+
+/** 10 MiB: the contract's JSON body limit. */
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+/** Runs an async handler and hands its failure to the error middleware (Express 4 and 5 alike). */
+export function wrap(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {
+  return (req, res, next) => {
+    fn(req, res).catch(next);
+  };
+}
+
+/** The token of `Authorization: Bearer <token>`, or null when the header is missing or malformed. */
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== "string") return null;
+  const m = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
+  return m ? m[1]! : null;
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError("payload_too_large", `Request body is larger than the limit of ${Math.round(limit / (1024 * 1024))} MiB.`);
+}
+
+/** Refuses a declared Content-Length over the limit before anything else looks at the request. */
+export function declaredSizeLimit(limit: number): RequestHandler {
+  return (req, _res, next) => {
+    const declared = Number(req.headers["content-length"]);
+    next(Number.isFinite(declared) && declared > limit ? tooLarge(limit) : undefined);
+  };
+}
+
+/**
+ * Parses a JSON body (any JSON value: the schemas say what shape is allowed). A request with no
+ * body counts as `{}`; a body of another content type is a 400.
+ */
+export function jsonBody(limit: number): RequestHandler[] {
+  const parse = express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
+  return [
+    parse,
+    (req, _res, next) => {
+      if (req.body !== undefined) return next();
+      const length = Number(req.headers["content-length"] ?? 0);
+      const chunked = req.headers["transfer-encoding"] !== undefined;
+      if (req.headers["content-type"] !== undefined && (length > 0 || chunked)) {
+        return next(new ApiError("bad_request", "Content-Type must be application/json."));
+      }
+      req.body = {};
+      next();
+    },
+  ];
+}
+
+/**
+ * The query string as an object: each parameter given once is a string, a repeated one an array
+ * (so the schemas can refuse it). Read from the raw URL, whatever query parser the app has set.
+ */
+export function rawQuery(req: Request): Record<string, string | string[]> {
+  const q = req.originalUrl.indexOf("?");
+  const out: Record<string, string | string[]> = {};
+  if (q === -1) return out;
+  for (const [k, v] of new URLSearchParams(req.originalUrl.slice(q + 1))) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  message?: string;
+}
+
+/** Turns what the body parser throws into our errors. */
+function fromBodyParser(err: BodyParserError, limit: number): ApiError | null {
+  switch (err.type) {
+    case "entity.too.large":
+      return tooLarge(limit);
+    case "entity.parse.failed":
+      return new ApiError("bad_request", `Request body is not valid JSON: ${err.message ?? "parse error"}`);
+    case "charset.unsupported":
+    case "encoding.unsupported":
+      return new ApiError("bad_request", `Request body encoding is not supported: send UTF-8 JSON.`);
+    case "request.aborted":
+    case "request.size.invalid":
+    case "stream.encoding.set":
+      return new ApiError("bad_request", "Request body was not received whole.");
+    default:
+      return null;
+  }
+}
+
+/** The error middleware of a router: documented errors get their status and body; anything else a logged generic 500. */
+export function errorHandler(logger: Logger, limit: number) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    let error: ApiError;
+    if (err instanceof ApiError) error = err;
+    else {
+      const parsed = typeof err === "object" && err !== null ? fromBodyParser(err as BodyParserError, limit) : null;
+      error = parsed ?? new ApiError("internal_error", "Unexpected error.", { cause: err });
+    }
+    if (error.code === "internal_error") {
+      logger.error({ ...describeForLog(error), method: req.method, path: req.path }, "request failed");
+    }
+    const { status, body } = toHttp(error);
+    if (res.headersSent) return;
+    res.status(status).json(body);
+  };
+}
+
+/** Answers any request no route took with a JSON 404. */
+export function notFound(): RequestHandler {
+  return (req, res) => {
+    res.status(404).json({ statusCode: 404, message: `Cannot ${req.method} ${req.originalUrl.split("?")[0]}`, error: "Not Found" });
+  };
+}
+
+/** Headers every answer of the API carries. */
+export function apiHeaders(): RequestHandler {
+  return (_req, res, next) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    next();
+  };
+}
+
+export { badRequest };
