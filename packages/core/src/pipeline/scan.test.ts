@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../errors.js";
+import { DEFAULT_XML_LIMITS, scanXml } from "./scan.js";
+
+function limitMessage(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "invalid_ubl_xml") return e.message;
+    throw e;
+  }
+  return undefined;
+}
+
+describe("scanXml", () => {
+  it("sees one document with its declared encoding", () => {
+    expect(scanXml('<?xml version="1.0" encoding="UTF-8"?>\n<!-- c --><Invoice a="1"><b/><c>x</c></Invoice>\n<!-- end -->')).toEqual({
+      multipleDocuments: false,
+      encoding: "UTF-8",
+      hasDoctype: false,
+    });
+    expect(scanXml("<a/>").encoding).toBeNull();
+  });
+
+  it("finds a second top-level element", () => {
+    expect(scanXml("<Invoice></Invoice><Invoice></Invoice>").multipleDocuments).toBe(true);
+    expect(scanXml("<Invoice/>\n<Invoice/>").multipleDocuments).toBe(true);
+  });
+
+  it("finds a second XML declaration anywhere", () => {
+    expect(scanXml('<?xml version="1.0"?><a/><?xml version="1.0"?><a/>').multipleDocuments).toBe(true);
+    expect(scanXml('<a><?xml version="1.0"?></a>').multipleDocuments).toBe(true);
+  });
+
+  it("is not fooled by markup-like text in comments, CDATA, attributes and other processing instructions", () => {
+    expect(scanXml('<a><!-- <b/> --><![CDATA[</a><c>]]><d x="/>"/><?xml-stylesheet href="x"?></a>').multipleDocuments).toBe(false);
+  });
+
+  it("reports a DOCTYPE, with or without an internal subset", () => {
+    expect(scanXml('<!DOCTYPE a [<!ENTITY x "<b>">]><a/>').hasDoctype).toBe(true);
+    expect(scanXml('<!DOCTYPE a SYSTEM "file:///etc/passwd"><a/>').hasDoctype).toBe(true);
+  });
+
+  it("refuses nesting deeper than the limit, quickly", () => {
+    const deep = "<a>".repeat(100_000) + "</a>".repeat(100_000);
+    const t = performance.now();
+    expect(limitMessage(() => scanXml(deep))).toMatch(/deeper than 256 levels/);
+    expect(performance.now() - t).toBeLessThan(500);
+    expect(limitMessage(() => scanXml("<a>".repeat(256) + "</a>".repeat(256)))).toBeUndefined();
+  });
+
+  it("refuses too many elements and too many attributes", () => {
+    const limits = { ...DEFAULT_XML_LIMITS, maxElements: 10, maxAttributes: 3 };
+    expect(limitMessage(() => scanXml("<r>" + "<e/>".repeat(10) + "</r>", limits))).toMatch(/more than 10 elements/);
+    expect(limitMessage(() => scanXml("<r>" + "<e/>".repeat(9) + "</r>", limits))).toBeUndefined();
+    expect(limitMessage(() => scanXml('<r a="1" b="2" c="3" d="4"/>', limits))).toMatch(/more than 3 attributes/);
+    expect(limitMessage(() => scanXml('<r a="1" b=\'2\' c="3"/>', limits))).toBeUndefined();
+  });
+});

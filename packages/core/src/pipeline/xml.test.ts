@@ -1,0 +1,70 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ApiError } from "../errors.js";
+import { scanXml } from "./scan.js";
+import { parseXml } from "./xml.js";
+
+const parse = (s: string) => parseXml(s, scanXml(s));
+
+function failure(fn: () => unknown): ApiError | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  return undefined;
+}
+
+describe("parseXml", () => {
+  const spies: Array<ReturnType<typeof vi.spyOn>> = [];
+  beforeEach(() => {
+    for (const m of ["log", "warn", "error", "info", "debug"] as const) spies.push(vi.spyOn(console, m));
+  });
+  afterEach(() => {
+    for (const s of spies) {
+      expect(s).not.toHaveBeenCalled();
+      s.mockRestore();
+    }
+    spies.length = 0;
+  });
+
+  it("parses a namespaced document", () => {
+    const doc = parse('<?xml version="1.0" encoding="utf-8"?><Invoice xmlns="urn:x"><ID>1</ID></Invoice>');
+    expect(doc.documentElement?.namespaceURI).toBe("urn:x");
+  });
+
+  it("rejects a DOCTYPE with internal entities (no expansion happens)", () => {
+    const lol = '<!DOCTYPE a [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><a>&b;</a>';
+    const e = failure(() => parse(lol));
+    expect(e?.code).toBe("invalid_ubl_xml");
+    expect(e?.message).toMatch(/DOCTYPE is not allowed/);
+  });
+
+  it("rejects an external entity declaration", () => {
+    const e = failure(() => parse('<!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>'));
+    expect(e?.code).toBe("invalid_ubl_xml");
+    expect(e?.message).not.toMatch(/root:/);
+  });
+
+  it("rejects an undeclared entity reference", () => {
+    expect(failure(() => parse("<a>&foo;</a>"))?.code).toBe("invalid_ubl_xml");
+  });
+
+  it("rejects encodings other than UTF-8", () => {
+    expect(failure(() => parse('<?xml version="1.0" encoding="ISO-8859-1"?><a/>'))?.message).toMatch(/ISO-8859-1/);
+    expect(failure(() => parse('<?xml version="1.0" encoding="UTF-16"?><a/>'))?.code).toBe("invalid_ubl_xml");
+  });
+
+  it("rejects characters XML forbids, such as NUL", () => {
+    expect(failure(() => parse("<a>\u0000</a>"))?.message).toMatch(/U\+0000/);
+    expect(failure(() => parse("<a>\u000B</a>"))?.code).toBe("invalid_ubl_xml");
+  });
+
+  it("turns parser errors into invalid_ubl_xml with the parser's reason", () => {
+    expect(failure(() => parse("<a><b></a>"))?.message).toMatch(/mismatch/);
+    expect(failure(() => parse("<a x='1' x='2'/>"))?.code).toBe("invalid_ubl_xml");
+    expect(failure(() => parse("<p:a/>"))?.code).toBe("invalid_ubl_xml");
+    expect(failure(() => parse("<a>text</a>junk"))?.code).toBe("invalid_ubl_xml");
+    expect(failure(() => parse("<a"))?.code).toBe("invalid_ubl_xml");
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import {
+  ApiError,
+  authenticate,
+  createAccount,
+  createApiKey,
+  getCompany,
+  listApiKeys,
+  memoryStore,
+  revokeApiKey,
+  updateCompany,
+} from "../src/index.js";
+import { setup } from "./support/setup.js";
+
+async function failure(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error("expected an ApiError");
+}
+
+describe("accounts", () => {
+  it("creates a company that is not yet eligible, and a key", async () => {
+    const store = memoryStore();
+    const r = await createAccount(store, { email: "AP@Acme.example", companyName: "  Acme  ", country: "BE" });
+    expect(r.apiKey).toMatch(/^einv_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
+    expect(await getCompany(store, r.companyId)).toMatchObject({
+      id: r.companyId,
+      name: "Acme",
+      country: "BE",
+      enterprise: false,
+      subscription: "free",
+      legalEntityId: null,
+      peppolSendingEnabled: false,
+    });
+  });
+
+  it("refuses a taken email, case-insensitively, with email_taken", async () => {
+    const store = memoryStore();
+    await createAccount(store, { email: "ap@acme.example", companyName: "A", country: "NL" });
+    const e = await failure(createAccount(store, { email: "AP@ACME.example", companyName: "B", country: "NL" }));
+    expect([e.code, e.status]).toEqual(["email_taken", 409]);
+  });
+
+  it("validates the sign-up body with class-validator wording", async () => {
+    const e = await failure(createAccount(memoryStore(), { email: "nope", companyName: "", country: "nl", plan: "x" }));
+    expect(e.code).toBe("bad_request");
+    expect(e.details).toEqual(
+      expect.arrayContaining([
+        "email must be an email",
+        "companyName should not be empty",
+        expect.stringMatching(/^country must be a valid ISO31661 Alpha2 code/),
+        "property plan should not exist",
+      ]),
+    );
+  });
+
+  it("stores only a hash of the key, never the key", async () => {
+    const store = memoryStore();
+    const { apiKey, companyId } = await createAccount(store, { email: "x@y.example", companyName: "X", country: "NL" });
+    const [k] = await store.listApiKeys(companyId);
+    expect(JSON.stringify(k)).not.toContain(apiKey.split("_")[2]);
+    expect(k!.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("authenticate", () => {
+  it("resolves a key to its company", async () => {
+    const { store, apiKey, companyId } = await setup();
+    expect((await authenticate(store, apiKey)).companyId).toBe(companyId);
+  });
+
+  it("refuses missing, malformed, unknown and tampered keys with invalid_api_key", async () => {
+    const { store, apiKey } = await setup();
+    const tampered = apiKey.slice(0, -1) + (apiKey.endsWith("A") ? "B" : "A");
+    const unknownId = apiKey.replace(/^einv_[0-9a-f]{8}/, "einv_00000000");
+    for (const key of [undefined, "", "nope", tampered, unknownId, apiKey + "x"]) {
+      const e = await failure(authenticate(store, key));
+      expect([e.code, e.status]).toEqual(["invalid_api_key", 401]);
+    }
+  });
+
+  it("records when a key was last used, at most once a minute", async () => {
+    const { store, apiKey, auth, clock, options } = await setup();
+    const first = (await listApiKeys(store, auth))[0]!.lastUsedAt;
+    expect(first).not.toBeNull();
+    clock.advance(10_000);
+    await authenticate(store, apiKey, options);
+    expect((await listApiKeys(store, auth))[0]!.lastUsedAt).toBe(first);
+    clock.advance(60_000);
+    await authenticate(store, apiKey, options);
+    expect((await listApiKeys(store, auth))[0]!.lastUsedAt).not.toBe(first);
+  });
+});
+
+describe("API keys", () => {
+  it("makes more keys, lists them without secrets, and revokes one at once", async () => {
+    const { store, apiKey, auth } = await setup();
+    const second = await createApiKey(store, auth);
+    expect(second.apiKey).toMatch(/^einv_/);
+    expect(second.apiKey.startsWith(second.prefix)).toBe(true);
+    const listed = await listApiKeys(store, auth);
+    expect(listed.map((k) => k.id)).toContain(second.id);
+    expect(JSON.stringify(listed)).not.toContain(second.apiKey);
+    expect(Object.keys(listed[0]!).sort()).toEqual(["createdAt", "id", "lastUsedAt", "prefix"]);
+
+    await revokeApiKey(store, auth, second.id);
+    expect((await failure(authenticate(store, second.apiKey))).code).toBe("invalid_api_key");
+    expect((await authenticate(store, apiKey)).companyId).toBe(auth.companyId);
+    expect((await listApiKeys(store, auth)).map((k) => k.id)).not.toContain(second.id);
+  });
+
+  it("answers api_key_not_found for another company's key, an unknown id and a malformed id", async () => {
+    const a = await setup();
+    const b = await setup({ store: a.store });
+    const bKey = await createApiKey(b.store, b.auth);
+    for (const id of [bKey.id, "00000000-0000-4000-8000-000000000000", "not-a-uuid"]) {
+      const e = await failure(revokeApiKey(a.store, a.auth, id));
+      expect([e.code, e.status]).toEqual(["api_key_not_found", 404]);
+    }
+    expect((await authenticate(b.store, bKey.apiKey)).companyId).toBe(b.companyId);
+  });
+});
+
+describe("operator updates", () => {
+  it("applies a strict subset and refuses unknown fields and companies", async () => {
+    const { store, companyId } = await setup({ eligible: false });
+    const c = await updateCompany(store, companyId, { subscription: "basic", legalEntityId: null });
+    expect(c).toMatchObject({ subscription: "basic", legalEntityId: null, enterprise: false });
+    const bad = await failure(updateCompany(store, companyId, { subscription: "gold", enterprise: "yes", name: "x" }));
+    expect(bad.details).toEqual(
+      expect.arrayContaining([
+        "subscription must be one of the following values: free, basic, pro",
+        "enterprise must be a boolean value",
+        "property name should not exist",
+      ]),
+    );
+    expect((await failure(updateCompany(store, "00000000-0000-4000-8000-000000000000", {}))).code).toBe("company_not_found");
+    expect((await failure(getCompany(store, "nope"))).code).toBe("company_not_found");
+  });
+});

@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, getInvoice, listClients, submitInvoice, updateCompany, type EligibilityPolicy } from "../src/index.js";
+import { setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e.code;
+    throw e;
+  }
+  return "no error";
+}
+
+describe("submitInvoice", () => {
+  it("accepts a routable invoice with sending and stores the record", async () => {
+    const { store, auth, options } = await setup();
+    const r = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "A-1" })) }, options);
+    expect(r).toEqual({ submissionId: expect.stringMatching(/^[0-9a-f-]{36}$/), success: true, status: "sending" });
+    const inv = await getInvoice(store, auth, r.submissionId);
+    expect(inv).toMatchObject({
+      id: r.submissionId,
+      status: "sending",
+      targetNetwork: "auto",
+      network: "peppol",
+      errorMessage: null,
+      invoiceNumber: "A-1",
+      totals: { taxExclusive: "100.00", taxInclusive: "121.00", payable: "121.00" },
+      recipient: { endpointId: "0208:0123456789", name: "Buyer NV", country: "BE" },
+    });
+    expect(inv.events).toEqual([{ status: "sending", at: inv.createdAt, detail: expect.stringMatching(/peppol/) }]);
+    expect(inv.clientId).not.toBeNull();
+  });
+
+  it("runs the body check before eligibility, eligibility before preconditions, preconditions before the document", async () => {
+    const { store, auth, companyId, options } = await setup({ eligible: false });
+    const broken = { xml: "%%%" };
+    expect(await codeOf(submitInvoice(store, auth, { xml: 1 }, options))).toBe("bad_request");
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("enterprise_required");
+    await updateCompany(store, companyId, { enterprise: true }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("subscription_upgrade_required");
+    await updateCompany(store, companyId, { subscription: "basic" }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("subscription_upgrade_required");
+    await updateCompany(store, companyId, { subscription: "pro", country: "FR" }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("peppol_country_not_supported");
+    await updateCompany(store, companyId, { country: "DE" }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("no_legal_entity");
+    await updateCompany(store, companyId, { legalEntityId: "LE-9" }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("peppol_sending_not_enabled");
+    await updateCompany(store, companyId, { peppolSendingEnabled: true }, options);
+    expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("invalid_base64_xml");
+  });
+
+  it("accepts NL, BE and DE companies", async () => {
+    for (const country of ["NL", "BE", "DE"]) {
+      const { store, auth, options } = await setup({ country });
+      expect((await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options)).status).toBe("sending");
+    }
+  });
+
+  it("answers a second identical document with failed naming the first, and stores that failure", async () => {
+    const { store, auth, options } = await setup();
+    const xml = b64(invoiceXml());
+    const first = await submitInvoice(store, auth, { xml }, options);
+    const second = await submitInvoice(store, auth, { xml, targetNetwork: "peppol" }, options);
+    expect(second).toEqual({
+      submissionId: expect.any(String),
+      success: false,
+      status: "failed",
+      errorMessage: expect.stringContaining(first.submissionId),
+    });
+    const stored = await getInvoice(store, auth, second.submissionId);
+    expect(stored).toMatchObject({ status: "failed", network: null, clientId: null, errorMessage: second.errorMessage });
+    expect(stored.events).toEqual([{ status: "failed", at: stored.createdAt, detail: second.errorMessage }]);
+    const clients = await listClients(store, auth);
+    expect(clients.data[0]?.invoiceCount).toBe(1);
+  });
+
+  it("compares decoded bytes: the same XML in other base64 wrapping is a duplicate, a one-byte change is not", async () => {
+    const { store, auth, options } = await setup();
+    const xml = invoiceXml();
+    await submitInvoice(store, auth, { xml: b64(xml) }, options);
+    expect((await submitInvoice(store, auth, { xml: b64(xml).replace(/(.{60})/g, "$1\n") }, options)).status).toBe("failed");
+    expect((await submitInvoice(store, auth, { xml: b64(xml + " ") }, options)).status).toBe("sending");
+  });
+
+  it("keeps the duplicate rule per company", async () => {
+    const a = await setup();
+    const b = await setup({ store: a.store });
+    const xml = b64(invoiceXml());
+    expect((await submitInvoice(a.store, a.auth, { xml }, a.options)).status).toBe("sending");
+    expect((await submitInvoice(b.store, b.auth, { xml }, b.options)).status).toBe("sending");
+  });
+
+  it("accepts exactly one of 50 parallel identical submissions", async () => {
+    const { store, auth, options } = await setup();
+    const xml = b64(invoiceXml());
+    const results = await Promise.all(Array.from({ length: 50 }, () => submitInvoice(store, auth, { xml }, options)));
+    expect(results.filter((r) => r.status === "sending")).toHaveLength(1);
+    const winner = results.find((r) => r.status === "sending")!.submissionId;
+    for (const r of results.filter((r) => r.status === "failed")) expect(r.errorMessage).toContain(winner);
+  });
+
+  describe("routing", () => {
+    it("sends a 9945 recipient to KSeF on auto, and to Peppol when peppol is asked", async () => {
+      const { store, auth, options } = await setup();
+      const auto = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL1" })) }, options);
+      expect((await getInvoice(store, auth, auto.submissionId)).network).toBe("ksef");
+      const peppol = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL2" })), targetNetwork: "peppol" }, options);
+      expect(await getInvoice(store, auth, peppol.submissionId)).toMatchObject({ network: "peppol", targetNetwork: "peppol" });
+      const ksef = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL3" })), targetNetwork: "ksef" }, options);
+      expect(await getInvoice(store, auth, ksef.submissionId)).toMatchObject({ network: "ksef", targetNetwork: "ksef", status: "sending" });
+    });
+
+    it("fails ksef for a recipient that is not a Polish taxpayer, with the reason, and creates no client", async () => {
+      const { store, auth, options } = await setup();
+      const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()), targetNetwork: "ksef" }, options);
+      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF.*Polish.*0208:0123456789/) });
+      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null, targetNetwork: "ksef" });
+      expect((await listClients(store, auth)).data).toEqual([]);
+      // The failed attempt does not block sending the same XML the right way.
+      expect((await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options)).status).toBe("sending");
+    });
+
+    it("reports a duplicate before a routing failure", async () => {
+      const { store, auth, options } = await setup();
+      const xml = b64(invoiceXml());
+      const first = await submitInvoice(store, auth, { xml }, options);
+      const r = await submitInvoice(store, auth, { xml, targetNetwork: "ksef" }, options);
+      expect(r.errorMessage).toContain(first.submissionId);
+    });
+
+    it("uses a replacement routing port", async () => {
+      const { store, auth } = await setup();
+      const calls: unknown[] = [];
+      const options = {
+        routing: {
+          name: "lookup",
+          route: (input: unknown) => {
+            calls.push(input);
+            return { ok: false as const, reason: "Not registered in the SMP." };
+          },
+        },
+      };
+      const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options);
+      expect(r.errorMessage).toBe("Not registered in the SMP.");
+      expect(calls).toEqual([{ recipient: { scheme: "0208", value: "0123456789" }, targetNetwork: "auto", companyId: auth.companyId }]);
+    });
+  });
+
+  it("uses a replacement eligibility policy", async () => {
+    const { store, auth, options } = await setup({ eligible: false });
+    const { companyId } = auth;
+    await updateCompany(store, companyId, { legalEntityId: "LE-1", peppolSendingEnabled: true }, options);
+    const everyone: EligibilityPolicy = () => null;
+    expect((await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, { ...options, eligibility: everyone })).status).toBe("sending");
+  });
+
+  it("groups recipients into one client per identifier, value compared case-insensitively", async () => {
+    const { store, auth, options } = await setup();
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "1", endpoint: "be0123", buyerName: "Old name" })) }, options);
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "2", endpoint: "BE0123", buyerName: "New name", buyerVat: "BE0123" })) }, options);
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "3", scheme: "0088", endpoint: "be0123" })) }, options);
+    const { data } = await listClients(store, auth);
+    expect(data).toHaveLength(2);
+    const be = data.find((c) => c.endpointId.startsWith("0208:"))!;
+    expect(be).toMatchObject({ endpointId: "0208:be0123", name: "New name", vatId: "BE0123", invoiceCount: 2 });
+  });
+
+  it("wraps a failing store into internal_error without its message", async () => {
+    const { store, auth, options } = await setup();
+    const broken = { ...store, name: "broken", getCompany: async () => { throw new Error("connection refused: password=hunter2"); } };
+    const e = await submitInvoice(broken, auth, { xml: b64(invoiceXml()) }, options).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).code).toBe("internal_error");
+    expect((e as ApiError).message).not.toMatch(/hunter2/);
+  });
+});
