@@ -1,0 +1,36 @@
+// An example-server app on an in-memory store, and helpers to get an eligible company over HTTP.
+import { memoryStore, type Store } from "@einvoice/core";
+import type { Logger } from "@einvoice/express";
+import request from "supertest";
+import { createApp } from "../../../examples/server/src/app.js";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export function makeApp(opts: { store?: Store; logger?: Logger } = {}) {
+  const store = opts.store ?? memoryStore();
+  const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  const logger: Logger = opts.logger ?? { error: (obj, msg) => logs.push({ obj, msg }) };
+  const app = createApp({ store, adminToken: ADMIN_TOKEN, logger });
+  return { app, store, logs };
+}
+
+export async function signUp(app: Parameters<typeof request>[0], email = `${Math.random().toString(36).slice(2)}@example.com`) {
+  const res = await request(app).post("/v1/accounts").send({ email, companyName: "Acme B.V.", country: "NL" });
+  if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { accountId: string; companyId: string; apiKey: string };
+}
+
+export async function makeEligible(app: Parameters<typeof request>[0], companyId: string, patch: Record<string, unknown> = {}) {
+  const res = await request(app)
+    .patch(`/admin/companies/${companyId}`)
+    .set("Authorization", `Bearer ${ADMIN_TOKEN}`)
+    .send({ enterprise: true, subscription: "pro", legalEntityId: "LE-1", peppolSendingEnabled: true, ...patch });
+  if (res.status !== 200) throw new Error(`admin patch failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data;
+}
+
+export async function eligibleAccount(app: Parameters<typeof request>[0]) {
+  const account = await signUp(app);
+  await makeEligible(app, account.companyId);
+  return account;
+}
