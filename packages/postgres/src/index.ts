@@ -1,0 +1,17 @@
+// @einvoice/postgres: the storage port of @einvoice/core on PostgreSQL, a server or embedded PGlite.
+export { postgresStore, type PostgresStore, type PostgresStoreOptions } from "./store.js";
+export { openPostgresStore, describeDatabaseUrl, type OpenPostgresStoreOptions, type OpenedPostgresStore } from "./open.js";
+export {
+  fromPg,
+  fromPGlite,
+  DbError,
+  type Db,
+  type Queryable,
+  type Row,
+  type DriverOptions,
+  type PgPoolLike,
+  type PgClientLike,
+  type PGliteLike,
+  type PGliteQueryableLike,
+} from "./db.js";
+export { migrate, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrateResult } from "./migrations.js";

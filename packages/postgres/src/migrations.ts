@@ -1,0 +1,171 @@
+// The schema as versioned migrations, applied at start under an advisory lock.
+import { createHash } from "node:crypto";
+import { DbError, type Db, type Queryable } from "./db.js";
+
+/** One step of the schema. `statements` get the quoted schema name; each is one SQL statement. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements(schema: string): string[];
+}
+
+/**
+ * Every table carries `company_id` (the tenant) and every query of the store filters on it.
+ * Timestamps are `timestamptz(3)`: the port's ISO strings have milliseconds. Amounts are text:
+ * the XML's decimal strings, never numbers.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial",
+    statements: (s) => [
+      `CREATE TABLE ${s}.companies (
+        id uuid PRIMARY KEY,
+        name text NOT NULL,
+        country text NOT NULL,
+        enterprise boolean NOT NULL,
+        subscription text NOT NULL,
+        legal_entity_id text,
+        peppol_sending_enabled boolean NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE TABLE ${s}.accounts (
+        id uuid PRIMARY KEY,
+        email text NOT NULL,
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        created_at timestamptz(3) NOT NULL,
+        CONSTRAINT accounts_email_key UNIQUE (email)
+      )`,
+      `CREATE INDEX accounts_company_idx ON ${s}.accounts (company_id)`,
+      `CREATE TABLE ${s}.api_keys (
+        id uuid PRIMARY KEY,
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        prefix text NOT NULL,
+        hash text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        last_used_at timestamptz(3),
+        revoked_at timestamptz(3)
+      )`,
+      `CREATE INDEX api_keys_company_active_idx ON ${s}.api_keys (company_id, created_at, id) WHERE revoked_at IS NULL`,
+      `CREATE TABLE ${s}.clients (
+        id uuid PRIMARY KEY,
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        key text NOT NULL,
+        endpoint_id text NOT NULL,
+        name text,
+        vat_id text,
+        country text,
+        invoice_count integer NOT NULL,
+        first_invoice_at timestamptz(3) NOT NULL,
+        last_invoice_at timestamptz(3) NOT NULL,
+        CONSTRAINT clients_company_key_key UNIQUE (company_id, key),
+        CONSTRAINT clients_company_id_key UNIQUE (company_id, id)
+      )`,
+      `CREATE INDEX clients_company_last_invoice_idx ON ${s}.clients (company_id, last_invoice_at DESC, id DESC)`,
+      `CREATE TABLE ${s}.invoices (
+        id uuid PRIMARY KEY,
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        status text NOT NULL,
+        target_network text NOT NULL,
+        network text,
+        error_message text,
+        invoice_number text,
+        issue_date text,
+        due_date text,
+        currency text,
+        total_tax_exclusive text,
+        total_tax_inclusive text,
+        total_payable text,
+        supplier jsonb NOT NULL,
+        recipient jsonb NOT NULL,
+        client_id uuid,
+        sha256 text NOT NULL,
+        size integer NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL,
+        events jsonb NOT NULL,
+        CONSTRAINT invoices_client_fkey FOREIGN KEY (company_id, client_id) REFERENCES ${s}.clients (company_id, id)
+      )`,
+      // Newest first, ties by id: the keyset of GET /v1/invoices, with and without its filters.
+      `CREATE INDEX invoices_company_created_idx ON ${s}.invoices (company_id, created_at DESC, id DESC)`,
+      `CREATE INDEX invoices_company_status_created_idx ON ${s}.invoices (company_id, status, created_at DESC, id DESC)`,
+      `CREATE INDEX invoices_company_client_created_idx ON ${s}.invoices (company_id, client_id, created_at DESC, id DESC) WHERE client_id IS NOT NULL`,
+      // The duplicate rule, kept by the database: one submission per company and document that has not failed.
+      `CREATE UNIQUE INDEX invoices_active_sha256_key ON ${s}.invoices (company_id, sha256) WHERE status <> 'failed'`,
+      `CREATE TABLE ${s}.documents (
+        invoice_id uuid PRIMARY KEY REFERENCES ${s}.invoices (id),
+        company_id uuid NOT NULL,
+        content bytea NOT NULL
+      )`,
+    ],
+  },
+];
+
+/** The schema version this package writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Checks a schema name (letters, digits, underscores) and returns it quoted for SQL. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new DbError(`invalid schema name ${JSON.stringify(schema)}: use letters, digits and underscores (at most 63)`);
+  }
+  return `"${schema}"`;
+}
+
+/** The advisory lock key of one schema's migrations: a stable signed 64-bit number. */
+function lockKey(schema: string): string {
+  const digest = createHash("sha256").update(`einvoice:migrate:${schema}`).digest();
+  return digest.readBigInt64BE(0).toString();
+}
+
+export interface MigrateResult {
+  /** The version before this call (0 for an empty schema). */
+  from: number;
+  /** The version now. */
+  to: number;
+}
+
+/**
+ * Brings `schema` to the latest version: creates it when missing, then applies the pending
+ * migrations in one transaction, holding a transaction-scoped advisory lock so that processes
+ * starting together apply each migration once. Idempotent. Refuses a schema newer than this package.
+ *
+ * @example await migrate(fromPg(pool), { schema: "einvoice" })
+ */
+export async function migrate(db: Db, options: { schema?: string } = {}): Promise<MigrateResult> {
+  const schema = options.schema ?? "einvoice";
+  const s = quoteSchema(schema);
+  return db.transaction(async (tx) => {
+    await tx.query(`SELECT 1 AS locked FROM pg_advisory_xact_lock(${lockKey(schema)})`);
+    // CREATE SCHEMA checks the CREATE privilege even with IF NOT EXISTS: only ask when it is missing.
+    const exists = await tx.query(`SELECT 1 AS present FROM pg_namespace WHERE nspname = $1`, [schema]);
+    if (exists.rows.length === 0) await tx.query(`CREATE SCHEMA ${s}`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+    const from = await currentVersion(tx, s);
+    if (from > SCHEMA_VERSION) {
+      throw new DbError(
+        `the database schema ${JSON.stringify(schema)} is at version ${from}, newer than this @einvoice/postgres knows (${SCHEMA_VERSION}); upgrade the package`,
+      );
+    }
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      for (const statement of m.statements(s)) await tx.query(statement);
+      await tx.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+    }
+    return { from, to: SCHEMA_VERSION };
+  });
+}
+
+async function currentVersion(tx: Queryable, s: string): Promise<number> {
+  const { rows } = await tx.query<{ version: number | string | null }>(`SELECT max(version) AS version FROM ${s}.schema_migrations`);
+  return Number(rows[0]?.version ?? 0);
+}

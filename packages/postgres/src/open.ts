@@ -1,0 +1,77 @@
+// openPostgresStore: one call that opens PGlite in a folder, or a pg Pool on a DATABASE_URL.
+import { mkdir } from "node:fs/promises";
+import { fromPg, fromPGlite, type Db, type PGliteLike, type PgPoolLike } from "./db.js";
+import { postgresStore, type PostgresStore } from "./store.js";
+
+export interface OpenPostgresStoreOptions {
+  /** Folder of the embedded PGlite database (created when missing). Without it and without `databaseUrl`: PGlite in memory. */
+  dataDir?: string;
+  /** A PostgreSQL server (`postgres://user:password@host:5432/db`); when given, `dataDir` is not used. */
+  databaseUrl?: string;
+  /** The PostgreSQL schema of the tables. Default `einvoice`. */
+  schema?: string;
+  /** Connections of the pool (PostgreSQL server only). Default 10. */
+  maxConnections?: number;
+  /** Errors of idle pooled connections (the pool drops them and reconnects). Default: ignored. */
+  onPoolError?: (error: Error) => void;
+}
+
+export interface OpenedPostgresStore {
+  store: PostgresStore;
+  /** One line for start-up output, without credentials, such as `embedded PGlite in ./data`. */
+  description: string;
+  /** Closes the store and its database. */
+  close(): Promise<void>;
+}
+
+/** `postgres://user:secret@host:5432/db?x=y` -> `PostgreSQL at host:5432/db` (never the password). */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  try {
+    const u = new URL(databaseUrl);
+    const where = `${u.hostname || "localhost"}${u.port ? `:${u.port}` : ""}${u.pathname && u.pathname !== "/" ? u.pathname : ""}`;
+    return `PostgreSQL at ${where}`;
+  } catch {
+    return "PostgreSQL (connection string not shown)";
+  }
+}
+
+/**
+ * Opens the store the way a server wants it: PGlite in `dataDir` when no `databaseUrl` is given,
+ * otherwise a `pg` Pool on the server. Migrates the schema before returning. `pg` and
+ * `@electric-sql/pglite` are optional peer dependencies: install the one you use.
+ *
+ * @example
+ * const { store, description, close } = await openPostgresStore({ dataDir: "./data", databaseUrl: process.env.DATABASE_URL })
+ */
+export async function openPostgresStore(options: OpenPostgresStoreOptions = {}): Promise<OpenedPostgresStore> {
+  let db: Db;
+  let description: string;
+  if (options.databaseUrl) {
+    const pg = (await import("pg")).default;
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
+    // An idle connection that drops emits "error" on the pool; unhandled, that would end the process.
+    pool.on("error", (e) => options.onPoolError?.(e));
+    db = fromPg(pool as unknown as PgPoolLike, { owned: true });
+    description = describeDatabaseUrl(options.databaseUrl);
+  } else {
+    const { PGlite } = await import("@electric-sql/pglite");
+    let pglite: PGliteLike;
+    if (options.dataDir) {
+      await mkdir(options.dataDir, { recursive: true });
+      pglite = await PGlite.create(options.dataDir);
+      description = `embedded PGlite in ${options.dataDir}`;
+    } else {
+      pglite = await PGlite.create();
+      description = "embedded PGlite in memory (nothing survives the process)";
+    }
+    db = fromPGlite(pglite, { owned: true });
+  }
+  let store: PostgresStore;
+  try {
+    store = await postgresStore({ db, ...(options.schema ? { schema: options.schema } : {}) });
+  } catch (e) {
+    await db.close?.().catch(() => {});
+    throw e;
+  }
+  return { store, description, close: () => store.close() };
+}

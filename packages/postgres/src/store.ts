@@ -1,0 +1,514 @@
+// postgresStore: the storage port on PostgreSQL (a server through `pg`, or embedded PGlite). No business rules here.
+import type {
+  ApiKeyRecord,
+  ClientRecord,
+  Company,
+  CreateAccountResult,
+  InsertSubmissionResult,
+  InvoiceRecord,
+  Keyset,
+  NewSubmission,
+  Party,
+  Store,
+} from "@einvoice/core";
+import { DbError, type Db, type Queryable } from "./db.js";
+import { migrate, quoteSchema } from "./migrations.js";
+
+export interface PostgresStoreOptions {
+  /** The database, through `fromPg(pool)` or `fromPGlite(pglite)`. */
+  db: Db;
+  /** The PostgreSQL schema that holds the tables; created when missing. Default `einvoice`. */
+  schema?: string;
+  /** Apply pending migrations before returning (default true). Pass false when you run `migrate` yourself. */
+  migrate?: boolean;
+}
+
+export interface PostgresStore extends Store {
+  readonly name: "postgres";
+  /** The schema the store uses. */
+  readonly schema: string;
+  close(): Promise<void>;
+}
+
+/** Ids of the core are lower-case UUIDs; anything else names no row (as in the memory store). */
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const isId = (s: string): boolean => ID.test(s);
+
+/** A port timestamp (`2026-01-02T03:04:05.678Z`) that PostgreSQL reads back unchanged. */
+const isPortTime = (s: string): boolean => {
+  const t = Date.parse(s);
+  return !Number.isNaN(t) && new Date(t).toISOString() === s;
+};
+
+/** Formats a timestamptz column back into the port's form, whatever the session's time zone. */
+const iso = (col: string, as: string = col.replace(/^.*\./, "")): string =>
+  `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`;
+
+const COMPANY_COLUMNS = [
+  "id::text AS id",
+  "name",
+  "country",
+  "enterprise",
+  "subscription",
+  "legal_entity_id",
+  "peppol_sending_enabled",
+  iso("created_at"),
+  iso("updated_at"),
+].join(", ");
+
+const API_KEY_COLUMNS = [
+  "id::text AS id",
+  "company_id::text AS company_id",
+  "prefix",
+  "hash",
+  iso("created_at"),
+  iso("last_used_at"),
+  iso("revoked_at"),
+].join(", ");
+
+const CLIENT_COLUMNS = [
+  "id::text AS id",
+  "company_id::text AS company_id",
+  "key",
+  "name",
+  "endpoint_id",
+  "vat_id",
+  "country",
+  "invoice_count",
+  iso("first_invoice_at"),
+  iso("last_invoice_at"),
+].join(", ");
+
+const INVOICE_COLUMNS = [
+  "id::text AS id",
+  "company_id::text AS company_id",
+  "status",
+  "target_network",
+  "network",
+  "error_message",
+  "invoice_number",
+  "issue_date",
+  "due_date",
+  "currency",
+  "total_tax_exclusive",
+  "total_tax_inclusive",
+  "total_payable",
+  "supplier",
+  "recipient",
+  "client_id::text AS client_id",
+  "sha256",
+  "size",
+  iso("created_at"),
+  iso("updated_at"),
+  "events",
+].join(", ");
+
+type R = Record<string, unknown>;
+
+const text = (v: unknown): string => String(v);
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** jsonb comes back parsed from both drivers; a string means a driver configured to leave it raw. */
+const json = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+
+function toCompany(r: R): Company {
+  return {
+    id: text(r.id),
+    name: text(r.name),
+    country: text(r.country),
+    enterprise: r.enterprise === true,
+    subscription: text(r.subscription) as Company["subscription"],
+    legalEntityId: textOrNull(r.legal_entity_id),
+    peppolSendingEnabled: r.peppol_sending_enabled === true,
+    createdAt: text(r.created_at),
+    updatedAt: text(r.updated_at),
+  };
+}
+
+function toApiKey(r: R): ApiKeyRecord {
+  return {
+    id: text(r.id),
+    companyId: text(r.company_id),
+    prefix: text(r.prefix),
+    hash: text(r.hash),
+    createdAt: text(r.created_at),
+    lastUsedAt: textOrNull(r.last_used_at),
+    revokedAt: textOrNull(r.revoked_at),
+  };
+}
+
+function toClient(r: R): ClientRecord {
+  return {
+    id: text(r.id),
+    companyId: text(r.company_id),
+    key: text(r.key),
+    name: textOrNull(r.name),
+    endpointId: text(r.endpoint_id),
+    vatId: textOrNull(r.vat_id),
+    country: textOrNull(r.country),
+    invoiceCount: Number(r.invoice_count),
+    firstInvoiceAt: text(r.first_invoice_at),
+    lastInvoiceAt: text(r.last_invoice_at),
+  };
+}
+
+function toParty(v: unknown): Party {
+  const p = (json(v) ?? {}) as Record<string, unknown>;
+  return {
+    name: textOrNull(p.name),
+    endpointId: textOrNull(p.endpointId),
+    vatId: textOrNull(p.vatId),
+    country: textOrNull(p.country),
+  };
+}
+
+function toInvoice(r: R): InvoiceRecord {
+  const events = json(r.events) as Array<Record<string, unknown>>;
+  return {
+    id: text(r.id),
+    companyId: text(r.company_id),
+    status: text(r.status) as InvoiceRecord["status"],
+    targetNetwork: text(r.target_network) as InvoiceRecord["targetNetwork"],
+    network: textOrNull(r.network) as InvoiceRecord["network"],
+    errorMessage: textOrNull(r.error_message),
+    invoiceNumber: textOrNull(r.invoice_number),
+    issueDate: textOrNull(r.issue_date),
+    dueDate: textOrNull(r.due_date),
+    currency: textOrNull(r.currency),
+    totals: {
+      taxExclusive: textOrNull(r.total_tax_exclusive),
+      taxInclusive: textOrNull(r.total_tax_inclusive),
+      payable: textOrNull(r.total_payable),
+    },
+    supplier: toParty(r.supplier),
+    recipient: toParty(r.recipient),
+    clientId: textOrNull(r.client_id),
+    sha256: text(r.sha256),
+    size: Number(r.size),
+    createdAt: text(r.created_at),
+    updatedAt: text(r.updated_at),
+    events: events.map((e) => ({ status: text(e.status) as InvoiceRecord["status"], at: text(e.at), detail: text(e.detail) })),
+  };
+}
+
+const partyJson = (p: Party): string =>
+  JSON.stringify({ name: p.name, endpointId: p.endpointId, vatId: p.vatId, country: p.country });
+
+/** The columns a company patch may set, by field of `Company`. */
+const COMPANY_PATCH_COLUMNS: Record<string, { column: string; cast: string }> = {
+  name: { column: "name", cast: "text" },
+  country: { column: "country", cast: "text" },
+  enterprise: { column: "enterprise", cast: "boolean" },
+  subscription: { column: "subscription", cast: "text" },
+  legalEntityId: { column: "legal_entity_id", cast: "text" },
+  peppolSendingEnabled: { column: "peppol_sending_enabled", cast: "boolean" },
+  updatedAt: { column: "updated_at", cast: "timestamptz" },
+};
+
+/** Thrown inside a transaction to roll it back; never leaves the store. */
+class Rollback<T> {
+  constructor(readonly result: T) {}
+}
+
+async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof Rollback) return e.result as T;
+    throw e;
+  }
+}
+
+/** How many times a duplicate whose winner vanished (it failed meanwhile) is retried. */
+const DUPLICATE_RETRIES = 5;
+
+/**
+ * The storage port on PostgreSQL. Applies the schema's pending migrations first (see `migrate`).
+ * The duplicate rule lives in the database (a unique partial index on `(company_id, sha256)`
+ * for submissions that have not failed), so any number of processes can share one database.
+ *
+ * @example
+ * const store = await postgresStore({ db: fromPGlite(await PGlite.create("./data")) })
+ * const store = await postgresStore({ db: fromPg(new pg.Pool({ connectionString: process.env.DATABASE_URL })) })
+ */
+export async function postgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  const { db } = options;
+  const schema = options.schema ?? "einvoice";
+  const s = quoteSchema(schema);
+  if (options.migrate !== false) await migrate(db, { schema });
+
+  const t = {
+    companies: `${s}.companies`,
+    accounts: `${s}.accounts`,
+    apiKeys: `${s}.api_keys`,
+    clients: `${s}.clients`,
+    invoices: `${s}.invoices`,
+    documents: `${s}.documents`,
+  };
+
+  let closed = false;
+
+  async function insertInvoice(tx: Queryable, inv: InvoiceRecord, onConflictActive: boolean): Promise<boolean> {
+    const { rows } = await tx.query(
+      `INSERT INTO ${t.invoices} (
+        id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+        currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, client_id,
+        sha256, size, created_at, updated_at, events
+      ) VALUES (
+        $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9,
+        $10, $11, $12, $13, $14::jsonb, $15::jsonb, NULL,
+        $16, $17::integer, $18::timestamptz, $19::timestamptz, $20::jsonb
+      )
+      ${onConflictActive ? `ON CONFLICT (company_id, sha256) WHERE status <> 'failed' DO NOTHING` : ""}
+      RETURNING id`,
+      [
+        inv.id,
+        inv.companyId,
+        inv.status,
+        inv.targetNetwork,
+        inv.network,
+        inv.errorMessage,
+        inv.invoiceNumber,
+        inv.issueDate,
+        inv.dueDate,
+        inv.currency,
+        inv.totals.taxExclusive,
+        inv.totals.taxInclusive,
+        inv.totals.payable,
+        partyJson(inv.supplier),
+        partyJson(inv.recipient),
+        inv.sha256,
+        inv.size,
+        inv.createdAt,
+        inv.updatedAt,
+        JSON.stringify(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
+      ],
+    );
+    return rows.length === 1;
+  }
+
+  async function activeSubmission(q: Queryable, companyId: string, sha256: string): Promise<string | null> {
+    const { rows } = await q.query<{ id: string }>(
+      `SELECT id::text AS id FROM ${t.invoices} WHERE company_id = $1::uuid AND sha256 = $2 AND status <> 'failed' LIMIT 1`,
+      [companyId, sha256],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  const store: PostgresStore = {
+    name: "postgres",
+    schema,
+
+    async createAccount({ account, company, apiKey }): Promise<CreateAccountResult> {
+      return rollbackWith(() =>
+        db.transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO ${t.companies} (id, name, country, enterprise, subscription, legal_entity_id, peppol_sending_enabled, created_at, updated_at)
+             VALUES ($1::uuid, $2, $3, $4::boolean, $5, $6, $7::boolean, $8::timestamptz, $9::timestamptz)`,
+            [
+              company.id,
+              company.name,
+              company.country,
+              company.enterprise,
+              company.subscription,
+              company.legalEntityId,
+              company.peppolSendingEnabled,
+              company.createdAt,
+              company.updatedAt,
+            ],
+          );
+          // A concurrent sign-up with the same email waits here for the other to commit or roll back.
+          const inserted = await tx.query(
+            `INSERT INTO ${t.accounts} (id, email, company_id, created_at) VALUES ($1::uuid, $2, $3::uuid, $4::timestamptz)
+             ON CONFLICT (email) DO NOTHING RETURNING id`,
+            [account.id, account.email, account.companyId, account.createdAt],
+          );
+          if (inserted.rows.length === 0) throw new Rollback<CreateAccountResult>({ created: false, reason: "email_taken" });
+          await insertApiKeyRow(tx, apiKey);
+          return { created: true } as const;
+        }),
+      );
+    },
+
+    async getCompany(companyId) {
+      if (!isId(companyId)) return null;
+      const { rows } = await db.query(`SELECT ${COMPANY_COLUMNS} FROM ${t.companies} WHERE id = $1::uuid`, [companyId]);
+      return rows[0] ? toCompany(rows[0]) : null;
+    },
+
+    async updateCompany(companyId, patch) {
+      if (!isId(companyId)) return null;
+      const sets: string[] = [];
+      const params: unknown[] = [companyId];
+      for (const [field, value] of Object.entries(patch)) {
+        const target = COMPANY_PATCH_COLUMNS[field];
+        if (!target || value === undefined) continue;
+        params.push(value);
+        sets.push(`${target.column} = $${params.length}::${target.cast}`);
+      }
+      const { rows } = sets.length
+        ? await db.query(`UPDATE ${t.companies} SET ${sets.join(", ")} WHERE id = $1::uuid RETURNING ${COMPANY_COLUMNS}`, params)
+        : await db.query(`SELECT ${COMPANY_COLUMNS} FROM ${t.companies} WHERE id = $1::uuid`, params);
+      return rows[0] ? toCompany(rows[0]) : null;
+    },
+
+    async insertApiKey(key) {
+      await insertApiKeyRow(db, key);
+    },
+
+    async getApiKey(id) {
+      if (!isId(id)) return null;
+      const { rows } = await db.query(`SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE id = $1::uuid`, [id]);
+      return rows[0] ? toApiKey(rows[0]) : null;
+    },
+
+    async listApiKeys(companyId) {
+      if (!isId(companyId)) return [];
+      const { rows } = await db.query(
+        `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY created_at, id`,
+        [companyId],
+      );
+      return rows.map(toApiKey);
+    },
+
+    async revokeApiKey(companyId, id, at) {
+      if (!isId(companyId) || !isId(id)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.apiKeys} SET revoked_at = $3::timestamptz WHERE id = $2::uuid AND company_id = $1::uuid AND revoked_at IS NULL RETURNING id`,
+        [companyId, id, at],
+      );
+      return rows.length === 1;
+    },
+
+    async touchApiKey(id, at) {
+      if (!isId(id)) return;
+      await db.query(`UPDATE ${t.apiKeys} SET last_used_at = $2::timestamptz WHERE id = $1::uuid`, [id, at]);
+    },
+
+    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+      const stored: InvoiceRecord = { ...invoice, clientId: null };
+      const active = stored.status !== "failed";
+      for (let attempt = 0; ; attempt++) {
+        const result = await rollbackWith(() =>
+          db.transaction(async (tx): Promise<InsertSubmissionResult | null> => {
+            if (!(await insertInvoice(tx, stored, active))) {
+              // Another submission of this document holds the unique partial index. Under READ
+              // COMMITTED this statement sees it once it has committed.
+              const winner = await activeSubmission(tx, stored.companyId, stored.sha256);
+              // null: the winner failed or rolled back in between; try the insert again.
+              throw new Rollback(winner ? { inserted: false as const, duplicateOf: winner } : null);
+            }
+            if (active && client) {
+              const { rows } = await tx.query<{ id: string }>(
+                `WITH c AS (
+                   INSERT INTO ${t.clients} AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+                   VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, 1, $8::timestamptz, $8::timestamptz)
+                   ON CONFLICT (company_id, key) DO UPDATE SET
+                     invoice_count = cl.invoice_count + 1,
+                     last_invoice_at = EXCLUDED.last_invoice_at,
+                     name = EXCLUDED.name,
+                     vat_id = EXCLUDED.vat_id,
+                     country = EXCLUDED.country
+                   RETURNING cl.id
+                 )
+                 UPDATE ${t.invoices} AS i SET client_id = c.id FROM c
+                 WHERE i.id = $9::uuid AND i.company_id = $2::uuid
+                 RETURNING c.id::text AS id`,
+                [client.id, stored.companyId, client.key, client.endpointId, client.name, client.vatId, client.country, stored.createdAt, stored.id],
+              );
+              const clientId = rows[0]?.id;
+              if (!clientId) throw new DbError("the client of the submission was not stored");
+              stored.clientId = clientId;
+            }
+            if (document) {
+              await tx.query(
+                `INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'))`,
+                [stored.id, stored.companyId, Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString("hex")],
+              );
+            }
+            return { inserted: true, invoice: structuredClone(stored) };
+          }),
+        );
+        if (result) return result;
+        stored.clientId = null;
+        if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate submission");
+      }
+    },
+
+    async findActiveSubmission(companyId, sha256) {
+      if (!isId(companyId)) return null;
+      return activeSubmission(db, companyId, sha256);
+    },
+
+    async getInvoice(companyId, id) {
+      if (!isId(companyId) || !isId(id)) return null;
+      const { rows } = await db.query(`SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE company_id = $1::uuid AND id = $2::uuid`, [
+        companyId,
+        id,
+      ]);
+      return rows[0] ? toInvoice(rows[0]) : null;
+    },
+
+    async listInvoices(companyId, { limit, after, status, clientId }) {
+      if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
+      const where = ["company_id = $1::uuid"];
+      const params: unknown[] = [companyId];
+      if (after) {
+        params.push(after.at, after.id);
+        where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+      }
+      if (status !== null) {
+        params.push(status);
+        where.push(`status = $${params.length}`);
+      }
+      if (clientId !== null) {
+        params.push(clientId);
+        where.push(`client_id = $${params.length}::uuid`);
+      }
+      params.push(limit);
+      const { rows } = await db.query(
+        `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE ${where.join(" AND ")}
+         ORDER BY created_at DESC, id DESC LIMIT $${params.length}::integer`,
+        params,
+      );
+      return rows.map(toInvoice);
+    },
+
+    async listClients(companyId, { limit, after }: { limit: number; after: Keyset | null }) {
+      if (!isId(companyId) || !validKeyset(after)) return [];
+      const params: unknown[] = [companyId];
+      let keyset = "";
+      if (after) {
+        params.push(after.at, after.id);
+        keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
+      }
+      params.push(limit);
+      const { rows } = await db.query(
+        `SELECT ${CLIENT_COLUMNS} FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
+         ORDER BY last_invoice_at DESC, id DESC LIMIT $${params.length}::integer`,
+        params,
+      );
+      return rows.map(toClient);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.close?.();
+    },
+  };
+
+  async function insertApiKeyRow(q: Queryable, key: ApiKeyRecord): Promise<void> {
+    await q.query(
+      `INSERT INTO ${t.apiKeys} (id, company_id, prefix, hash, created_at, last_used_at, revoked_at)
+       VALUES ($1::uuid, $2::uuid, $3, $4, $5::timestamptz, $6::timestamptz, $7::timestamptz)`,
+      [key.id, key.companyId, key.prefix, key.hash, key.createdAt, key.lastUsedAt, key.revokedAt],
+    );
+  }
+
+  return store;
+}
+
+/** A keyset position the database can compare: a port timestamp and a lower-case UUID. */
+function validKeyset(after: Keyset | null): boolean {
+  return after === null || (isPortTime(after.at) && isId(after.id));
+}
