@@ -1,5 +1,5 @@
 // Request plumbing shared by the routers: JSON bodies, bearer tokens, query strings, errors.
-import { ApiError, badRequest } from "@einvoice/core";
+import { ApiError } from "@einvoice/core";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { describeForLog, toHttp, type Logger } from "./http-errors.js";
 
@@ -128,4 +128,3 @@ export function apiHeaders(): RequestHandler {
   };
 }
 
-export { badRequest };
