@@ -2,7 +2,30 @@
 export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode } from "./errors.js";
 export * from "./types.js";
 export * from "./schemas.js";
-export type { Store, Routing, RoutingDecision, Keyset, NewSubmission, ClientUpsert, InsertSubmissionResult, CreateAccountResult } from "./ports.js";
+export type {
+  Store,
+  DeliveryStore,
+  DeliveryJob,
+  AttemptRecord,
+  Routing,
+  RoutingDecision,
+  Keyset,
+  NewSubmission,
+  ClientUpsert,
+  InsertSubmissionResult,
+  CreateAccountResult,
+} from "./ports.js";
+export { sandboxNetwork, type NetworkPort, type SendRequest, type SendOutcome } from "./network.js";
+export {
+  createDispatcher,
+  backoffDelay,
+  parseEndpointId,
+  DEFAULT_RETRY,
+  type Dispatcher,
+  type DispatcherOptions,
+  type DispatcherLogger,
+  type RetryPolicy,
+} from "./dispatcher.js";
 export type { CoreOptions } from "./options.js";
 export { submitInvoice } from "./submit.js";
 export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./reads.js";

@@ -1,5 +1,5 @@
 // The in-memory store: the default in tests and in the quickstart. Nothing survives the process.
-import type { CreateAccountResult, InsertSubmissionResult, Keyset, NewSubmission, Store } from "./ports.js";
+import type { AttemptRecord, CreateAccountResult, DeliveryJob, DeliveryStore, InsertSubmissionResult, Keyset, NewSubmission, Store } from "./ports.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord } from "./types.js";
 
 /** Orders by (at, id) ascending. */
@@ -28,7 +28,14 @@ const clone = <T>(v: T): T => structuredClone(v);
  *
  * @example const store = memoryStore(); const v1 = createV1Router({ store })
  */
-export function memoryStore(): Store & { readonly documents: ReadonlyMap<string, Uint8Array> } {
+interface DeliveryState {
+  attempts: number;
+  nextAttemptAt: string | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+export function memoryStore(): Store & DeliveryStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
   const accountsByEmail = new Map<string, Account>();
   const companies = new Map<string, Company>();
   const apiKeys = new Map<string, ApiKeyRecord>();
@@ -39,6 +46,8 @@ export function memoryStore(): Store & { readonly documents: ReadonlyMap<string,
   const active = new Map<string, string>();
   const clients = new Map<string, Map<string, ClientRecord>>();
   const documents = new Map<string, Uint8Array>();
+  /** Delivery queue state of `sending` submissions. */
+  const delivery = new Map<string, DeliveryState>();
 
   return {
     name: "memory",
@@ -129,6 +138,7 @@ export function memoryStore(): Store & { readonly documents: ReadonlyMap<string,
         }
       }
       if (document) documents.set(stored.id, document);
+      if (stored.status === "sending") delivery.set(stored.id, { attempts: 0, nextAttemptAt: stored.createdAt, leaseOwner: null, leaseUntil: null });
       invoices.set(stored.id, stored);
       let order = invoiceOrder.get(stored.companyId);
       if (!order) invoiceOrder.set(stored.companyId, (order = []));
@@ -158,6 +168,49 @@ export function memoryStore(): Store & { readonly documents: ReadonlyMap<string,
         out.push(clone(r));
       }
       return out;
+    },
+
+    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+      const due: Array<[string, DeliveryState]> = [];
+      for (const entry of delivery) {
+        const [id, d] = entry;
+        if (invoices.get(id)?.status !== "sending" || d.nextAttemptAt === null || d.nextAttemptAt > now) continue;
+        if (d.leaseUntil !== null && d.leaseUntil > now) continue;
+        due.push(entry);
+      }
+      due.sort((a, b) => compareKey(a[1].nextAttemptAt!, a[0], b[1].nextAttemptAt!, b[0]));
+      return due.slice(0, limit).map(([id, d]) => {
+        d.leaseOwner = owner;
+        d.leaseUntil = leaseUntil;
+        return { invoice: clone(invoices.get(id)!), document: documents.get(id) ?? new Uint8Array(), attempts: d.attempts };
+      });
+    },
+
+    async completeAttempt(a: AttemptRecord) {
+      const d = delivery.get(a.id);
+      const inv = invoices.get(a.id);
+      if (!d || !inv || d.leaseOwner !== a.owner) return null;
+      inv.status = a.status;
+      inv.errorMessage = a.errorMessage;
+      inv.updatedAt = a.updatedAt;
+      inv.events.push(clone(a.event));
+      d.attempts = a.attempts;
+      d.nextAttemptAt = a.nextAttemptAt;
+      d.leaseOwner = null;
+      d.leaseUntil = null;
+      if (a.status === "failed") {
+        const key = `${inv.companyId} ${inv.sha256}`;
+        if (active.get(key) === inv.id) active.delete(key);
+      }
+      return clone(inv);
+    },
+
+    async releaseDelivery(id, owner) {
+      const d = delivery.get(id);
+      if (d && d.leaseOwner === owner) {
+        d.leaseOwner = null;
+        d.leaseUntil = null;
+      }
     },
 
     async listClients(companyId, { limit, after }: { limit: number; after: Keyset | null }) {

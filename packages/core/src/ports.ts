@@ -1,5 +1,6 @@
 // The ports of the core: storage and routing. Adapters implement these; the rules are written on each method.
 import type {
+  InvoiceEvent,
   Account,
   ApiKeyRecord,
   ClientRecord,
@@ -135,4 +136,52 @@ export type RoutingDecision = { ok: true; network: Network } | { ok: false; reas
 export interface Routing {
   readonly name: string;
   route(input: { recipient: ParticipantId; targetNetwork: TargetNetwork; companyId: string }): RoutingDecision | Promise<RoutingDecision>;
+}
+
+/** A submission claimed for one delivery attempt. */
+export interface DeliveryJob {
+  invoice: InvoiceRecord;
+  /** The decoded document as stored at submission. */
+  document: Uint8Array;
+  /** Attempts already made (0 for the first). */
+  attempts: number;
+}
+
+/** The outcome of one attempt, to record with the lease still held. */
+export interface AttemptRecord {
+  id: string;
+  owner: string;
+  /** Attempts made, this one included. */
+  attempts: number;
+  status: InvoiceStatus;
+  errorMessage: string | null;
+  /** Appended to the invoice's `events`. */
+  event: InvoiceEvent;
+  /** When the next attempt is due (status `sending`), or null (delivered or failed). */
+  nextAttemptAt: string | null;
+  updatedAt: string;
+}
+
+/**
+ * The delivery side of a store: the dispatcher's queue of `sending` submissions, with leases.
+ * A new `sending` submission is due at once (next attempt at its `createdAt`, 0 attempts).
+ */
+export interface DeliveryStore {
+  /**
+   * Leases up to `limit` submissions to `owner` until `leaseUntil`: status `sending`, next attempt
+   * due at or before `now`, and no lease or an expired one (a dispatcher that died). Oldest due
+   * first. MUST be atomic across processes: while a lease holds, no other claim returns that
+   * submission (in SQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDeliveries(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<DeliveryJob[]>;
+
+  /**
+   * Records an attempt, only if `owner` still holds the lease: sets status, errorMessage,
+   * updatedAt, attempts and the next due time, appends the event, and releases the lease.
+   * Returns the updated invoice, or null when the lease was lost (nothing is changed then).
+   */
+  completeAttempt(attempt: AttemptRecord): Promise<InvoiceRecord | null>;
+
+  /** Gives a lease back without an attempt (a graceful stop), so another dispatcher can take it now. */
+  releaseDelivery(id: string, owner: string): Promise<void>;
 }

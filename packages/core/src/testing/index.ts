@@ -1,3 +1,4 @@
 // @einvoice/core/testing: conformance suites that every adapter must pass.
 export { testStore, type StoreFactory } from "./store-suite.js";
+export { testNetwork, type NetworkFactory, type NetworkFixture } from "./network-suite.js";
 export { sampleInvoiceRecord, sampleCompany } from "./fixtures.js";

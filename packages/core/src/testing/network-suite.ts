@@ -1,0 +1,91 @@
+// testNetwork: the network port's conformance suite. Run it against every NetworkPort.
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { NetworkPort, SendOutcome, SendRequest } from "../network.js";
+import type { ParticipantId } from "../types.js";
+
+/** What a network under test offers: the port and recipients that lead to each outcome. */
+export interface NetworkFixture {
+  network: NetworkPort;
+  /** A recipient the network delivers to. */
+  deliverable: ParticipantId;
+  /** A recipient the network refuses for good. */
+  unreachable: ParticipantId;
+  /** A recipient whose first attempts fail transiently, then succeed. */
+  flaky: ParticipantId;
+  /** How many transient failures `flaky` gives before it delivers. */
+  flakyFailures: number;
+  close?: () => Promise<void>;
+}
+
+export type NetworkFactory = () => NetworkFixture | Promise<NetworkFixture>;
+
+const DOC = new TextEncoder().encode('<?xml version="1.0" encoding="UTF-8"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>');
+
+function request(recipient: ParticipantId, over: Partial<SendRequest> = {}): SendRequest {
+  const id = randomUUID();
+  return {
+    submissionId: id,
+    idempotencyKey: id,
+    document: DOC,
+    routing: { network: "peppol", recipient },
+    legalEntityId: "12345",
+    attempt: 1,
+    ...over,
+  };
+}
+
+function expectReason(o: SendOutcome): void {
+  if (o.outcome !== "delivered") {
+    expect(typeof o.reason).toBe("string");
+    expect(o.reason.length).toBeGreaterThan(5);
+  }
+}
+
+/**
+ * Registers a vitest `describe` block that checks a network adapter against the port's contract:
+ * the three outcomes, a reason for every failure, idempotent resends, no throws.
+ *
+ * @example testNetwork("sandbox", () => ({ network: sandboxNetwork({ delayMs: 0 }), deliverable, unreachable, flaky, flakyFailures: 2 }))
+ */
+export function testNetwork(name: string, factory: NetworkFactory): void {
+  describe(`network conformance: ${name}`, () => {
+    let f: NetworkFixture;
+    beforeEach(async () => {
+      f = await factory();
+    });
+    afterEach(async () => {
+      await f.close?.();
+    });
+
+    it("delivers to a deliverable recipient", async () => {
+      expect((await f.network.send(request(f.deliverable))).outcome).toBe("delivered");
+    });
+
+    it("answers a resend with the same idempotency key as delivered again, without failing", async () => {
+      const req = request(f.deliverable);
+      expect((await f.network.send(req)).outcome).toBe("delivered");
+      expect((await f.network.send({ ...req, attempt: 2 })).outcome).toBe("delivered");
+    });
+
+    it("fails permanently, with a reason, for an unreachable recipient", async () => {
+      const o = await f.network.send(request(f.unreachable));
+      expect(o.outcome).toBe("failed");
+      expectReason(o);
+    });
+
+    it("asks to retry, with a reason, while a flaky recipient fails, then delivers", async () => {
+      const req = request(f.flaky);
+      for (let attempt = 1; attempt <= f.flakyFailures; attempt++) {
+        const o = await f.network.send({ ...req, attempt });
+        expect(o.outcome).toBe("retry");
+        expectReason(o);
+      }
+      expect((await f.network.send({ ...req, attempt: f.flakyFailures + 1 })).outcome).toBe("delivered");
+    });
+
+    it("has a name", () => {
+      expect(f.network.name.length).toBeGreaterThan(0);
+    });
+  });
+}

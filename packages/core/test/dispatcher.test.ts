@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import {
+  backoffDelay,
+  createDispatcher,
+  DEFAULT_RETRY,
+  getInvoice,
+  memoryStore,
+  sandboxNetwork,
+  submitInvoice,
+  type NetworkPort,
+  type SendRequest,
+} from "../src/index.js";
+import { setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+async function world(networkOverride?: NetworkPort, retry?: Partial<typeof DEFAULT_RETRY>) {
+  const store = memoryStore();
+  const s = await setup({ store });
+  const network = sandboxNetwork({ delayMs: 0 });
+  const net = networkOverride ?? network;
+  const now = () => s.clock.now();
+  const dispatcher = createDispatcher({ store, networks: { peppol: net, ksef: net }, clock: now, random: () => 1, retry, leaseMs: 60_000, owner: "d1" });
+  const submit = async (endpoint: string, scheme = "0208") =>
+    (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: endpoint, endpoint, scheme })) }, s.options)).submissionId;
+  return { ...s, store, network, dispatcher, submit, get: (id: string) => getInvoice(store, s.auth, id) };
+}
+
+describe("dispatcher", () => {
+  it("delivers a sending submission and records the event", async () => {
+    const w = await world();
+    const id = await w.submit("0123456789");
+    expect(await w.dispatcher.runOnce()).toBe(1);
+    const inv = await w.get(id);
+    expect(inv.status).toBe("delivered");
+    expect(inv.errorMessage).toBeNull();
+    expect(inv.events.map((e) => e.status)).toEqual(["sending", "delivered"]);
+    expect(inv.events[1]!.detail).toMatch(/Delivered on peppol \(attempt 1\)/);
+    expect(w.network.calls.get(id)).toBe(1);
+    expect(await w.dispatcher.runOnce()).toBe(0);
+  });
+
+  it("fails an unreachable recipient for good with the network's reason, which frees the XML for a new submission", async () => {
+    const w = await world();
+    const id = await w.submit("UNREACHABLE-9");
+    await w.dispatcher.runOnce();
+    const inv = await w.get(id);
+    expect(inv).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/unreachable/) });
+    expect(inv.events.at(-1)).toMatchObject({ status: "failed", detail: inv.errorMessage });
+    const again = await submitInvoice(w.store, w.auth, { xml: b64(invoiceXml({ id: "UNREACHABLE-9", endpoint: "UNREACHABLE-9" })) }, w.options);
+    expect(again.status).toBe("sending");
+  });
+
+  it("retries a flaky recipient with backoff, keeping sending, and delivers on the third attempt", async () => {
+    const w = await world();
+    const id = await w.submit("flaky-1");
+    await w.dispatcher.runOnce();
+    let inv = await w.get(id);
+    expect(inv.status).toBe("sending");
+    expect(inv.events[1]!.detail).toMatch(/Attempt 1 on peppol failed: .*Next try at /);
+    expect(await w.dispatcher.runOnce()).toBe(0); // not due yet
+    w.clock.advance(DEFAULT_RETRY.baseDelayMs);
+    expect(await w.dispatcher.runOnce()).toBe(1);
+    inv = await w.get(id);
+    expect(inv.events.map((e) => e.status)).toEqual(["sending", "sending", "sending"]);
+    w.clock.advance(DEFAULT_RETRY.baseDelayMs * 2 - 1);
+    expect(await w.dispatcher.runOnce()).toBe(0);
+    w.clock.advance(1);
+    expect(await w.dispatcher.runOnce()).toBe(1);
+    inv = await w.get(id);
+    expect(inv.status).toBe("delivered");
+    expect(inv.events.at(-1)!.detail).toMatch(/attempt 3/);
+  });
+
+  it("gives up after the bound and says how many attempts it made", async () => {
+    const always: NetworkPort = { name: "down", send: async () => ({ outcome: "retry", reason: "503 from the access point." }) };
+    const w = await world(always, { maxAttempts: 3, baseDelayMs: 1000 });
+    const id = await w.submit("0123456789");
+    for (let i = 0; i < 3; i++) {
+      await w.dispatcher.runOnce();
+      w.clock.advance(10_000);
+    }
+    const inv = await w.get(id);
+    expect(inv.status).toBe("failed");
+    expect(inv.errorMessage).toMatch(/after 3 attempts.*503/);
+    expect(inv.events).toHaveLength(4);
+  });
+
+  it("waits at least as long as the network's retry-after hint", async () => {
+    const hinted: NetworkPort = { name: "busy", send: async () => ({ outcome: "retry", reason: "429.", retryAfterMs: 120_000 }) };
+    const w = await world(hinted);
+    const id = await w.submit("0123456789");
+    const before = w.clock.now().getTime();
+    await w.dispatcher.runOnce();
+    const next = /Next try at (\S+)\./.exec((await w.get(id)).events[1]!.detail)![1]!;
+    expect(Date.parse(next) - before).toBeGreaterThanOrEqual(120_000);
+  });
+
+  it("treats a throwing network as a transient failure", async () => {
+    const boom: NetworkPort = { name: "boom", send: async () => { throw new TypeError("fetch failed"); } };
+    const w = await world(boom);
+    const id = await w.submit("0123456789");
+    await w.dispatcher.runOnce();
+    const inv = await w.get(id);
+    expect(inv.status).toBe("sending");
+    expect(inv.events[1]!.detail).toMatch(/boom network call failed \(TypeError\)/);
+  });
+
+  it("picks up a submission whose lease expired (a dispatcher died mid-send) and resends it with the same idempotency key", async () => {
+    const w = await world();
+    const id = await w.submit("0123456789");
+    const t = w.clock.now().getTime();
+    const [lost] = await w.store.claimDeliveries({ owner: "dead", now: new Date(t).toISOString(), leaseUntil: new Date(t + 60_000).toISOString(), limit: 10 });
+    expect(lost!.invoice.id).toBe(id);
+    expect(await w.dispatcher.runOnce()).toBe(0); // the lease still holds
+    w.clock.advance(60_001);
+    const keys: string[] = [];
+    const recording: NetworkPort = { name: "rec", send: async (r: SendRequest) => (keys.push(r.idempotencyKey), { outcome: "delivered" }) };
+    const d2 = createDispatcher({ store: w.store, networks: { peppol: recording }, clock: () => w.clock.now(), owner: "d2" });
+    expect(await d2.runOnce()).toBe(1);
+    expect(keys).toEqual([id]);
+    // The dead dispatcher's late answer is refused: its lease is gone.
+    const late = await w.store.completeAttempt({
+      id,
+      owner: "dead",
+      attempts: 1,
+      status: "failed",
+      errorMessage: "late",
+      event: { status: "failed", at: w.clock.now().toISOString(), detail: "late" },
+      nextAttemptAt: null,
+      updatedAt: w.clock.now().toISOString(),
+    });
+    expect(late).toBeNull();
+    expect((await w.get(id)).status).toBe("delivered");
+  });
+
+  it("never hands one submission to two dispatchers at once", async () => {
+    const w = await world();
+    const ids = [];
+    for (let i = 0; i < 30; i++) ids.push(await w.submit(`R${i}`));
+    const slow = sandboxNetwork({ delayMs: 5 });
+    const a = createDispatcher({ store: w.store, networks: { peppol: slow }, owner: "a", batchSize: 7 });
+    const b = createDispatcher({ store: w.store, networks: { peppol: slow }, owner: "b", batchSize: 7 });
+    let done = 0;
+    while (done < 30) done += (await Promise.all([a.runOnce(), b.runOnce()])).reduce((x, y) => x + y, 0);
+    expect(slow.calls.size).toBe(30);
+    for (const id of ids) expect(slow.calls.get(id)).toBe(1);
+  });
+
+  it("fails a submission whose route has no network configured", async () => {
+    const store = memoryStore();
+    const s = await setup({ store });
+    const d = createDispatcher({ store, networks: { peppol: sandboxNetwork({ delayMs: 0 }) } });
+    const r = await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL1" })) }, s.options);
+    await d.runOnce();
+    expect((await getInvoice(store, s.auth, r.submissionId)).errorMessage).toMatch(/No network is configured for route ksef/);
+  });
+
+  it("on stop, finishes in-flight sends and leaves nothing leased", async () => {
+    const store = memoryStore();
+    const s = await setup({ store });
+    const net = sandboxNetwork({ delayMs: 50 });
+    const d = createDispatcher({ store, networks: { peppol: net }, pollIntervalMs: 10 });
+    const r = await submitInvoice(store, s.auth, { xml: b64(invoiceXml()) }, s.options);
+    d.start();
+    await new Promise((res) => setTimeout(res, 20));
+    await d.stop();
+    expect((await getInvoice(store, s.auth, r.submissionId)).status).toBe("delivered");
+  });
+
+  it("gives back leases of sends still running when the stop timeout passes", async () => {
+    const store = memoryStore();
+    const s = await setup({ store });
+    let release: () => void = () => {};
+    const stuck: NetworkPort = { name: "stuck", send: () => new Promise((r) => (release = () => r({ outcome: "delivered" }))) };
+    const d = createDispatcher({ store, networks: { peppol: stuck }, pollIntervalMs: 10, stopTimeoutMs: 30 });
+    await submitInvoice(store, s.auth, { xml: b64(invoiceXml()) }, s.options);
+    d.start();
+    await new Promise((res) => setTimeout(res, 20));
+    await d.stop();
+    const now = new Date().toISOString();
+    const reclaimed = await store.claimDeliveries({ owner: "other", now, leaseUntil: now, limit: 10 });
+    expect(reclaimed).toHaveLength(1);
+    release();
+  });
+});
+
+describe("backoffDelay", () => {
+  it("doubles from the base, is capped, and jitters between half and all of it", () => {
+    const p = { maxAttempts: 10, baseDelayMs: 1000, maxDelayMs: 5000, factor: 2 };
+    expect([1, 2, 3, 4, 5].map((n) => backoffDelay(p, n, () => 0.999999))).toEqual([1000, 2000, 4000, 5000, 5000]);
+    expect(backoffDelay(p, 2, () => 0)).toBe(1000);
+    for (let i = 0; i < 100; i++) {
+      const d = backoffDelay(p, 3, Math.random);
+      expect(d).toBeGreaterThanOrEqual(2000);
+      expect(d).toBeLessThanOrEqual(4000);
+    }
+  });
+});
