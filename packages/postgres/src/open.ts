@@ -1,10 +1,15 @@
 // openPostgresStore: one call that opens PGlite in a folder, or a pg Pool on a DATABASE_URL.
 import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { fromPg, fromPGlite, type Db, type PGliteLike, type PgPoolLike } from "./db.js";
+import { lockDataDir } from "./lock.js";
 import { postgresStore, type PostgresStore } from "./store.js";
 
 export interface OpenPostgresStoreOptions {
-  /** Folder of the embedded PGlite database (created when missing). Without it and without `databaseUrl`: PGlite in memory. */
+  /**
+   * Folder of the embedded store (created when missing): PGlite's files go in `<dataDir>/pglite`,
+   * and `<dataDir>/lock` keeps a second process out. Without it and without `databaseUrl`: PGlite in memory.
+   */
   dataDir?: string;
   /** A PostgreSQL server (`postgres://user:password@host:5432/db`); when given, `dataDir` is not used. */
   databaseUrl?: string;
@@ -46,6 +51,7 @@ export function describeDatabaseUrl(databaseUrl: string): string {
 export async function openPostgresStore(options: OpenPostgresStoreOptions = {}): Promise<OpenedPostgresStore> {
   let db: Db;
   let description: string;
+  let release = async (): Promise<void> => {};
   if (options.databaseUrl) {
     const pg = (await import("pg")).default;
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
@@ -58,7 +64,13 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
     let pglite: PGliteLike;
     if (options.dataDir) {
       await mkdir(options.dataDir, { recursive: true });
-      pglite = await PGlite.create(options.dataDir);
+      release = await lockDataDir(options.dataDir);
+      try {
+        pglite = await PGlite.create(join(options.dataDir, "pglite"));
+      } catch (e) {
+        await release();
+        throw e;
+      }
       description = `embedded PGlite in ${options.dataDir}`;
     } else {
       pglite = await PGlite.create();
@@ -71,7 +83,17 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
     store = await postgresStore({ db, ...(options.schema ? { schema: options.schema } : {}) });
   } catch (e) {
     await db.close?.().catch(() => {});
+    await release();
     throw e;
   }
-  return { store, description, close: () => store.close() };
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      try {
+        await store.close();
+      } finally {
+        await release();
+      }
+    })());
+  return { store, description, close };
 }

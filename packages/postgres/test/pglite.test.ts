@@ -1,17 +1,113 @@
-// The store conformance suite on embedded PGlite: one in-memory database, a fresh schema per test.
+// The store conformance suite and the regressions on embedded PGlite: one in-memory database, a fresh schema per test.
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { testStore } from "@einvoice/core/testing";
-import { afterAll, beforeAll } from "vitest";
-import { fromPGlite, postgresStore } from "../src/index.js";
+import { sampleCompany } from "@einvoice/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
+import { testRegressions } from "./regressions.js";
 
 let pglite: PGlite;
 let n = 0;
 
 beforeAll(async () => {
   pglite = await PGlite.create();
+  // Far from UTC, so that a timestamp read in the session's zone would show.
+  await pglite.exec("SET TIME ZONE 'Pacific/Chatham'");
 });
 afterAll(async () => {
   await pglite.close();
 });
 
 testStore("postgres on PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `suite_${++n}` }));
+
+testRegressions("PGlite", () => ({
+  connect: () => fromPGlite(pglite),
+  schema: () => `regression_${++n}`,
+}));
+
+describe("openPostgresStore", () => {
+  it("keeps what was stored in its data folder across a close and a reopen", async () => {
+    const root = await mkdtemp(join(tmpdir(), "einvoice-pglite-"));
+    const dataDir = join(root, "nested", "data");
+    try {
+      const first = await openPostgresStore({ dataDir });
+      expect(first.description).toBe(`embedded PGlite in ${dataDir}`);
+      expect((await readdir(dataDir)).sort()).toEqual(["lock", "pglite"]);
+      const company = sampleCompany();
+      const account = { id: crypto.randomUUID(), email: "keep@example.com", companyId: company.id, createdAt: company.createdAt };
+      const apiKey = { id: crypto.randomUUID(), companyId: company.id, prefix: "p", hash: "00", createdAt: company.createdAt, lastUsedAt: null, revokedAt: null };
+      expect(await first.store.createAccount({ account, company, apiKey })).toEqual({ created: true });
+      await first.close();
+
+      const second = await openPostgresStore({ dataDir });
+      try {
+        expect(await second.store.getCompany(company.id)).toEqual(company);
+        expect(await second.store.getApiKey(apiKey.id)).toEqual(apiKey);
+        // The email is still taken after the restart.
+        const other = sampleCompany();
+        expect(
+          await second.store.createAccount({
+            account: { ...account, id: crypto.randomUUID(), companyId: other.id },
+            company: other,
+            apiKey: { ...apiKey, id: crypto.randomUUID(), companyId: other.id },
+          }),
+        ).toEqual({ created: false, reason: "email_taken" });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("keeps a second opener off a data folder in use, and lets it in once the first closed", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "einvoice-lock-"));
+    try {
+      const first = await openPostgresStore({ dataDir });
+      await expect(openPostgresStore({ dataDir })).rejects.toThrow(/in use by this process.*DATABASE_URL/);
+      await first.close();
+      await first.close(); // closing twice is harmless
+      const second = await openPostgresStore({ dataDir });
+      await second.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("refuses a data folder locked by another live process, and takes over the lock of a process that is gone", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "einvoice-lock-"));
+    try {
+      // The parent of this test process is alive.
+      await writeFile(join(dataDir, "lock"), JSON.stringify({ pid: process.ppid, host: hostname() }));
+      await expect(openPostgresStore({ dataDir })).rejects.toThrow(new RegExp(`in use by process ${process.ppid}`));
+      // Another host's lock cannot be checked from here: refused too.
+      await writeFile(join(dataDir, "lock"), JSON.stringify({ pid: 1, host: "elsewhere.example" }));
+      await expect(openPostgresStore({ dataDir })).rejects.toThrow(/on host elsewhere\.example/);
+      // A process that has exited (a crash, say) left its lock behind.
+      const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+      await writeFile(join(dataDir, "lock"), JSON.stringify({ pid: Number(gone.stdout), host: hostname() }));
+      const opened = await openPostgresStore({ dataDir });
+      await opened.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("opens PGlite in memory without a data folder, and its store is unusable after close", async () => {
+    const opened = await openPostgresStore({});
+    expect(opened.description).toMatch(/in memory/);
+    expect(await opened.store.getCompany(crypto.randomUUID())).toBeNull();
+    await opened.close();
+    await expect(opened.store.getCompany(crypto.randomUUID())).rejects.toThrow();
+  }, 60_000);
+
+  it("describes a database URL without its password", () => {
+    expect(describeDatabaseUrl("postgres://app:hunter2@db.internal:6543/einvoice?sslmode=require")).toBe("PostgreSQL at db.internal:6543/einvoice");
+    expect(describeDatabaseUrl("not a url with hunter2")).not.toContain("hunter2");
+  });
+});

@@ -1,0 +1,285 @@
+// Checks of the SQL store beyond the port's conformance suite, run on PGlite and on a PostgreSQL server.
+import { randomUUID } from "node:crypto";
+import type { Store } from "@einvoice/core";
+import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
+import { describe, expect, it } from "vitest";
+import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../src/index.js";
+
+export interface Harness {
+  /** A new connection to the one shared database (a new pool on a server; the same instance for PGlite). */
+  connect(): Db;
+  /** A fresh, unused schema name. */
+  schema(): string;
+}
+
+const SQL_WORDS = /\b(SELECT|INSERT|UPDATE|DELETE|VALUES|WHERE)\b/;
+
+async function signUp(store: Store) {
+  const company = sampleCompany();
+  const keyId = randomUUID();
+  const r = await store.createAccount({
+    account: { id: randomUUID(), email: `${randomUUID()}@example.com`, companyId: company.id, createdAt: company.createdAt },
+    company,
+    apiKey: { id: keyId, companyId: company.id, prefix: "einv_x", hash: "cd".repeat(32), createdAt: company.createdAt, lastUsedAt: null, revokedAt: null },
+  });
+  expect(r).toEqual({ created: true });
+  return { company, keyId };
+}
+
+function accepted(companyId: string, overrides: Parameters<typeof sampleInvoiceRecord>[1] = {}) {
+  const invoice = sampleInvoiceRecord(companyId, overrides);
+  return {
+    invoice,
+    document: new TextEncoder().encode("<Invoice/>"),
+    client: { id: randomUUID(), key: "0208:0123456789", endpointId: "0208:0123456789", name: "Buyer", vatId: null, country: "BE" },
+  };
+}
+
+/** Registers the regression tests; `harness` is called in each test (after the suite's beforeAll). */
+export function testRegressions(label: string, harness: () => Harness): void {
+  describe(`postgres store regressions: ${label}`, () => {
+    describe("migrations", () => {
+      it("applies every migration once and is a no-op the second time", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        expect(await migrate(db, { schema })).toEqual({ from: 0, to: SCHEMA_VERSION });
+        expect(await migrate(db, { schema })).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+        const { rows } = await db.query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+        expect(rows.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
+      });
+
+      it("lets four connections migrate one fresh schema at once, leaving one row per version", async () => {
+        const h = harness();
+        const schema = h.schema();
+        const dbs = [h.connect(), h.connect(), h.connect(), h.connect()];
+        const results = await Promise.all(dbs.map((db) => migrate(db, { schema })));
+        // Exactly one of them found the schema empty; the others waited for its lock and found it done.
+        expect(results.filter((r) => r.from === 0)).toHaveLength(1);
+        expect(results.every((r) => r.to === SCHEMA_VERSION)).toBe(true);
+        const { rows } = await dbs[0]!.query<{ version: number; n: string | number }>(
+          `SELECT version, count(*)::integer AS n FROM "${schema}".schema_migrations GROUP BY version ORDER BY version`,
+        );
+        expect(rows.map((r) => [Number(r.version), Number(r.n)])).toEqual(MIGRATIONS.map((m) => [m.version, 1]));
+      });
+
+      it("refuses a schema newer than the package, with a message that holds no SQL", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        await migrate(db, { schema });
+        await db.query(`INSERT INTO "${schema}".schema_migrations (version, name) VALUES (999, 'from the future')`);
+        const error = await postgresStore({ db, schema }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(DbError);
+        expect((error as Error).message).toMatch(/version 999, newer/);
+        expect((error as Error).message).not.toMatch(SQL_WORDS);
+      });
+
+      it("refuses a schema name that is not a plain identifier", async () => {
+        const h = harness();
+        await expect(postgresStore({ db: h.connect(), schema: 'x"; DROP TABLE y; --' })).rejects.toThrow(/invalid schema name/);
+      });
+    });
+
+    describe("the database keeps the rules", () => {
+      it("has a unique partial index: a second active row with the same sha256 is refused, a failed one is not", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const first = accepted(company.id);
+        expect((await store.insertSubmission(first)).inserted).toBe(true);
+        const copy = (id: string, status: string) =>
+          db.query(
+            `INSERT INTO "${schema}".invoices (id, company_id, status, target_network, supplier, recipient, sha256, size, created_at, updated_at, events)
+             SELECT $1::uuid, company_id, $2, target_network, supplier, recipient, sha256, size, created_at, updated_at, events
+             FROM "${schema}".invoices WHERE id = $3::uuid`,
+            [id, status, first.invoice.id],
+          );
+        const refused = await copy(randomUUID(), "sending").then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(DbError);
+        expect((refused as DbError).code).toBe("23505");
+        expect((refused as DbError).constraint).toBe("invoices_active_sha256_key");
+        await expect(copy(randomUUID(), "failed")).resolves.toBeDefined();
+      });
+
+      it("lets exactly one of 50 identical submissions through two separate store instances win", async () => {
+        const h = harness();
+        const schema = h.schema();
+        const a = await postgresStore({ db: h.connect(), schema });
+        const b = await postgresStore({ db: h.connect(), schema });
+        const { company } = await signUp(a);
+        const sha256 = "e".repeat(64);
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).insertSubmission(accepted(company.id, { sha256 }))),
+        );
+        const winners = results.flatMap((r) => (r.inserted ? [r.invoice] : []));
+        expect(winners).toHaveLength(1);
+        for (const r of results) if (!r.inserted) expect(r.duplicateOf).toBe(winners[0]!.id);
+        const listed = await b.listInvoices(company.id, { limit: 100, after: null, status: null, clientId: null });
+        expect(listed.map((r) => r.id)).toEqual([winners[0]!.id]);
+        const clients = await a.listClients(company.id, { limit: 10, after: null });
+        expect(clients.map((c) => c.invoiceCount)).toEqual([1]);
+      });
+
+      it("keeps the document's bytes for a sending submission", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const bytes = new Uint8Array([0, 1, 2, 254, 255, 60, 62]);
+        // A view into a larger buffer: only its own bytes must be stored.
+        const view = new Uint8Array([9, 9, ...bytes, 9]).subarray(2, 2 + bytes.length);
+        const sub = { ...accepted(company.id), document: view };
+        await store.insertSubmission(sub);
+        const { rows } = await db.query<{ hex: string; company_id: string }>(
+          `SELECT encode(content, 'hex') AS hex, company_id::text AS company_id FROM "${schema}".documents WHERE invoice_id = $1::uuid`,
+          [sub.invoice.id],
+        );
+        expect(rows).toEqual([{ hex: Buffer.from(bytes).toString("hex"), company_id: company.id }]);
+      });
+    });
+
+    describe("values round trip exactly", () => {
+      it("keeps amounts as the strings they were, and timestamps to the millisecond in UTC", async () => {
+        const h = harness();
+        const store = await postgresStore({ db: h.connect(), schema: h.schema() });
+        const { company } = await signUp(store);
+        const totals = { taxExclusive: "12345678901234567890.123456789", taxInclusive: "-0.00", payable: "1E+3" };
+        const sub = accepted(company.id, {
+          totals,
+          createdAt: "2026-12-31T23:59:59.999Z",
+          updatedAt: "2027-01-01T00:00:00.000Z",
+          events: [
+            { status: "sending", at: "2026-12-31T23:59:59.999Z", detail: "Accepted: ünïcødé, \"quotes\", <xml> & \\ backslash" },
+          ],
+          invoiceNumber: "  INV 1 ",
+          issueDate: "not-a-date",
+        });
+        const r = await store.insertSubmission(sub);
+        expect(r.inserted).toBe(true);
+        const back = await store.getInvoice(company.id, sub.invoice.id);
+        expect(back).toEqual({ ...sub.invoice, clientId: sub.client.id });
+        expect(back?.totals).toStrictEqual(totals);
+        // The keyset compares times in the database: the exact millisecond is "not after" itself.
+        const after = { at: "2026-12-31T23:59:59.999Z", id: sub.invoice.id };
+        expect(await store.listInvoices(company.id, { limit: 10, after, status: null, clientId: null })).toEqual([]);
+        const before = { at: "2027-01-01T00:00:00.000Z", id: sub.invoice.id };
+        expect((await store.listInvoices(company.id, { limit: 10, after: before, status: null, clientId: null })).map((i) => i.id)).toEqual([
+          sub.invoice.id,
+        ]);
+      });
+
+      it("keeps a company's nullable fields and booleans", async () => {
+        const h = harness();
+        const store = await postgresStore({ db: h.connect(), schema: h.schema() });
+        const { company } = await signUp(store);
+        const updated = await store.updateCompany(company.id, {
+          enterprise: true,
+          subscription: "pro",
+          legalEntityId: "LE-42",
+          peppolSendingEnabled: true,
+          country: "BE",
+          updatedAt: "2026-05-06T07:08:09.010Z",
+        });
+        const expected = { ...company, enterprise: true, subscription: "pro", legalEntityId: "LE-42", peppolSendingEnabled: true, country: "BE", updatedAt: "2026-05-06T07:08:09.010Z" };
+        expect(updated).toEqual(expected);
+        expect(await store.getCompany(company.id)).toEqual(expected);
+        // Fields that are not columns of a company (id, createdAt) are not changed by a patch.
+        const untouched = await store.updateCompany(company.id, { id: randomUUID(), createdAt: "2030-01-01T00:00:00.000Z" } as never);
+        expect(untouched).toEqual(expected);
+      });
+    });
+
+    describe("inputs that name no row", () => {
+      it("answers null, false or [] for ids that are not lower-case UUIDs and for impossible keysets", async () => {
+        const h = harness();
+        const store = await postgresStore({ db: h.connect(), schema: h.schema() });
+        const { company, keyId } = await signUp(store);
+        const sub = accepted(company.id);
+        await store.insertSubmission(sub);
+        expect(await store.getApiKey(keyId)).not.toBeNull();
+        expect(await store.getApiKey(keyId.toUpperCase())).toBeNull();
+        expect(await store.getApiKey("not-a-uuid")).toBeNull();
+        expect(await store.getCompany("'; --")).toBeNull();
+        expect(await store.getInvoice(company.id, sub.invoice.id.toUpperCase())).toBeNull();
+        expect(await store.revokeApiKey(company.id, "nope", "2026-01-01T00:00:00.000Z")).toBe(false);
+        await expect(store.touchApiKey("nope", "2026-01-01T00:00:00.000Z")).resolves.toBeUndefined();
+        expect(await store.listInvoices(company.id, { limit: 10, after: null, status: null, clientId: "nope" })).toEqual([]);
+        expect(await store.listInvoices(company.id, { limit: 10, after: { at: "2026-13-45T99:99:99.999Z", id: sub.invoice.id }, status: null, clientId: null })).toEqual([]);
+        expect(await store.listClients(company.id, { limit: 10, after: { at: "2026-01-01T00:00:00.000Z", id: "x" } })).toEqual([]);
+        expect(await store.findActiveSubmission("nope", sub.invoice.sha256)).toBeNull();
+        // ...while the real ones still work.
+        expect(await store.findActiveSubmission(company.id, sub.invoice.sha256)).toBe(sub.invoice.id);
+      });
+    });
+
+    describe("errors and transactions", () => {
+      it("turns a database error into a DbError with its SQLSTATE and without the SQL or its parameters", async () => {
+        const h = harness();
+        const store = await postgresStore({ db: h.connect(), schema: h.schema() });
+        const secretish = "s3cr3t-hash-value";
+        const error = await store
+          .insertApiKey({ id: randomUUID(), companyId: randomUUID(), prefix: "p", hash: secretish, createdAt: "2026-01-01T00:00:00.000Z", lastUsedAt: null, revokedAt: null })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
+        expect(error).toBeInstanceOf(DbError);
+        expect((error as DbError).code).toBe("23503");
+        const everything = JSON.stringify(error, Object.getOwnPropertyNames(error).filter((k) => k !== "stack")) + String((error as Error).message);
+        expect(everything).not.toMatch(SQL_WORDS);
+        expect(everything).not.toContain(secretish);
+        expect(Object.keys(error as object).sort()).toEqual(["code", "constraint", "name"]);
+      });
+
+      it("rolls a transaction back when its function throws, and rethrows that very error", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        await db.query(`CREATE SCHEMA "${schema}"`);
+        await db.query(`CREATE TABLE "${schema}".t (v integer)`);
+        const marker = new Error("stop");
+        await expect(
+          db.transaction(async (tx) => {
+            await tx.query(`INSERT INTO "${schema}".t (v) VALUES (1)`);
+            throw marker;
+          }),
+        ).rejects.toBe(marker);
+        await db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO "${schema}".t (v) VALUES (2)`);
+        });
+        const { rows } = await db.query<{ v: number }>(`SELECT v FROM "${schema}".t`);
+        expect(rows).toEqual([{ v: 2 }]);
+      });
+
+      it("reports a failed statement inside a transaction as a DbError and rolls back", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        await db.query(`CREATE SCHEMA "${schema}"`);
+        await db.query(`CREATE TABLE "${schema}".t (v integer PRIMARY KEY)`);
+        const error = await db
+          .transaction(async (tx) => {
+            await tx.query(`INSERT INTO "${schema}".t (v) VALUES (1)`);
+            await tx.query(`INSERT INTO "${schema}".t (v) VALUES (1)`);
+          })
+          .then(
+            () => null,
+            (e: unknown) => e,
+          );
+        expect(error).toBeInstanceOf(DbError);
+        expect((error as DbError).code).toBe("23505");
+        expect((await db.query(`SELECT v FROM "${schema}".t`)).rows).toEqual([]);
+      });
+    });
+  });
+}
