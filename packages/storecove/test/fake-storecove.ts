@@ -1,0 +1,98 @@
+// A local stand-in for Storecove's document_submissions API, following its published OpenAPI
+// description: bearer auth, 200 {guid}, 422 [{source, details}], a repeated idempotencyGuid is a 422.
+// Recipient ids steer failures: "unreachable" (422), "flaky" (503 twice), "ratelimit" (429 once,
+// Retry-After: 1), "slow" (answers after 2 s once).
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeStorecove {
+  baseUrl: string;
+  apiKey: string;
+  /** Accepted submissions by idempotencyGuid. */
+  accepted: Map<string, { guid: string; body: Record<string, unknown> }>;
+  /** Every POST received, accepted or not. */
+  requests: Array<Record<string, unknown> | null>;
+  close(): Promise<void>;
+}
+
+const LEGAL_ENTITIES = new Set([12345]);
+
+function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    const v = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return v && typeof v === "object" && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function validate(body: Record<string, unknown>): Array<{ source: string; details: string }> {
+  const errors: Array<{ source: string; details: string }> = [];
+  if (typeof body.legalEntityId !== "number" || !Number.isInteger(body.legalEntityId)) errors.push({ source: "legalEntityId", details: "must be an integer" });
+  else if (!LEGAL_ENTITIES.has(body.legalEntityId)) errors.push({ source: "legalEntityId", details: "LegalEntity not found" });
+  if (typeof body.idempotencyGuid !== "string") errors.push({ source: "idempotencyGuid", details: "must be a string" });
+  const routing = body.routing as { eIdentifiers?: Array<{ scheme?: unknown; id?: unknown }> } | undefined;
+  const ids = routing?.eIdentifiers;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.some((i) => typeof i.scheme !== "string" || typeof i.id !== "string")) {
+    errors.push({ source: "routing.eIdentifiers", details: "at least one identifier with scheme and id is required" });
+  }
+  const doc = body.document as { documentType?: unknown; rawDocumentData?: { document?: unknown; parse?: unknown } } | undefined;
+  if (doc?.documentType !== "invoice") errors.push({ source: "document.documentType", details: "must be invoice" });
+  const raw = doc?.rawDocumentData;
+  if (typeof raw?.document !== "string" || !Buffer.from(raw.document, "base64").toString("utf8").trimStart().startsWith("<")) {
+    errors.push({ source: "document.rawDocumentData.document", details: "must be a base64 encoded XML document" });
+  }
+  if (raw?.parse !== true) errors.push({ source: "document.rawDocumentData.parse", details: "only parse == true is supported" });
+  return errors;
+}
+
+export async function startFakeStorecove(): Promise<FakeStorecove> {
+  const apiKey = `fake-${randomUUID()}`;
+  const accepted = new Map<string, { guid: string; body: Record<string, unknown> }>();
+  const requests: Array<Record<string, unknown> | null> = [];
+  const calls = new Map<string, number>();
+
+  const server: Server = createServer(async (req, res) => {
+    if (req.method !== "POST" || req.url !== "/api/v2/document_submissions") return send(res, 404);
+    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
+    const body = await readJson(req);
+    requests.push(body);
+    if (!body) return send(res, 422, [{ source: "body", details: "invalid JSON" }]);
+    const errors = validate(body);
+    if (errors.length > 0) return send(res, 422, errors);
+    const guid = body.idempotencyGuid as string;
+    if (accepted.has(guid)) return send(res, 422, [{ source: "idempotencyGuid", details: "A document with this idempotencyGuid has already been submitted" }]);
+    const recipient = String((body.routing as { eIdentifiers: Array<{ id: string }> }).eIdentifiers[0]!.id).toLowerCase();
+    const n = (calls.get(guid) ?? 0) + 1;
+    calls.set(guid, n);
+    if (recipient.includes("unreachable")) return send(res, 422, [{ source: "routing", details: "The receiver could not be found on the Peppol network" }]);
+    if (recipient.includes("flaky") && n <= 2) return send(res, 503, { message: "Service Unavailable" });
+    if (recipient.includes("ratelimit") && n === 1) return send(res, 429, undefined, { "retry-after": "1" });
+    if (recipient.includes("slow") && n === 1) await new Promise((r) => setTimeout(r, 2000));
+    const result = { guid: randomUUID() };
+    accepted.set(guid, { guid: result.guid, body });
+    send(res, 200, result);
+  });
+  server.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/api/v2`,
+    apiKey,
+    accepted,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

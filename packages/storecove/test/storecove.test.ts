@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import { testNetwork } from "@einvoice/core/testing";
+import type { SendRequest } from "@einvoice/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseRetryAfter, storecoveNetwork, storecoveScheme } from "../src/index.js";
+import { startFakeStorecove, type FakeStorecove } from "./fake-storecove.js";
+
+testNetwork("storecove (against a local fake of its API)", async () => {
+  const fake = await startFakeStorecove();
+  return {
+    network: storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey }),
+    deliverable: { scheme: "0208", value: "0123456789" },
+    unreachable: { scheme: "0208", value: "unreachable-1" },
+    flaky: { scheme: "0106", value: "flaky-2" },
+    flakyFailures: 2,
+    close: fake.close,
+  };
+});
+
+const UBL = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>');
+
+function req(value: string, over: Partial<SendRequest> = {}): SendRequest {
+  const id = randomUUID();
+  return {
+    submissionId: id,
+    idempotencyKey: id,
+    document: UBL,
+    routing: { network: "peppol", recipient: { scheme: "0208", value } },
+    legalEntityId: "12345",
+    attempt: 1,
+    ...over,
+  };
+}
+
+describe("storecoveNetwork", () => {
+  let fake: FakeStorecove;
+  beforeEach(async () => {
+    fake = await startFakeStorecove();
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it("posts the legal entity, the idempotency guid, the routing identifier and the raw UBL with parse: true", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl + "/", apiKey: fake.apiKey });
+    const r = req("0123456789", { routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5260250995" } } });
+    const o = await net.send(r);
+    expect(o).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^Storecove accepted it as submission [0-9a-f-]{36}\.$/) });
+    expect(fake.requests[0]).toEqual({
+      legalEntityId: 12345,
+      idempotencyGuid: r.idempotencyKey,
+      routing: { eIdentifiers: [{ scheme: "PL:VAT", id: "PL5260250995" }] },
+      document: { documentType: "invoice", rawDocumentData: { document: UBL.toString("base64"), parse: true } },
+    });
+  });
+
+  it("answers a resend of an accepted submission as delivered, and Storecove keeps one", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    const r = req("0123456789");
+    await net.send(r);
+    expect(await net.send({ ...r, attempt: 2 })).toEqual({ outcome: "delivered", detail: expect.stringMatching(/same idempotencyGuid/) });
+    expect(fake.accepted.size).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("fails permanently on a validation error, with Storecove's reasons", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    const o = await net.send(req("0123456789", { legalEntityId: "999" }));
+    expect(o).toEqual({ outcome: "failed", reason: "Storecove refused the invoice (422): legalEntityId: LegalEntity not found" });
+  });
+
+  it("retries on 429 with the Retry-After hint", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    const r = req("ratelimit-1");
+    expect(await net.send(r)).toEqual({ outcome: "retry", reason: "Storecove answered 429 (rate limited).", retryAfterMs: 1000 });
+    expect((await net.send({ ...r, attempt: 2 })).outcome).toBe("delivered");
+  });
+
+  it("retries on 5xx", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    expect(await net.send(req("flaky-9"))).toEqual({ outcome: "retry", reason: "Storecove answered 503." });
+  });
+
+  it("retries after a timeout, and the resend delivers once", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, timeoutMs: 300 });
+    const r = req("slow-1");
+    expect(await net.send(r)).toEqual({ outcome: "retry", reason: "Storecove did not answer within 300 ms." });
+    await new Promise((res) => setTimeout(res, 2100)); // the slow first call completes on the fake's side
+    expect((await net.send({ ...r, attempt: 2 })).outcome).toBe("delivered");
+    expect(fake.accepted.size).toBe(1);
+  });
+
+  it("retries when Storecove cannot be reached", async () => {
+    const net = storecoveNetwork({ baseUrl: "http://127.0.0.1:9/api/v2", apiKey: "k" });
+    expect(await net.send(req("0123456789"))).toEqual({ outcome: "retry", reason: "Storecove could not be reached." });
+  });
+
+  it("retries on a refused API key and never repeats the key in the reason", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: "wrong-key-1234" });
+    const o = await net.send(req("0123456789"));
+    expect(o.outcome).toBe("retry");
+    expect(JSON.stringify(o)).not.toContain("wrong-key-1234");
+  });
+
+  it("uses an injected fetch", async () => {
+    const seen: string[] = [];
+    const fakeFetch: typeof fetch = async (input) => {
+      seen.push(String(input));
+      return new Response(JSON.stringify([{ source: "document", details: "BR-CO-15 failed" }]), { status: 422 });
+    };
+    const net = storecoveNetwork({ baseUrl: "http://ap.invalid/api/v2", apiKey: "k", fetch: fakeFetch });
+    expect(await net.send(req("x"))).toEqual({ outcome: "failed", reason: "Storecove refused the invoice (422): document: BR-CO-15 failed" });
+    expect(seen).toEqual(["http://ap.invalid/api/v2/document_submissions"]);
+  });
+});
+
+describe("helpers", () => {
+  it("maps ISO 6523 codes to Storecove scheme names", () => {
+    expect(storecoveScheme("0208")).toBe("BE:EN");
+    expect(storecoveScheme("0106")).toBe("NL:KVK");
+    expect(storecoveScheme("0088")).toBe("GLN");
+    expect(storecoveScheme("1234")).toBe("1234");
+  });
+
+  it("reads Retry-After as seconds or as a date", () => {
+    expect(parseRetryAfter("3")).toBe(3000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(parseRetryAfter("soon")).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
