@@ -5,7 +5,7 @@ import type { ParticipantId } from "../types.js";
 import { base64DecodedSizeUpperBound, decodeBase64Strict } from "./base64.js";
 import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
-import { DEFAULT_XML_LIMITS, scanXml, type XmlLimits } from "./scan.js";
+import { DEFAULT_XML_LIMITS, NO_XML_LIMITS, scanXml, type XmlLimits } from "./scan.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireInvoiceRoot } from "./ubl.js";
 import { parseXml } from "./xml.js";
@@ -52,7 +52,8 @@ export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_L
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {
-    if (scanXml(decodeUtf8Lossy(bytes), limits).multipleDocuments) throw multipleDocuments();
+    // Row 6 comes before row 7: look for a second document, without limits (they belong to row 8).
+    if (scanXml(decodeUtf8Lossy(bytes), NO_XML_LIMITS).multipleDocuments) throw multipleDocuments();
     throw notUtf8Error();
   }
   const scan = scanXml(text, limits);
