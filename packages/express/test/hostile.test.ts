@@ -229,12 +229,9 @@ describe("encodings (contract row 7: not UTF-8 → invalid_base64_xml; row 8: an
     await expectDocument(withBytesInNote(bytes), "invalid_base64_xml");
   });
 
-  // Row 7 (not UTF-8) comes before row 8. The 20-line UTF-16 documents and the deep document with a
-  // bad byte currently get invalid_ubl_xml "elements nest deeper than 256 levels": for bytes that are
-  // not UTF-8, pipeline/index.ts scans a lossy decode (to find a second document, row 6) and that scan
-  // also enforces the size limits, which throw before notUtf8Error. In UTF-16 every '<' is followed by
-  // a NUL, so the scan takes every tag, closing ones too, for an opening tag: any UTF-16 document of
-  // more than 256 tags hits the depth limit.
+  // Row 7 (not UTF-8) comes before row 8. In UTF-16 read as UTF-8 every '<' is followed by a NUL, so
+  // a scan with limits would take every tag for an opening one and refuse "too deep" (row 8); the
+  // pipeline looks for a second document in such text without limits, then answers row 7.
   it.each([
     ["UTF-16LE with BOM, one invoice line", "le", 1],
     ["UTF-16BE with BOM, one invoice line", "be", 1],
