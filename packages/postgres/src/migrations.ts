@@ -100,6 +100,21 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: "delivery queue",
+    statements: (s) => [
+      // The dispatcher's queue: attempts made, when the next is due, and who holds the lease until when.
+      `ALTER TABLE ${s}.invoices
+        ADD COLUMN attempts integer NOT NULL DEFAULT 0,
+        ADD COLUMN next_attempt_at timestamptz(3),
+        ADD COLUMN lease_owner text,
+        ADD COLUMN lease_until timestamptz(3)`,
+      `UPDATE ${s}.invoices SET next_attempt_at = created_at WHERE status = 'sending'`,
+      // Across companies: the dispatcher serves them all. Oldest due first.
+      `CREATE INDEX invoices_delivery_due_idx ON ${s}.invoices (next_attempt_at, id) WHERE status = 'sending'`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

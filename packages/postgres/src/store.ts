@@ -1,6 +1,9 @@
 // postgresStore: the storage port on PostgreSQL (a server through `pg`, or embedded PGlite). No business rules here.
 import type {
+  AttemptRecord,
   ApiKeyRecord,
+  DeliveryJob,
+  DeliveryStore,
   ClientRecord,
   Company,
   CreateAccountResult,
@@ -23,7 +26,7 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
 }
 
-export interface PostgresStore extends Store {
+export interface PostgresStore extends Store, DeliveryStore {
   readonly name: "postgres";
   /** The schema the store uses. */
   readonly schema: string;
@@ -79,29 +82,24 @@ const CLIENT_COLUMNS = [
   iso("last_invoice_at"),
 ].join(", ");
 
-const INVOICE_COLUMNS = [
-  "id::text AS id",
-  "company_id::text AS company_id",
-  "status",
-  "target_network",
-  "network",
-  "error_message",
-  "invoice_number",
-  "issue_date",
-  "due_date",
-  "currency",
-  "total_tax_exclusive",
-  "total_tax_inclusive",
-  "total_payable",
-  "supplier",
-  "recipient",
-  "client_id::text AS client_id",
-  "sha256",
-  "size",
-  iso("created_at"),
-  iso("updated_at"),
-  "events",
-].join(", ");
+/** The invoice columns, for the table or its alias `p` (such as `i.`). */
+const invoiceColumns = (p = ""): string =>
+  [
+    `${p}id::text AS id`,
+    `${p}company_id::text AS company_id`,
+    ...["status", "target_network", "network", "error_message", "invoice_number", "issue_date", "due_date", "currency"],
+    ...["total_tax_exclusive", "total_tax_inclusive", "total_payable", "supplier", "recipient"],
+    `${p}client_id::text AS client_id`,
+    "sha256",
+    "size",
+    iso(`${p}created_at`),
+    iso(`${p}updated_at`),
+    "events",
+  ]
+    .map((c) => (/^[a-z_0-9]+$/.test(c) ? `${p}${c}` : c))
+    .join(", ");
+
+const INVOICE_COLUMNS = invoiceColumns();
 
 type R = Record<string, unknown>;
 
@@ -252,11 +250,12 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
       `INSERT INTO ${t.invoices} (
         id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
         currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, client_id,
-        sha256, size, created_at, updated_at, events
+        sha256, size, created_at, updated_at, events, attempts, next_attempt_at
       ) VALUES (
         $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9,
         $10, $11, $12, $13, $14::jsonb, $15::jsonb, NULL,
-        $16, $17::integer, $18::timestamptz, $19::timestamptz, $20::jsonb
+        $16, $17::integer, $18::timestamptz, $19::timestamptz, $20::jsonb,
+        0, CASE WHEN $3 = 'sending' THEN $18::timestamptz END
       )
       ${onConflictActive ? `ON CONFLICT (company_id, sha256) WHERE status <> 'failed' DO NOTHING` : ""}
       RETURNING id`,
@@ -490,6 +489,63 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
       return rows.map(toClient);
     },
 
+    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+      if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimDeliveries needs port timestamps");
+      // SKIP LOCKED: a row another dispatcher is claiming right now is left to it; its lease then
+      // keeps this claim away (the row is re-checked once the other claim commits).
+      const { rows } = await db.query(
+        `WITH due AS (
+           SELECT id FROM ${t.invoices}
+           WHERE status = 'sending' AND next_attempt_at <= $1::timestamptz
+             AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
+           ORDER BY next_attempt_at, id
+           LIMIT $2::integer
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${t.invoices} AS i SET lease_owner = $3, lease_until = $4::timestamptz
+         FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
+         WHERE i.id = due.id
+         RETURNING ${invoiceColumns("i.")},
+           i.attempts, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex`,
+        [now, limit, owner, leaseUntil],
+      );
+      return rows
+        .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
+        .map((r) => ({
+          invoice: toInvoice(r),
+          document: new Uint8Array(Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex")),
+          attempts: Number(r.attempts),
+        }));
+    },
+
+    async completeAttempt(a: AttemptRecord): Promise<InvoiceRecord | null> {
+      if (!isId(a.id)) return null;
+      const { rows } = await db.query(
+        `UPDATE ${t.invoices} SET
+           status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
+           next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
+           events = events || $8::jsonb
+         WHERE id = $1::uuid AND lease_owner = $2
+         RETURNING ${INVOICE_COLUMNS}`,
+        [
+          a.id,
+          a.owner,
+          a.status,
+          a.errorMessage,
+          a.updatedAt,
+          a.attempts,
+          a.nextAttemptAt,
+          JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
+        ],
+      );
+      return rows[0] ? toInvoice(rows[0]) : null;
+    },
+
+    async releaseDelivery(id, owner) {
+      if (!isId(id)) return;
+      await db.query(`UPDATE ${t.invoices} SET lease_owner = NULL, lease_until = NULL WHERE id = $1::uuid AND lease_owner = $2`, [id, owner]);
+    },
+
     async close() {
       if (closed) return;
       closed = true;
@@ -506,6 +562,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
   }
 
   return store;
+}
+
+/** Orders by (at, id) ascending, as text: the order of the memory store. */
+function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {
+  return aAt < bAt ? -1 : aAt > bAt ? 1 : aId < bId ? -1 : aId > bId ? 1 : 0;
 }
 
 /** A keyset position the database can compare: a port timestamp and a lower-case UUID. */

@@ -4,6 +4,7 @@ import { testStore } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromPg, openPostgresStore, postgresStore, type PgPoolLike } from "../src/index.js";
+import { testDelivery } from "./delivery-suite.js";
 import { testRegressions } from "./regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -61,6 +62,16 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     },
     schema: newSchema,
   }));
+
+  testDelivery("PostgreSQL server, two stores on two pools", async () => {
+    const schema = newSchema();
+    const poolA = newPool();
+    const poolB = newPool();
+    testPools.push(poolA, poolB);
+    const a = await postgresStore({ db: fromPg(poolA as unknown as PgPoolLike), schema });
+    const b = await postgresStore({ db: fromPg(poolB as unknown as PgPoolLike), schema });
+    return { a, b, close: async () => {} };
+  });
 
   describe("openPostgresStore", () => {
     it("opens a pool on the URL, describes it without credentials and closes it", async () => {
