@@ -19,6 +19,7 @@ import {
 } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
+import { openApiDocument } from "./openapi.js";
 import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, notFound, rawQuery, wrap } from "./middleware.js";
 
 export interface V1RouterOptions extends CoreOptions {
@@ -68,6 +69,10 @@ export function createV1Router(options: V1RouterOptions): Router {
   };
 
   router.use(apiHeaders());
+
+  router.get("/openapi.json", (_req, res) => {
+    res.json(openApiDocument());
+  });
 
   router.post(
     "/accounts",

@@ -3,7 +3,8 @@
 // section 1), that nothing is written to the console or to stdout/stderr while the request runs, that
 // it answers within a stated bound, and that the process still takes a normal submission afterwards.
 import request, { type Response } from "supertest";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { recordResponses, undocumentedAnswers } from "./support/openapi-check.js";
 import { ApiError, authenticate, memoryStore, submitInvoice, type AuthContext } from "@einvoice/core";
 import { createApp } from "../../../examples/server/src/app.js";
 import {
@@ -34,6 +35,11 @@ const BAD_KEY = `einv_${"0".repeat(32)}_${"A".repeat(43)}`;
 
 const store = memoryStore();
 const app = createApp({ store, adminToken: ADMIN_TOKEN });
+const answers = recordResponses(app);
+afterAll(() => {
+  expect(answers.length).toBeGreaterThan(50);
+  expect(undocumentedAnswers(answers)).toEqual([]);
+});
 let apiKey: string;
 let auth: AuthContext;
 

@@ -3,6 +3,10 @@ import { memoryStore, type Store } from "@einvoice/core";
 import type { Logger } from "@einvoice/express";
 import request from "supertest";
 import { createApp } from "../../../examples/server/src/app.js";
+import { recordResponses, type Recorded } from "./support/openapi-check.js";
+
+/** Every answer of every app made by `makeApp` in this test file, for the OpenAPI check. */
+export const answers: Recorded[] = [];
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -11,6 +15,10 @@ export function makeApp(opts: { store?: Store; logger?: Logger } = {}) {
   const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   const logger: Logger = opts.logger ?? { error: (obj, msg) => logs.push({ obj, msg }) };
   const app = createApp({ store, adminToken: ADMIN_TOKEN, logger });
+  const records = recordResponses(app);
+  answers.push = answers.push.bind(answers);
+  const origPush = records.push.bind(records);
+  records.push = (...items: Recorded[]) => (answers.push(...items), origPush(...items));
   return { app, store, logs };
 }
 

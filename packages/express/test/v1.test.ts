@@ -9,10 +9,17 @@ import {
   memoryStore,
 } from "@einvoice/core";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { ADMIN_TOKEN, eligibleAccount, makeApp, makeEligible, signUp } from "./support.js";
+import { ADMIN_TOKEN, answers, eligibleAccount, makeApp, makeEligible, signUp } from "./support.js";
+import { undocumentedAnswers } from "./support/openapi-check.js";
+
+afterAll(() => {
+  // Every answer these tests received is described by the OpenAPI document, status and body.
+  expect(answers.length).toBeGreaterThan(100);
+  expect(undocumentedAnswers(answers)).toEqual([]);
+});
 
 const SUBMIT = "/v1/peppol/invoice";
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
