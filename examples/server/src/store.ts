@@ -1,26 +1,34 @@
-// Opens the example server's store from its environment (contract section 5).
-import { memoryStore, type Store } from "@einvoice/core";
+// Opens the example server's store from its environment (contract section 5): PGlite in DATA_DIR, or DATABASE_URL.
+import type { DeliveryStore, Store } from "@einvoice/core";
+import { openPostgresStore } from "@einvoice/postgres";
 
 export interface StoreConfig {
-  /** Folder of the embedded store (PGlite). */
+  /** Folder of the embedded store (PGlite), created when missing. */
   dataDir: string;
   /** A PostgreSQL server instead of the embedded store. */
   databaseUrl: string | undefined;
 }
 
 export interface OpenedStore {
-  store: Store;
-  /** One line for the start-up output, such as "embedded PGlite in ./data". */
+  /** The storage port, and the dispatcher's queue on the same database. */
+  store: Store & DeliveryStore;
+  /** One line for the start-up output, such as "embedded PGlite in ./data". Never a password. */
   description: string;
   close(): Promise<void>;
 }
 
-/** Until the durable store lands, the example server keeps everything in memory. */
-export async function openStore(_config: StoreConfig): Promise<OpenedStore> {
-  const store = memoryStore();
-  return {
-    store,
-    description: "in memory (nothing survives a restart; the durable store is not wired in yet)",
-    close: async () => {},
-  };
+/**
+ * The embedded PGlite database in `dataDir` by default (one server process per folder: a lock
+ * file keeps a second one out), or the PostgreSQL server at `databaseUrl`, which any number of
+ * server instances can share. Either way the schema is migrated before this resolves.
+ */
+export async function openStore(config: StoreConfig): Promise<OpenedStore> {
+  const opened = config.databaseUrl
+    ? await openPostgresStore({
+        databaseUrl: config.databaseUrl,
+        // The pool drops a broken idle connection and reconnects; say so, without the URL.
+        onPoolError: (e) => console.error(`store: a PostgreSQL connection failed (${e.message}); reconnecting on next use`),
+      })
+    : await openPostgresStore({ dataDir: config.dataDir });
+  return { store: opened.store, description: opened.description, close: opened.close };
 }
