@@ -2,6 +2,7 @@
 import type { CoreOptions, Store } from "@einvoice/core";
 import { createAdminRouter, createV1Router, type Logger } from "@einvoice/express";
 import express, { type Express } from "express";
+import { docsRouter } from "./docs-page.js";
 
 export interface AppConfig extends CoreOptions {
   store: Store;
@@ -20,6 +21,7 @@ export function createApp(config: AppConfig): Express {
   const { adminToken, ...routerOptions } = config;
   app.use("/v1", createV1Router(routerOptions));
   app.use("/admin", createAdminRouter({ ...routerOptions, adminToken }));
+  app.use("/docs", docsRouter());
   app.use((req, res) => {
     res.status(404).json({ statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: "Not Found" });
   });
