@@ -1,0 +1,56 @@
+// A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
+// openapi-fetch): signs up, has an operator make the company eligible, submits an invoice, reads back.
+// Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [invoice.xml]
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import createClient from "openapi-fetch";
+import type { paths } from "./api.js";
+
+const baseUrl = process.env.EINVOICE_URL ?? "http://localhost:3000";
+const adminToken = process.env.ADMIN_TOKEN;
+if (!adminToken) throw new Error("Set ADMIN_TOKEN to the server's admin token (printed at its start).");
+const invoicePath =
+  process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus", "openpeppol-bis3", "examples", "base-example.xml");
+
+const api = createClient<paths>({ baseUrl });
+
+function fail(step: string, status: number, error: unknown): never {
+  throw new Error(`${step} failed with ${status}: ${JSON.stringify(error)}`);
+}
+
+// 1. Sign up: the API key is in this answer only.
+const signUp = await api.POST("/v1/accounts", { body: { email: `client-${randomUUID()}@example.com`, companyName: "Client Example B.V.", country: "NL" } });
+if (!signUp.data) fail("sign-up", signUp.response.status, signUp.error);
+const { companyId, apiKey } = signUp.data.data;
+console.log(`signed up: company ${companyId}`);
+
+// 2. An operator makes the company eligible for the Peppol API.
+const admin = await api.PATCH("/admin/companies/{companyId}", {
+  params: { path: { companyId } },
+  headers: { Authorization: `Bearer ${adminToken}` },
+  body: { enterprise: true, subscription: "pro", legalEntityId: "12345", peppolSendingEnabled: true },
+});
+if (!admin.data) fail("admin update", admin.response.status, admin.error);
+console.log(`eligible: enterprise=${admin.data.data.enterprise} subscription=${admin.data.data.subscription}`);
+
+const auth = { Authorization: `Bearer ${apiKey}` };
+
+// 3. Submit the invoice.
+const xml = readFileSync(invoicePath).toString("base64");
+const submitted = await api.POST("/v1/peppol/invoice", { headers: auth, body: { xml, targetNetwork: "auto" } });
+if (!submitted.data) fail("submit", submitted.response.status, submitted.error);
+const submission = submitted.data.data;
+console.log(`submitted: ${submission.submissionId} ${submission.status}${submission.errorMessage ? ` (${submission.errorMessage})` : ""}`);
+if (submission.status !== "sending") process.exitCode = 1;
+
+// 4. Read back: the invoice list and the clients.
+const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: "10" } } });
+if (!invoices.data) fail("list invoices", invoices.response.status, invoices.error);
+for (const inv of invoices.data.data) {
+  console.log(`invoice ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
+}
+const clients = await api.GET("/v1/clients", { headers: auth });
+if (!clients.data) fail("list clients", clients.response.status, clients.error);
+for (const c of clients.data.data) console.log(`client ${c.name} (${c.endpointId}): ${c.invoiceCount} invoice(s)`);

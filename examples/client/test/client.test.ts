@@ -1,0 +1,45 @@
+// The typed example client runs against a started example server, and its types match docs/openapi.json.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../server/test/server-process.js";
+
+const run = promisify(execFile);
+const clientDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+describe("examples/client", () => {
+  let server: RunningServer;
+  let dataDir: string;
+  const adminToken = "client-test-admin-token-123";
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "einvoice-client-"));
+    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, DATABASE_URL: undefined });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("signs up, becomes eligible, submits a corpus invoice answered sending, and reads it back", async () => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: clientDir,
+      env: { ...process.env, EINVOICE_URL: server.base, ADMIN_TOKEN: adminToken },
+    });
+    expect(stdout).toMatch(/^signed up: company [0-9a-f-]{36}$/m);
+    expect(stdout).toMatch(/^eligible: enterprise=true subscription=pro$/m);
+    expect(stdout).toMatch(/^submitted: [0-9a-f-]{36} sending$/m);
+    expect(stdout).toMatch(/^invoice Snippet1: sending on peppol to Buyer Official Name \(0002:FR23342\), payable 1656\.25 EUR$/m);
+    expect(stdout).toMatch(/^client Buyer Official Name \(0002:FR23342\): 1 invoice\(s\)$/m);
+  }, 60_000);
+
+  it("has types generated from the committed docs/openapi.json (run `pnpm --filter @einvoice/example-client generate`)", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "einvoice-types-")), "api.d.ts");
+    await run(process.execPath, [join(clientDir, "node_modules", "openapi-typescript", "bin", "cli.js"), "../../docs/openapi.json", "-o", out], { cwd: clientDir });
+    expect(readFileSync(join(clientDir, "src", "api.d.ts"), "utf8")).toBe(readFileSync(out, "utf8"));
+  }, 60_000);
+});
