@@ -46,7 +46,7 @@ console.log(`submitted: ${submission.submissionId} ${submission.status}${submiss
 if (submission.status !== "sending") process.exitCode = 1;
 
 // 4. Read back: the invoice list and the clients.
-const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: "10" } } });
+const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: 10 } } });
 if (!invoices.data) fail("list invoices", invoices.response.status, invoices.error);
 for (const inv of invoices.data.data) {
   console.log(`invoice ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
