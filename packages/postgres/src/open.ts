@@ -54,7 +54,13 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
   let release = async (): Promise<void> => {};
   if (options.databaseUrl) {
     const pg = (await import("pg")).default;
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.maxConnections ?? 10,
+      // A server that does not answer fails the start (and a request) after 30 s instead of hanging.
+      connectionTimeoutMillis: 30_000,
+      keepAlive: true,
+    });
     // An idle connection that drops emits "error" on the pool; unhandled, that would end the process.
     pool.on("error", (e) => options.onPoolError?.(e));
     db = fromPg(pool as unknown as PgPoolLike, { owned: true });
