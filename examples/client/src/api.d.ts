@@ -903,6 +903,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
             /** @description The API key is missing, malformed, unknown or revoked. */
             401: {
                 headers: {
@@ -926,6 +935,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "api_key_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The company's last active key: create another first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "last_api_key";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -985,6 +1008,15 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Company"];
                     };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
                 };
             };
             /** @description The admin token is missing or wrong. */

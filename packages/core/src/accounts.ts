@@ -126,9 +126,20 @@ export async function createApiKey(store: Store, auth: AuthContext, options?: Co
   return { id: record.id, apiKey, prefix: record.prefix, createdAt: record.createdAt };
 }
 
-/** Revokes one of the caller's keys; it gets 401 from the next request on. Unknown or another company's: `api_key_not_found`. */
+/**
+ * Revokes one of the caller's keys; it gets 401 from the next request on. Unknown or another
+ * company's: `api_key_not_found`. The company's last active key cannot be revoked
+ * (`last_api_key`): make another first, so the company is never locked out.
+ */
 export async function revokeApiKey(store: Store, auth: AuthContext, id: string, options?: CoreOptions): Promise<void> {
-  const ok = isUuid(id) && (await guardStore(store).revokeApiKey(auth.companyId, id, resolveOptions(options).now()));
+  const s = guardStore(store);
+  const keys = await s.listApiKeys(auth.companyId);
+  const key = isUuid(id) ? keys.find((k) => k.id === id.toLowerCase()) : undefined;
+  if (!key) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
+  if (keys.length === 1) {
+    throw new ApiError("last_api_key", "This is the company's last active API key; create another with POST /v1/api-keys before revoking it.");
+  }
+  const ok = await s.revokeApiKey(auth.companyId, key.id, resolveOptions(options).now());
   if (!ok) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
 }
 
@@ -152,7 +163,7 @@ function companyNotFound(companyId: string): ApiError {
 
 /** The company, for operators (`GET /admin/companies/{id}`) and for its own users (`GET /v1/company`). */
 export async function getCompany(store: Store, companyId: string): Promise<CompanyView> {
-  const c = isUuid(companyId) ? await guardStore(store).getCompany(companyId) : null;
+  const c = isUuid(companyId) ? await guardStore(store).getCompany(companyId.toLowerCase()) : null;
   if (!c) throw companyNotFound(companyId);
   return companyView(c);
 }
@@ -164,10 +175,12 @@ export async function getCompany(store: Store, companyId: string): Promise<Compa
  * @example await updateCompany(store, companyId, { enterprise: true, subscription: "pro" })
  */
 export async function updateCompany(store: Store, companyId: string, body: unknown, options?: CoreOptions): Promise<CompanyView> {
-  if (!isUuid(companyId)) throw companyNotFound(companyId);
   const patch = parseWith(CompanyPatchSchema, body);
+  if (!isUuid(companyId)) throw companyNotFound(companyId);
   const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  const c = await guardStore(store).updateCompany(companyId, { ...clean, updatedAt: resolveOptions(options).now() });
+  const s = guardStore(store);
+  const id = companyId.toLowerCase();
+  const c = Object.keys(clean).length === 0 ? await s.getCompany(id) : await s.updateCompany(id, { ...clean, updatedAt: resolveOptions(options).now() });
   if (!c) throw companyNotFound(companyId);
   return companyView(c);
 }

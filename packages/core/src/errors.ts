@@ -14,8 +14,8 @@ export const ERROR_STATUS = {
   invoice_not_found: 404,
   company_not_found: 404,
   api_key_not_found: 404,
-  not_found: 404,
   email_taken: 409,
+  last_api_key: 409,
   payload_too_large: 413,
   invalid_base64_xml: 422,
   single_xml_only: 422,
@@ -31,7 +31,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** Codes whose HTTP body is `{ code, message }` (the others use the `{ statusCode, message, error }` shape). */
 export function hasCodeBody(code: ErrorCode): boolean {
   const status = ERROR_STATUS[code];
-  return status !== 400 && status !== 413 && status !== 500 && code !== "not_found";
+  return status !== 400 && status !== 413 && status !== 500;
 }
 
 /**

@@ -9,7 +9,7 @@ import { defaultRouting } from "./routing.js";
 export interface CoreOptions {
   /** The time source (tests pass a fake clock). Default: `new Date()`. */
   clock?: () => Date;
-  /** New ids. Default: `crypto.randomUUID`. */
+  /** New ids: UUIDs (lower-cased on use). Default: `crypto.randomUUID`. */
   newId?: () => string;
   /** Who may submit. Default: `defaultEligibility`. */
   eligibility?: EligibilityPolicy;
@@ -28,7 +28,6 @@ export interface ResolvedOptions {
 }
 
 const DEFAULT_ROUTING = defaultRouting();
-const resolvedCache = new WeakMap<CoreOptions, ResolvedOptions>();
 const DEFAULTS: ResolvedOptions = {
   now: () => new Date().toISOString(),
   newId: randomUUID,
@@ -39,19 +38,14 @@ const DEFAULTS: ResolvedOptions = {
 
 export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
   if (!options) return DEFAULTS;
-  let resolved = resolvedCache.get(options);
-  if (!resolved) {
-    const clock = options.clock;
-    resolved = {
-      now: clock ? () => clock().toISOString() : DEFAULTS.now,
-      newId: options.newId ?? randomUUID,
-      eligibility: options.eligibility ?? defaultEligibility,
-      routing: options.routing ?? DEFAULT_ROUTING,
-      limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
-    };
-    resolvedCache.set(options, resolved);
-  }
-  return resolved;
+  const clock = options.clock;
+  return {
+    now: clock ? () => clock().toISOString() : DEFAULTS.now,
+    newId: options.newId ? () => options.newId!().toLowerCase() : randomUUID,
+    eligibility: options.eligibility ?? defaultEligibility,
+    routing: options.routing ?? DEFAULT_ROUTING,
+    limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
+  };
 }
 
 const guarded = new WeakMap<Store, Store>();

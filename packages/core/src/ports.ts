@@ -46,7 +46,8 @@ export type InsertSubmissionResult =
 export type CreateAccountResult = { created: true } | { created: false; reason: "email_taken" };
 
 /**
- * The storage port. Every method is scoped to one company where it takes a `companyId`:
+ * The storage port. Ids are lower-case UUIDs (the core lower-cases what it is given); an id in
+ * another form names no row. Every method is scoped to one company where it takes a `companyId`:
  * it MUST NOT read or change another company's rows. Missing rows come back as `null` or `[]`,
  * never as an exception; an exception means the store itself failed.
  *
@@ -90,7 +91,7 @@ export interface Store {
   /**
    * Stores a submission.
    *
-   * For `invoice.status === "sending"`: MUST refuse it with `{inserted:false, duplicateOf}` when the
+   * For a submission that is not `failed`: MUST refuse it with `{inserted:false, duplicateOf}` when the
    * company already has a submission with the same `sha256` whose status is not `failed`, atomically:
    * of any number of concurrent identical submissions, exactly one is inserted. When inserted, MUST
    * in the same atomic step create the client `client.key` of the company (with `invoiceCount` 1,
@@ -176,7 +177,9 @@ export interface DeliveryStore {
   claimDeliveries(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<DeliveryJob[]>;
 
   /**
-   * Records an attempt, only if `owner` still holds the lease: sets status, errorMessage,
+   * Records an attempt, only if `owner` still holds the lease (the owner is checked, not the
+   * expiry: a lease past its time that nobody claimed again is still the owner's; leases are
+   * compared with the dispatchers' clocks, so keep them in sync): sets status, errorMessage,
    * updatedAt, attempts and the next due time, appends the event, and releases the lease.
    * Returns the updated invoice, or null when the lease was lost (nothing is changed then).
    */

@@ -3,6 +3,7 @@ import { ApiError, badRequest } from "./errors.js";
 import { guardStore } from "./options.js";
 import type { Keyset, Store } from "./ports.js";
 import {
+  BAD_CURSOR,
   isUuid,
   ListClientsQuerySchema,
   ListInvoicesQuerySchema,
@@ -31,14 +32,24 @@ export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
   try {
     if (/^[A-Za-z0-9_-]+$/.test(cursor)) {
       const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-      if (Array.isArray(v) && v.length === 3 && v[0] === kind && typeof v[1] === "string" && ISO.test(v[1]) && typeof v[2] === "string" && isUuid(v[2])) {
-        return { at: v[1], id: v[2] };
+      if (
+        Array.isArray(v) &&
+        v.length === 3 &&
+        v[0] === kind &&
+        typeof v[1] === "string" &&
+        ISO.test(v[1]) &&
+        !Number.isNaN(Date.parse(v[1])) &&
+        new Date(v[1]).toISOString() === v[1] &&
+        typeof v[2] === "string" &&
+        isUuid(v[2])
+      ) {
+        return { at: v[1], id: v[2].toLowerCase() };
       }
     }
   } catch {
     // fall through
   }
-  throw badRequest(["cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)"]);
+  throw badRequest([BAD_CURSOR]);
 }
 
 /** The public view of a stored invoice. */

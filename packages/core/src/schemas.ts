@@ -75,10 +75,16 @@ export function isUuid(s: string): boolean {
   return UUID.test(s);
 }
 
-/** A query parameter given once; a repeated one arrives as an array and is refused. */
+/**
+ * A query parameter given once; a repeated one arrives as an array and is refused. Numbers are
+ * taken as their text, for library callers who pass `{ limit: 50 }`.
+ */
 function param<T extends z.ZodType<unknown, string>>(name: string, inner: T) {
   return z
-    .string({ error: (iss) => (Array.isArray(iss.input) ? `${name} must not be repeated` : `${name} must be a string`) })
+    .preprocess(
+      (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : v),
+      z.string({ error: (iss) => (Array.isArray(iss.input) ? `${name} must not be repeated` : `${name} must be a string`) }),
+    )
     .pipe(inner)
     .optional();
 }
@@ -91,7 +97,9 @@ const limit = param(
     .transform(Number)
     .pipe(z.number().min(1, { error: "limit must not be less than 1" }).max(100, { error: "limit must not be greater than 100" })),
 );
-const cursor = param("cursor", z.string().min(1, { error: "cursor must be a valid pagination cursor" }));
+/** The one message for any cursor this API did not make. */
+export const BAD_CURSOR = "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)";
+const cursor = param("cursor", z.string().min(1, { error: BAD_CURSOR }));
 
 /** Query of `GET /v1/invoices`. */
 export const ListInvoicesQuerySchema = z

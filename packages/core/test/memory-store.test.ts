@@ -1,4 +1,9 @@
 import { memoryStore } from "../src/index.js";
-import { testStore } from "../src/testing/index.js";
+import { testDeliveryStore, testStore } from "../src/testing/index.js";
 
 testStore("memory", () => memoryStore());
+
+testDeliveryStore("memory", async () => {
+  const s = memoryStore();
+  return { a: s, b: s, close: async () => {} };
+});

@@ -58,6 +58,11 @@ describe("listInvoices", () => {
     expect((await listInvoices(store, auth, { clientId: "00000000-0000-4000-8000-000000000000" })).data).toEqual([]);
   });
 
+  it("takes numbers for limit from library callers", async () => {
+    const { store, auth } = await seeded(3);
+    expect((await listInvoices(store, auth, { limit: 2 })).data).toHaveLength(2);
+  });
+
   it("refuses bad queries with 400 and class-validator wording", async () => {
     const { store, auth } = await seeded(1);
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -70,7 +75,8 @@ describe("listInvoices", () => {
       [{ clientId: "abc" }, "clientId must be a UUID"],
       [{ page: "2" }, "property page should not exist"],
       [{ cursor: "garbage" }, "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)"],
-      [{ cursor: "" }, "cursor must be a valid pagination cursor"],
+      [{ cursor: "" }, "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)"],
+      [{ cursor: Buffer.from('["i","2026-13-45T99:99:99.999Z","00000000-0000-4000-8000-000000000000"]').toString("base64url") }, "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)"],
     ];
     for (const [query, message] of cases) {
       const e = await failure(listInvoices(store, auth, query));

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, getCompany, updateCompany, type CoreOptions, type Store } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, notFound, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, wrap } from "./middleware.js";
 
 export interface AdminRouterOptions extends CoreOptions {
   store: Store;
@@ -41,6 +41,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
 
   router.get(
     "/companies/:companyId",
+    noQuery(),
     wrap(async (req, res) => {
       res.json({ data: await getCompany(store, String(req.params.companyId)) });
     }),
@@ -49,6 +50,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   router.patch(
     "/companies/:companyId",
     declaredSizeLimit(limit),
+    noQuery(),
     ...jsonBody(limit),
     wrap(async (req, res) => {
       res.json({ data: await updateCompany(store, String(req.params.companyId), req.body, options) });

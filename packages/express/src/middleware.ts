@@ -1,5 +1,5 @@
 // Request plumbing shared by the routers: JSON bodies, bearer tokens, query strings, errors.
-import { ApiError } from "@einvoice/core";
+import { ApiError, EmptyQuerySchema, parseWith } from "@einvoice/core";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { describeForLog, toHttp, type Logger } from "./http-errors.js";
 
@@ -35,7 +35,7 @@ export function declaredSizeLimit(limit: number): RequestHandler {
 
 /**
  * Parses a JSON body (any JSON value: the schemas say what shape is allowed). A request with no
- * body counts as `{}`; a body of another content type is a 400.
+ * body counts as `{}`; a body without a JSON content type is a 400.
  */
 export function jsonBody(limit: number): RequestHandler[] {
   const parse = express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
@@ -45,7 +45,7 @@ export function jsonBody(limit: number): RequestHandler[] {
       if (req.body !== undefined) return next();
       const length = Number(req.headers["content-length"] ?? 0);
       const chunked = req.headers["transfer-encoding"] !== undefined;
-      if (req.headers["content-type"] !== undefined && (length > 0 || chunked)) {
+      if (length > 0 || chunked) {
         return next(new ApiError("bad_request", "Content-Type must be application/json."));
       }
       req.body = {};
@@ -80,8 +80,11 @@ function fromBodyParser(err: BodyParserError, limit: number): ApiError | null {
   switch (err.type) {
     case "entity.too.large":
       return tooLarge(limit);
-    case "entity.parse.failed":
-      return new ApiError("bad_request", `Request body is not valid JSON: ${err.message ?? "parse error"}`);
+    case "entity.parse.failed": {
+      // The parser's own message quotes the body: say where, not what.
+      const at = /position (\d+)/.exec(err.message ?? "");
+      return new ApiError("bad_request", `Request body is not valid JSON${at ? ` (at position ${at[1]})` : ""}.`);
+    }
     case "charset.unsupported":
     case "encoding.unsupported":
       return new ApiError("bad_request", `Request body encoding is not supported: send UTF-8 JSON.`);
@@ -109,6 +112,18 @@ export function errorHandler(logger: Logger, limit: number) {
     const { status, body } = toHttp(error);
     if (res.headersSent) return;
     res.status(status).json(body);
+  };
+}
+
+/** Refuses any query parameter (for endpoints that take none). */
+export function noQuery(): RequestHandler {
+  return (req, _res, next) => {
+    try {
+      parseWith(EmptyQuerySchema, rawQuery(req));
+      next();
+    } catch (e) {
+      next(e);
+    }
   };
 }
 

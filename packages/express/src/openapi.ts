@@ -204,8 +204,10 @@ export function openApiDocument(): Doc {
           requestParams: pathId("id", "The key's id."),
           responses: responses({
             "204": { description: "Revoked." },
+            ...r400,
             ...r401,
             "404": codeError(404, ["api_key_not_found"], "No such active key in this company."),
+            "409": codeError(409, ["last_api_key"], "The company's last active key: create another first."),
           }),
         },
       },
@@ -225,6 +227,7 @@ export function openApiDocument(): Doc {
           requestParams: pathId("companyId", "The company's id."),
           responses: responses({
             "200": { description: "The company.", ...json(data(CompanySchema)) },
+            ...r400,
             ...adminR401,
             "404": codeError(404, ["company_not_found"], "No such company."),
           }),

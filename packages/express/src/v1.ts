@@ -4,7 +4,6 @@ import {
   createAccount,
   createApiKey,
   EmptyBodySchema,
-  EmptyQuerySchema,
   getCompany,
   getInvoice,
   listApiKeys,
@@ -20,7 +19,7 @@ import {
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { openApiDocument } from "./openapi.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, notFound, rawQuery, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawQuery, wrap } from "./middleware.js";
 
 export interface V1RouterOptions extends CoreOptions {
   store: Store;
@@ -59,14 +58,7 @@ export function createV1Router(options: V1RouterOptions): Router {
       next,
     );
   };
-  const noQuery: RequestHandler = (req, _res, next) => {
-    try {
-      parseWith(EmptyQuerySchema, rawQuery(req));
-      next();
-    } catch (e) {
-      next(e);
-    }
-  };
+  const noQueryParams = noQuery();
 
   router.use(apiHeaders());
 
@@ -77,6 +69,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   router.post(
     "/accounts",
     declaredSizeLimit(limit),
+    noQueryParams,
     ...body,
     wrap(async (req, res) => {
       res.status(201).json({ data: await createAccount(store, req.body, options) });
@@ -87,6 +80,7 @@ export function createV1Router(options: V1RouterOptions): Router {
     "/peppol/invoice",
     declaredSizeLimit(limit),
     authenticated,
+    noQueryParams,
     ...body,
     wrap(async (req, res) => {
       res.status(200).json({ data: await submitInvoice(store, authOf(req), req.body, options) });
@@ -104,7 +98,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   router.get(
     "/invoices/:id",
     authenticated,
-    noQuery,
+    noQueryParams,
     wrap(async (req, res) => {
       res.json({ data: await getInvoice(store, authOf(req), String(req.params.id)) });
     }),
@@ -121,7 +115,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   router.get(
     "/company",
     authenticated,
-    noQuery,
+    noQueryParams,
     wrap(async (req, res) => {
       res.json({ data: await getCompany(store, authOf(req).companyId) });
     }),
@@ -130,7 +124,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   router.get(
     "/api-keys",
     authenticated,
-    noQuery,
+    noQueryParams,
     wrap(async (req, res) => {
       res.json({ data: await listApiKeys(store, authOf(req)) });
     }),
@@ -140,6 +134,7 @@ export function createV1Router(options: V1RouterOptions): Router {
     "/api-keys",
     declaredSizeLimit(limit),
     authenticated,
+    noQueryParams,
     ...body,
     wrap(async (req, res) => {
       parseWith(EmptyBodySchema, req.body);
@@ -150,6 +145,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   router.delete(
     "/api-keys/:id",
     authenticated,
+    noQueryParams,
     wrap(async (req, res) => {
       await revokeApiKey(store, authOf(req), String(req.params.id), options);
       res.status(204).end();

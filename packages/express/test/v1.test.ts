@@ -106,6 +106,23 @@ describe("POST /v1/peppol/invoice", () => {
       expect(typeof BadRequestBody.parse(res.body).message).toBe("string");
     });
 
+    it("refuses a body sent without a content type instead of ignoring it", async () => {
+      const { app } = makeApp();
+      const { apiKey } = await eligibleAccount(app);
+      const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "").send(JSON.stringify({ xml: b64(invoiceXml()) }));
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe("Content-Type must be application/json.");
+    });
+
+    it("says where unparseable JSON breaks without echoing the body", async () => {
+      const { app } = makeApp();
+      const { apiKey } = await eligibleAccount(app);
+      const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "application/json").send('xml=SECRETPAYLOAD');
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/^Request body is not valid JSON/);
+      expect(JSON.stringify(res.body)).not.toContain("SECRETPAYLOAD");
+    });
+
     it("refuses a body that is not JSON", async () => {
       const { app } = makeApp();
       const { apiKey } = await eligibleAccount(app);
@@ -298,6 +315,25 @@ describe("company and API keys", () => {
     expect([again.status, again.body.code]).toEqual([404, "api_key_not_found"]);
     expect((await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({ name: "x" })).status).toBe(400);
   });
+
+  it("refuses to revoke the company's last key with 409 last_api_key, so nobody is locked out", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const [only] = (await request(app).get("/v1/api-keys").set(bearer(apiKey))).body.data;
+    const res = await request(app).delete(`/v1/api-keys/${only.id}`).set(bearer(apiKey));
+    expect([res.status, CodeBody.parse(res.body).code]).toEqual([409, "last_api_key"]);
+    expect((await request(app).get("/v1/company").set(bearer(apiKey))).status).toBe(200);
+  });
+
+  it("refuses query parameters on endpoints that take none", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const k = (await request(app).post("/v1/api-keys").set(bearer(apiKey))).body.data;
+    const res = await request(app).delete(`/v1/api-keys/${k.id}?force=1`).set(bearer(apiKey));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual(["property force should not exist"]);
+    expect((await request(app).get(`/v1/company?x=1`).set(bearer(apiKey))).status).toBe(400);
+  });
 });
 
 describe("the rest of the HTTP surface", () => {
@@ -349,6 +385,12 @@ describe("/admin", () => {
     expect(bad.body.message).toEqual(
       expect.arrayContaining(["subscription must be one of the following values: free, basic, pro", "property id should not exist"]),
     );
+    // The body is checked before the id, and an empty patch changes nothing (not even updatedAt).
+    const badBody = await request(app).patch(`/admin/companies/nope`).set(admin).send({ vip: true });
+    expect(badBody.status).toBe(400);
+    const before = (await request(app).get(`/admin/companies/${companyId}`).set(admin)).body.data;
+    const empty = await request(app).patch(`/admin/companies/${companyId}`).set(admin).send({});
+    expect(empty.body.data).toEqual(before);
     // The API key of a company is not an admin token.
     expect((await request(app).get(`/admin/companies/${companyId}`).set(bearer(apiKey))).status).toBe(401);
   });

@@ -5,11 +5,9 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { memoryStore } from "@einvoice/core";
-import { sampleCompany, testStore } from "@einvoice/core/testing";
+import { sampleCompany, testDeliveryStore, testStore } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
-import { testDelivery } from "./delivery-suite.js";
 import { testRegressions } from "./regressions.js";
 
 let pglite: PGlite;
@@ -26,13 +24,7 @@ afterAll(async () => {
 
 testStore("postgres on PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `suite_${++n}` }));
 
-// The reference implementation first: the delivery checks describe what the core's memory store does.
-testDelivery("memory store (reference)", async () => {
-  const store = memoryStore();
-  return { a: store, b: store, close: async () => {} };
-});
-
-testDelivery("PGlite, two stores on one database", async () => {
+testDeliveryStore("PGlite, two stores on one database", async () => {
   const schema = `delivery_${++n}`;
   const a = await postgresStore({ db: fromPGlite(pglite), schema });
   const b = await postgresStore({ db: fromPGlite(pglite), schema });

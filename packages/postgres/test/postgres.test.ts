@@ -1,10 +1,9 @@
 // The store conformance suite and the regressions on a PostgreSQL server (DATABASE_URL), each run in its own schemas.
 import { randomBytes } from "node:crypto";
-import { testStore } from "@einvoice/core/testing";
+import { testDeliveryStore, testStore } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromPg, openPostgresStore, postgresStore, type PgPoolLike } from "../src/index.js";
-import { testDelivery } from "./delivery-suite.js";
 import { testRegressions } from "./regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -63,7 +62,7 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     schema: newSchema,
   }));
 
-  testDelivery("PostgreSQL server, two stores on two pools", async () => {
+  testDeliveryStore("PostgreSQL server, two stores on two pools", async () => {
     const schema = newSchema();
     const poolA = newPool();
     const poolB = newPool();

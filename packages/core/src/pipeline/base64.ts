@@ -13,6 +13,11 @@ const STRICT = /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
  * @example decodeBase64Strict("PEludm9pY2UvPg==") // bytes of "<Invoice/>"
  */
 export function decodeBase64Strict(input: string): Buffer {
+  return Buffer.from(checkBase64(input), "base64");
+}
+
+/** Checks strict base64 and returns it without whitespace (not yet decoded). */
+export function checkBase64(input: string): string {
   const compact = WHITESPACE.test(input) ? input.replace(WHITESPACE_G, "") : input;
   if (!STRICT.test(compact) || compact.length % 4 === 1) {
     throw new ApiError(
@@ -20,10 +25,11 @@ export function decodeBase64Strict(input: string): Buffer {
       "xml is not valid base64: use the standard alphabet (A-Z, a-z, 0-9, +, /) with optional = padding.",
     );
   }
-  return Buffer.from(compact, "base64");
+  return compact;
 }
 
-/** The decoded size of a base64 string, without decoding it (whitespace counted as data: an upper bound). */
-export function base64DecodedSizeUpperBound(input: string): number {
-  return Math.floor((input.length * 3) / 4);
+/** The exact decoded size of checked, whitespace-free base64. */
+export function base64DecodedSize(compact: string): number {
+  const padding = compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0;
+  return Math.floor((compact.length * 3) / 4) - padding;
 }

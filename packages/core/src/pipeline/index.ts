@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "../errors.js";
 import type { ParticipantId } from "../types.js";
-import { base64DecodedSizeUpperBound, decodeBase64Strict } from "./base64.js";
+import { base64DecodedSize, checkBase64 } from "./base64.js";
 import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { DEFAULT_XML_LIMITS, NO_XML_LIMITS, scanXml, type XmlLimits } from "./scan.js";
@@ -41,14 +41,10 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
  * @example const { sha256, recipient, fields } = readInvoice(body.xml)
  */
 export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ReadInvoice {
-  if (base64DecodedSizeUpperBound(xmlBase64) > limits.maxBytes + 3 * 1024) {
-    // Cheap early refusal; whitespace may inflate the estimate, so only well past the limit.
-    const compactLength = xmlBase64.replace(/[\t\n\f\r ]+/g, "").length;
-    const estimate = Math.floor((compactLength * 3) / 4);
-    if (estimate > limits.maxBytes + 2) throw tooLarge(estimate, limits);
-  }
-  const bytes = decodeBase64Strict(xmlBase64);
-  if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
+  const compact = checkBase64(xmlBase64);
+  const size = base64DecodedSize(compact);
+  if (size > limits.maxBytes) throw tooLarge(size, limits); // before decoding: a refused document costs no copy
+  const bytes = Buffer.from(compact, "base64");
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {

@@ -29,7 +29,17 @@ describe("scanXml", () => {
 
   it("finds a second XML declaration anywhere", () => {
     expect(scanXml('<?xml version="1.0"?><a/><?xml version="1.0"?><a/>').multipleDocuments).toBe(true);
-    expect(scanXml('<a><?xml version="1.0"?></a>').multipleDocuments).toBe(true);
+    expect(scanXml('<?xml version="1.0"?><a><?xml version="1.0"?></a>').multipleDocuments).toBe(true);
+  });
+
+  it("leaves a lone declaration out of place to the parser (not well-formed, not a second document)", () => {
+    expect(scanXml('<!-- c --><?xml version="1.0"?><a/>').multipleDocuments).toBe(false);
+    expect(scanXml('<a><?xml version="1.0"?></a>').multipleDocuments).toBe(false);
+  });
+
+  it("stops at markup that is not a tag, such as UTF-16 read as UTF-8", () => {
+    const utf16ish = Buffer.from("<a><b/></a>".repeat(400), "utf16le").toString("latin1").replace(/\u0000/g, "\u0000");
+    expect(scanXml(utf16ish)).toEqual({ multipleDocuments: false, encoding: null, hasDoctype: false });
   });
 
   it("is not fooled by markup-like text in comments, CDATA, attributes and other processing instructions", () => {

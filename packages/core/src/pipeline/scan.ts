@@ -69,9 +69,12 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
       while (j < end && !isSpace(text.charCodeAt(j))) j++;
       if (text.slice(i + 2, j).toLowerCase() === "xml") {
         declarations++;
-        if (declarations > 1 || i !== firstMarkup) return multiple();
-        const m = /\bencoding\s*=\s*(["'])([^"']*)\1/.exec(text.slice(j, end));
-        encoding = m ? m[2]! : null;
+        if (declarations > 1) return multiple();
+        if (i === firstMarkup) {
+          const m = /\bencoding\s*=\s*(["'])([^"']*)\1/.exec(text.slice(j, end));
+          encoding = m ? m[2]! : null;
+        } // a lone declaration elsewhere is not well-formed: the parser says so
+
       }
       i = text.indexOf("<", end + 2);
       continue;
@@ -108,7 +111,8 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
       i = text.indexOf("<", gt + 1);
       continue;
     }
-    // A start tag.
+    // A start tag, if a name follows; anything else is not markup the scan can follow.
+    if (!isNameStart(c)) break;
     if (depth === 0 && rootSeen) return multiple();
     rootSeen = true;
     if (++elements > limits.maxElements) throw limitError(`more than ${limits.maxElements} elements`);
@@ -135,6 +139,10 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
     i = text.indexOf("<", j + 1);
   }
   return { multipleDocuments: false, encoding, hasDoctype };
+}
+
+function isNameStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 58 || c >= 0x80;
 }
 
 function isSpace(c: number): boolean {

@@ -42,11 +42,11 @@ export function notUtf8Error(): ApiError {
 
 /** Rejects text whose first character after whitespace is not `<`. */
 export function requireMarkupStart(text: string): void {
-  const m = /^[\t\n\r ]*(.)/s.exec(text);
-  if (!m || m[1] !== "<") {
-    throw new ApiError(
-      "invalid_base64_xml",
-      m ? "xml does not decode to XML text: the first character is not '<'." : "xml decodes to empty text; send a base64-encoded UBL XML document.",
-    );
+  const start = /^[\t\n\r ]*/.exec(text)![0].length;
+  if (start === text.length) {
+    throw new ApiError("invalid_base64_xml", "xml decodes to empty text; send a base64-encoded UBL XML document.");
+  }
+  if (text[start] !== "<") {
+    throw new ApiError("invalid_base64_xml", "xml does not decode to XML text: the first character is not '<'.");
   }
 }

@@ -1,8 +1,9 @@
-// Checks of the DeliveryStore port (the dispatcher's queue with leases), written so the core could adopt it as a suite.
+// testDeliveryStore: the conformance suite of the DeliveryStore port (the dispatcher's queue with leases).
 import { randomUUID } from "node:crypto";
-import type { DeliveryStore, InvoiceRecord, Store } from "@einvoice/core";
-import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DeliveryStore, Store } from "../ports.js";
+import type { InvoiceRecord } from "../types.js";
+import { sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 
 type S = Store & DeliveryStore;
 
@@ -16,8 +17,14 @@ export interface DeliveryFixture {
 const T0 = Date.UTC(2026, 0, 1);
 const at = (seconds: number): string => new Date(T0 + seconds * 1000).toISOString();
 
-/** Registers the delivery checks; `factory` is called before each test. */
-export function testDelivery(label: string, factory: () => Promise<DeliveryFixture>): void {
+/**
+ * Registers a vitest `describe` block that checks a DeliveryStore: due times, leases held and
+ * expired, fencing of late answers, atomic claims across two stores on one database.
+ * `factory` is called before each test; for a single-process store, pass the same store as `a` and `b`.
+ *
+ * @example testDeliveryStore("memory", async () => { const s = memoryStore(); return { a: s, b: s, close: async () => {} } })
+ */
+export function testDeliveryStore(label: string, factory: () => Promise<DeliveryFixture>): void {
   describe(`delivery queue: ${label}`, () => {
     let f: DeliveryFixture;
     let companyId: string;
