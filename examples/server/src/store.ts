@@ -7,6 +7,8 @@ export interface StoreConfig {
   dataDir: string;
   /** A PostgreSQL server instead of the embedded store. */
   databaseUrl: string | undefined;
+  /** The PostgreSQL schema (DATABASE_SCHEMA); default `einvoice`. */
+  schema?: string | undefined;
 }
 
 export interface OpenedStore {
@@ -26,8 +28,9 @@ export async function openStore(config: StoreConfig): Promise<OpenedStore> {
   const opened = config.databaseUrl
     ? await openPostgresStore({
         databaseUrl: config.databaseUrl,
+        ...(config.schema ? { schema: config.schema } : {}),
         // The pool drops a broken idle connection and reconnects; say so, without the URL.
-        onPoolError: (e) => console.error(`store: a PostgreSQL connection failed (${e.message}); reconnecting on next use`),
+        onPoolError: (e) => console.error(`store: a PostgreSQL connection failed (${(e as { code?: string }).code ?? e.name}); reconnecting on next use`),
       })
     : await openPostgresStore({ dataDir: config.dataDir });
   return { store: opened.store, description: opened.description, close: opened.close };

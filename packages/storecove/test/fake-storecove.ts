@@ -54,7 +54,7 @@ function validate(body: Record<string, unknown>): Array<{ source: string; detail
   return errors;
 }
 
-export async function startFakeStorecove(): Promise<FakeStorecove> {
+export async function startFakeStorecove(options: { delayMs?: number } = {}): Promise<FakeStorecove> {
   const apiKey = `fake-${randomUUID()}`;
   const accepted = new Map<string, { guid: string; body: Record<string, unknown> }>();
   const requests: Array<Record<string, unknown> | null> = [];
@@ -62,6 +62,7 @@ export async function startFakeStorecove(): Promise<FakeStorecove> {
 
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || req.url !== "/api/v2/document_submissions") return send(res, 404);
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
     const body = await readJson(req);
     requests.push(body);

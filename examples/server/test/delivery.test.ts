@@ -1,0 +1,70 @@
+// Delivery end to end over HTTP on the example server with its default sandbox network.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
+import { json, startServer, type RunningServer } from "./server-process.js";
+
+const ADMIN = "delivery-test-admin-token";
+
+describe("example server delivery (sandbox network)", () => {
+  let server: RunningServer;
+  let dataDir: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "einvoice-delivery-"));
+    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50" });
+    ({ apiKey } = await eligibleAccount(server.base, ADMIN));
+  }, 60_000);
+  afterAll(async () => {
+    await server?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function submit(id: string, endpoint: string): Promise<string> {
+    const r = await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64(id, endpoint) }, apiKey);
+    expect(r.body.data.status).toBe("sending");
+    return r.body.data.submissionId;
+  }
+  const settled = (id: string) =>
+    waitFor(`invoice ${id} to settle`, async () => {
+      const r = await json(server.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+      return r.body.data.status === "sending" ? undefined : r.body.data;
+    });
+
+  it("says at start that it delivers through the sandbox", () => {
+    expect(server.output()).toMatch(/^delivery: sandbox network/m);
+  });
+
+  it("delivers an invoice within seconds and records the event", async () => {
+    const inv = await settled(await submit("D-1", "0123456789"));
+    expect(inv.status).toBe("delivered");
+    expect(inv.errorMessage).toBeNull();
+    expect(inv.events.map((e: { status: string }) => e.status)).toEqual(["sending", "delivered"]);
+    expect(Date.parse(inv.updatedAt)).toBeGreaterThan(Date.parse(inv.createdAt));
+  });
+
+  it("fails an unreachable recipient with the reason", async () => {
+    const inv = await settled(await submit("D-2", "Unreachable-77"));
+    expect(inv.status).toBe("failed");
+    expect(inv.errorMessage).toMatch(/unreachable/i);
+    expect(inv.events.at(-1)).toMatchObject({ status: "failed", detail: inv.errorMessage });
+  });
+
+  it("retries a flaky recipient and delivers it; the events show each attempt", async () => {
+    const inv = await settled(await submit("D-3", "flaky-3"));
+    expect(inv.status).toBe("delivered");
+    const details = inv.events.map((e: { status: string; detail: string }) => `${e.status}: ${e.detail}`);
+    expect(details).toHaveLength(4);
+    expect(details[1]).toMatch(/^sending: Attempt 1 on peppol failed: .*Next try at /);
+    expect(details[2]).toMatch(/^sending: Attempt 2 on peppol failed: /);
+    expect(details[3]).toMatch(/^delivered: Delivered on peppol \(attempt 3\)/);
+  }, 30_000);
+
+  it("lists invoices by their delivery status", async () => {
+    const delivered = await json(server.base, "GET", "/v1/invoices?status=delivered", undefined, apiKey);
+    expect(delivered.body.data.map((i: { invoiceNumber: string }) => i.invoiceNumber).sort()).toEqual(["D-1", "D-3"]);
+  });
+});
