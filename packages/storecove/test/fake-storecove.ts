@@ -62,13 +62,14 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
 
   const server: Server = createServer(async (req, res) => {
     if (req.method !== "POST" || req.url !== "/api/v2/document_submissions") return send(res, 404);
-    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
     const body = await readJson(req);
     requests.push(body);
     if (!body) return send(res, 422, [{ source: "body", details: "invalid JSON" }]);
     const errors = validate(body);
     if (errors.length > 0) return send(res, 422, errors);
+    // A slow access point: the request is received now, answered (and accepted) later.
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const guid = body.idempotencyGuid as string;
     if (accepted.has(guid)) return send(res, 422, [{ source: "idempotencyGuid", details: "A document with this idempotencyGuid has already been submitted" }]);
     const recipient = String((body.routing as { eIdentifiers: Array<{ id: string }> }).eIdentifiers[0]!.id).toLowerCase();

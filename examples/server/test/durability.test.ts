@@ -1,0 +1,152 @@
+// Kill -9 loses nothing accepted; several servers on one database behave as one service;
+// a SIGKILL during delivery still gives exactly one delivery per submission, counted at the network.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { startFakeStorecove } from "../../../packages/storecove/test/fake-storecove.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
+import { json, startServer } from "./server-process.js";
+
+const ADMIN = "durability-test-admin-token";
+const DATABASE_URL = process.env.DATABASE_URL;
+
+/** Fires `n` distinct submissions at once, kills the server with SIGKILL while they are under way, and returns those answered `sending`. */
+async function burstThenKill(server: Awaited<ReturnType<typeof startServer>>, apiKey: string, n: number) {
+  const accepted: Array<{ id: string; xml: string }> = [];
+  let answered = 0;
+  const requests = Array.from({ length: n }, (_, i) => {
+    const xml = invoiceB64(`BURST-${randomUUID()}`, `BUYER${i}`);
+    return json(server.base, "POST", "/v1/peppol/invoice", { xml }, apiKey)
+      .then((r) => {
+        answered++;
+        if (r.status === 200 && r.body.data.status === "sending") accepted.push({ id: r.body.data.submissionId, xml });
+      })
+      .catch(() => undefined); // cut off by the kill
+  });
+  await waitFor("a part of the burst to be answered", async () => (answered >= n / 4 ? true : undefined), 30_000, 5);
+  await server.kill();
+  await Promise.all(requests);
+  return accepted;
+}
+
+async function expectAllKept(base: string, apiKey: string, accepted: Array<{ id: string; xml: string }>) {
+  expect((await json(base, "GET", "/v1/company", undefined, apiKey)).status).toBe(200); // the key survived
+  for (const { id, xml } of accepted) {
+    const got = await json(base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+    expect(got.status).toBe(200);
+    const again = await json(base, "POST", "/v1/peppol/invoice", { xml }, apiKey);
+    expect(again.body.data).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(id) });
+  }
+}
+
+describe("kill -9 on the embedded store (PGlite)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-crash-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("keeps every submission answered sending, the API key and the duplicate rule", async () => {
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, DISPATCHER: "off" };
+    const first = await startServer(env);
+    const { apiKey } = await eligibleAccount(first.base, ADMIN);
+    const accepted = await burstThenKill(first, apiKey, 60);
+    expect(accepted.length).toBeGreaterThan(0);
+    const second = await startServer(env);
+    try {
+      await expectAllKept(second.base, apiKey, accepted);
+    } finally {
+      await second.kill();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(!DATABASE_URL)("on a PostgreSQL server (DATABASE_URL)", () => {
+  const schema = `einvoice_e2e_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const env = { DATABASE_URL, DATABASE_SCHEMA: schema, ADMIN_TOKEN: ADMIN, DISPATCHER: "off" };
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("kill -9 keeps every submission answered sending, the API key and the duplicate rule", async () => {
+    const first = await startServer(env);
+    const { apiKey } = await eligibleAccount(first.base, ADMIN);
+    const accepted = await burstThenKill(first, apiKey, 60);
+    expect(accepted.length).toBeGreaterThan(0);
+    const second = await startServer(env);
+    try {
+      await expectAllKept(second.base, apiKey, accepted);
+    } finally {
+      await second.kill();
+    }
+  }, 120_000);
+
+  it("two servers on one database accept exactly one of 50 parallel identical submissions", async () => {
+    const [a, b] = await Promise.all([startServer(env), startServer(env)]);
+    try {
+      const { apiKey } = await eligibleAccount(a.base, ADMIN);
+      expect((await json(b.base, "GET", "/v1/company", undefined, apiKey)).status).toBe(200); // one service
+      const xml = invoiceB64(`TWIN-${randomUUID()}`);
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => json(i % 2 ? a.base : b.base, "POST", "/v1/peppol/invoice", { xml }, apiKey)),
+      );
+      expect(answers.every((r) => r.status === 200)).toBe(true);
+      const sending = answers.filter((r) => r.body.data.status === "sending");
+      expect(sending).toHaveLength(1);
+      const winner = sending[0]!.body.data.submissionId;
+      for (const r of answers.filter((x) => x.body.data.status === "failed")) expect(r.body.data.errorMessage).toContain(winner);
+    } finally {
+      await Promise.all([a.kill(), b.kill()]);
+    }
+  }, 120_000);
+});
+
+describe("kill -9 during delivery", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-sendkill-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("delivers each submission exactly once after the restart, counted at the access point", async () => {
+    const ap = await startFakeStorecove({ delayMs: 1500 });
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: ADMIN,
+      DATABASE_URL: undefined,
+      STORECOVE_URL: ap.baseUrl,
+      STORECOVE_API_KEY: ap.apiKey,
+      DISPATCH_LEASE_MS: "2000",
+    };
+    try {
+      const first = await startServer(env);
+      const { apiKey } = await eligibleAccount(first.base, ADMIN);
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await json(first.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64(`SEND-${i}-${randomUUID()}`, `B${i}`) }, apiKey);
+        ids.push(r.body.data.submissionId);
+      }
+      // The dispatcher has sent them; the access point is still answering: kill the server now.
+      await waitFor("sends in flight", async () => (ap.requests.length >= 5 ? true : undefined), 20_000, 10);
+      expect(ap.accepted.size).toBe(0);
+      await first.kill();
+
+      const second = await startServer(env);
+      try {
+        for (const id of ids) {
+          const inv = await waitFor(`${id} delivered`, async () => {
+            const r = await json(second.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+            return r.body.data.status === "delivered" ? r.body.data : undefined;
+          }, 30_000, 200);
+          expect(inv.events.at(-1).detail).toMatch(/same idempotencyGuid|accepted it/);
+        }
+        expect([...ap.accepted.keys()].sort()).toEqual([...ids].sort());
+        expect(ap.requests.length).toBeGreaterThanOrEqual(10); // every one was resent after the restart
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await ap.close();
+    }
+  }, 120_000);
+});
