@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" },
+  // invoice-worker: the worker thread of the invoice pool, loaded by URL beside the bundle (dist/).
+  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "invoice-worker": "src/pipeline/invoice-worker.ts" },
   format: ["esm"],
   dts: true,
   clean: true,

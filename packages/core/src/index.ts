@@ -46,6 +46,11 @@ export { isIsoCountry } from "./countries.js";
 export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VERSION } from "./codelists/index.js";
 export {
   readInvoice,
+  readInvoiceAsync,
+  configureInvoiceWorkers,
+  closeInvoiceWorkers,
+  DEFAULT_WORKER_THRESHOLD,
+  type InvoiceWorkerOptions,
   decodeBase64Strict,
   scanXml,
   parseXml,

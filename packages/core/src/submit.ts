@@ -1,7 +1,7 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
 import { ApiError } from "./errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
-import { readInvoice, type ReadInvoice } from "./pipeline/index.js";
+import { readInvoiceAsync, type ReadInvoice } from "./pipeline/index.js";
 import type { Store } from "./ports.js";
 import { InvoiceRequestSchema, parseWith, type Submission } from "./schemas.js";
 import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "./types.js";
@@ -38,7 +38,8 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: un
     throw new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
   }
 
-  const doc = readInvoice(body.xml, o.limits);
+  // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
+  const doc = await readInvoiceAsync(body.xml, o.limits);
   const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
   const now = o.now();
   const id = o.newId();

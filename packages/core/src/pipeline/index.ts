@@ -1,15 +1,4 @@
 // The document pipeline: base64 text in, a checked UBL invoice out. Each step is its own module.
-import { createHash } from "node:crypto";
-import { ApiError } from "../errors.js";
-import type { ParticipantId } from "../types.js";
-import { base64DecodedSize, checkBase64 } from "./base64.js";
-import { extractFields, type InvoiceFields } from "./fields.js";
-import { extractRecipient } from "./recipient.js";
-import { DEFAULT_XML_LIMITS, NO_XML_LIMITS, scanXml, type XmlLimits } from "./scan.js";
-import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
-import { requireInvoiceRoot } from "./ubl.js";
-import { parseXml } from "./xml.js";
-
 export { decodeBase64Strict } from "./base64.js";
 export { extractFields, type InvoiceFields } from "./fields.js";
 export { extractRecipient } from "./recipient.js";
@@ -17,55 +6,11 @@ export { DEFAULT_XML_LIMITS, scanXml, type ScanResult, type XmlLimits } from "./
 export { isZip } from "./text.js";
 export { CAC, CBC, UBL_INVOICE_NS, requireInvoiceRoot } from "./ubl.js";
 export { parseXml } from "./xml.js";
-
-/** A base64 UBL invoice that passed every check of the pipeline. */
-export interface ReadInvoice {
-  /** The decoded document, byte for byte. */
-  bytes: Buffer;
-  /** Hex SHA-256 of `bytes`. */
-  sha256: string;
-  recipient: ParticipantId;
-  fields: InvoiceFields;
-}
-
-function tooLarge(bytes: number, limits: XmlLimits): ApiError {
-  const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
-  return new ApiError("invalid_ubl_xml", `xml is too large to accept: the document is ${mib(bytes)} MiB; the limit is ${mib(limits.maxBytes)} MiB.`);
-}
-
-/**
- * Runs the checks of contract section 1, steps 5 to 9, in order: base64, one document, UTF-8
- * XML text, well-formed UBL Invoice (no DOCTYPE, UTF-8 only, within the limits), recipient.
- * Throws the `ApiError` of the first that fails.
- *
- * @example const { sha256, recipient, fields } = readInvoice(body.xml)
- */
-export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ReadInvoice {
-  const compact = checkBase64(xmlBase64);
-  const size = base64DecodedSize(compact);
-  if (size > limits.maxBytes) throw tooLarge(size, limits); // before decoding: a refused document costs no copy
-  const bytes = Buffer.from(compact, "base64");
-  rejectZip(bytes);
-  const text = decodeUtf8(bytes);
-  if (text === null) {
-    // Row 6 comes before row 7: look for a second document, without limits (they belong to row 8).
-    if (scanXml(decodeUtf8Lossy(bytes), NO_XML_LIMITS).multipleDocuments) throw multipleDocuments();
-    throw notUtf8Error();
-  }
-  const scan = scanXml(text, limits);
-  if (scan.multipleDocuments) throw multipleDocuments();
-  requireMarkupStart(text);
-  const doc = parseXml(text, scan);
-  const invoice = requireInvoiceRoot(doc);
-  const recipient = extractRecipient(invoice);
-  const fields = extractFields(invoice);
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, recipient, fields };
-}
-
-function multipleDocuments(): ApiError {
-  return new ApiError(
-    "single_xml_only",
-    "xml holds more than one XML document (a second XML declaration or a second root element); send one invoice per request.",
-  );
-}
+export { readInvoice, decodeDocument, readDocument, type ReadInvoice } from "./read.js";
+export {
+  readInvoiceAsync,
+  closeInvoiceWorkers,
+  configureInvoiceWorkers,
+  DEFAULT_WORKER_THRESHOLD,
+  type InvoiceWorkerOptions,
+} from "./pool.js";
