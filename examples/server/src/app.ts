@@ -1,27 +1,112 @@
-// The example service: a store, the /v1 and /admin routers, and /health, on one Express app.
-import type { CoreOptions, Store } from "@einvoice/core";
-import { createAdminRouter, createV1Router, type Logger } from "@einvoice/express";
-import express, { type Express } from "express";
+// The example service: a store, the /v1 and /admin routers, and /health, on one Express app,
+// with request ids, structured request logs (secrets redacted) and security headers.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { createAdminRouter, createV1Router, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
+import express, { type Express, type RequestHandler } from "express";
+import helmet from "helmet";
+import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
+import { pinoHttp } from "pino-http";
 import { docsRouter } from "./docs-page.js";
 
-export interface AppConfig extends CoreOptions {
-  store: Store;
+export interface AppConfig extends Omit<V1RouterOptions, "logger"> {
   adminToken: string;
+  /** Where unexpected errors are logged (a pino logger fits). Default: one JSON line on stderr. */
   logger?: Logger;
+  /** When given, one log line per request through pino-http (authorization and cookies redacted). */
+  requestLogger?: PinoLogger;
+  /** Operator requests per client IP; see `createAdminRouter`. */
+  adminRateLimit?: AdminRouterOptions["adminRateLimit"];
+  /** Express's `trust proxy` setting: needed behind a reverse proxy so that `req.ip` (sign-up limit) is the client's. */
+  trustProxy?: boolean | number | string;
 }
+
+/**
+ * What the logs never show: credentials in request headers (the API key and the admin token travel
+ * as `Authorization: Bearer …`), cookies, and the secrets in bodies should a body ever be logged.
+ */
+export const LOG_REDACT_PATHS = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  "apiKey",
+  "*.apiKey",
+  "adminToken",
+  "*.adminToken",
+  "secret",
+  "*.secret",
+];
+
+/**
+ * The example server's pino logger: JSON lines with `LOG_REDACT_PATHS` censored.
+ *
+ * @example const log = createLogger({ level: "info" }) // to stderr
+ */
+export function createLogger(options: { level?: string; destination?: DestinationStream } = {}): PinoLogger {
+  return pino(
+    { level: options.level ?? "info", redact: { paths: LOG_REDACT_PATHS, censor: "[redacted]" }, base: { service: "einvoice-example-server" } },
+    options.destination ?? pino.destination({ dest: 2, sync: true }),
+  );
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Every request gets an id (a well-formed `X-Request-Id` from a proxy, else a new UUID), every answer the header. */
+function requestIds(): RequestHandler {
+  return (req, res, next) => {
+    const sent = req.headers["x-request-id"];
+    const id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : randomUUID();
+    (req as IncomingMessage & { id?: unknown }).id = id;
+    res.setHeader("X-Request-Id", id);
+    next();
+  };
+}
+
+/** The API answers only JSON: nothing may load, frame or run from it. */
+const API_CSP = { useDefaults: false, directives: { "default-src": ["'none'"], "frame-ancestors": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"] } };
+/** The /docs page (Swagger UI, from this server only): its scripts and styles, inline styles, data: images. */
+const DOCS_CSP = {
+  useDefaults: false,
+  directives: {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "frame-ancestors": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+  },
+};
 
 /** Builds the Express app of the example server (no listening: tests use it with supertest). */
 export function createApp(config: AppConfig): Express {
+  const { adminToken, requestLogger, trustProxy, adminRateLimit, ...routerOptions } = config;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", trustProxy ?? false);
+  app.use(requestIds());
+  if (requestLogger) {
+    app.use(
+      pinoHttp({
+        logger: requestLogger,
+        genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
+        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+      }),
+    );
+  }
+  app.use(helmet({ contentSecurityPolicy: API_CSP }));
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });
-  const { adminToken, ...routerOptions } = config;
   app.use("/v1", createV1Router(routerOptions));
-  app.use("/admin", createAdminRouter({ ...routerOptions, adminToken }));
-  app.use("/docs", docsRouter());
+  app.use("/admin", createAdminRouter({ ...routerOptions, adminToken, adminRateLimit }));
+  app.use("/docs", helmet.contentSecurityPolicy(DOCS_CSP), docsRouter());
   app.use((req, res) => {
     res.status(404).json({ statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: "Not Found" });
   });

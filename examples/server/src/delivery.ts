@@ -1,5 +1,18 @@
 // The example server's delivery: the sandbox network by default, Storecove when configured.
-import { createDispatcher, sandboxNetwork, type DeliveryStore, type Dispatcher, type DispatcherLogger, type NetworkPort, type RetryPolicy, type Store } from "@einvoice/core";
+import {
+  createDispatcher,
+  createWebhookSender,
+  sandboxNetwork,
+  type DeliveryStore,
+  type Dispatcher,
+  type DispatcherLogger,
+  type NetworkPort,
+  type RetryPolicy,
+  type Store,
+  type TargetPolicy,
+  type WebhookSender,
+  type WebhookStore,
+} from "@einvoice/core";
 import { storecoveNetwork } from "@einvoice/storecove";
 
 export interface DeliveryConfig {
@@ -37,4 +50,30 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
   });
   dispatcher.start();
   return { dispatcher, description };
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_PRIVATE=true: allow http and loopback, private and link-local targets. */
+  targets: TargetPolicy;
+  /** WEBHOOK_RETRY_BASE_MS: the first retry's delay (default 10 s, doubling up to 1 h, 10 attempts). */
+  retryBaseMs?: number;
+}
+
+/** Reads the webhook settings from the environment. */
+export function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  const base = env.WEBHOOK_RETRY_BASE_MS ? Number(env.WEBHOOK_RETRY_BASE_MS) : undefined;
+  return { targets: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE === "true" }, ...(base ? { retryBaseMs: base } : {}) };
+}
+
+/** Starts the webhook sender on the store's event queue. */
+export function startWebhooks(store: Store & WebhookStore, config: WebhookConfig, logger: DispatcherLogger): WebhookSender {
+  const sender = createWebhookSender({
+    store,
+    targets: config.targets,
+    pollIntervalMs: 250,
+    logger,
+    ...(config.retryBaseMs ? { retry: { baseDelayMs: config.retryBaseMs, maxDelayMs: Math.max(config.retryBaseMs * 8, 60_000) } } : {}),
+  });
+  sender.start();
+  return sender;
 }

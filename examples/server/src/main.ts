@@ -1,10 +1,13 @@
 // Starts the example server: `pnpm start` at the repository root.
-// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL.
+// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL;
+// protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
+// SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, TRUST_PROXY; LOG_LEVEL.
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { createServer } from "node:http";
 import { resolve } from "node:path";
-import { createApp } from "./app.js";
-import { startDelivery } from "./delivery.js";
+import { createApp, createLogger } from "./app.js";
+import { startDelivery, startWebhooks, webhookConfig } from "./delivery.js";
 import { openStore, type OpenedStore } from "./store.js";
 
 function fatal(message: string): never {
@@ -26,9 +29,31 @@ const storecove =
 const leaseMs = process.env.DISPATCH_LEASE_MS ? Number(process.env.DISPATCH_LEASE_MS) : undefined;
 const sandboxDelayMs = process.env.SANDBOX_DELAY_MS ? Number(process.env.SANDBOX_DELAY_MS) : undefined;
 
-const log = (level: string) => (obj: Record<string, unknown>, msg: string) =>
-  process.stderr.write(JSON.stringify({ level, time: new Date().toISOString(), msg, ...obj }) + "\n");
-const logger = { error: log("error"), info: log("info") };
+/** A non-negative integer from the environment, or the default; anything else stops the server. */
+function intEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) fatal(`${name} must be a whole number ≥ 0, not ${JSON.stringify(raw)}.`);
+  return n;
+}
+// Slow clients: a request's headers must arrive within HEADERS_TIMEOUT_MS and the whole request within
+// REQUEST_TIMEOUT_MS, or the socket is closed (408); an idle keep-alive socket is closed after KEEP_ALIVE_TIMEOUT_MS.
+const headersTimeout = intEnv("HEADERS_TIMEOUT_MS", 10_000);
+const requestTimeout = intEnv("REQUEST_TIMEOUT_MS", 60_000);
+const keepAliveTimeout = intEnv("KEEP_ALIVE_TIMEOUT_MS", 5_000);
+if (requestTimeout !== 0 && headersTimeout > requestTimeout) fatal("HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS.");
+// Rate limits (0 turns one off): per API key, sign-ups per client IP, operator requests per client IP.
+const perMinute = intEnv("RATE_LIMIT_PER_MINUTE", 600);
+const signUpsPerHour = intEnv("SIGNUP_RATE_LIMIT_PER_HOUR", 20);
+const adminPerMinute = intEnv("ADMIN_RATE_LIMIT_PER_MINUTE", 120);
+const limit = (requests: number, windowMs: number) => (requests === 0 ? (false as const) : { requests, windowMs });
+// TRUST_PROXY: Express's `trust proxy` ("true", a hop count, or addresses such as "loopback, 10.0.0.0/8").
+const trustProxyRaw = process.env.TRUST_PROXY?.trim();
+const trustProxy = !trustProxyRaw || trustProxyRaw === "false" ? false : trustProxyRaw === "true" ? true : /^\d+$/.test(trustProxyRaw) ? Number(trustProxyRaw) : trustProxyRaw;
+
+// JSON lines on stderr, authorization headers and keys redacted (the banner below stays plain text on stdout).
+const logger = createLogger({ level: process.env.LOG_LEVEL || "info" });
 
 let opened: OpenedStore;
 try {
@@ -37,8 +62,22 @@ try {
   fatal(`the store could not be opened: ${e instanceof Error ? e.message : String(e)}`);
 }
 const delivery = process.env.DISPATCHER === "off" ? null : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs }, logger);
-const app = createApp({ store: opened.store, adminToken, logger });
-const server = app.listen(port, "0.0.0.0");
+const webhooks = webhookConfig(process.env);
+const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, webhooks, logger);
+const app = createApp({
+  store: opened.store,
+  webhookTargets: webhooks.targets,
+  adminToken,
+  logger,
+  requestLogger: logger,
+  rateLimit: limit(perMinute, 60_000),
+  signUpRateLimit: limit(signUpsPerHour, 3_600_000),
+  adminRateLimit: limit(adminPerMinute, 60_000),
+  trustProxy,
+});
+// The timeouts are checked every second (Node's default is every 30 s), so a slow client is cut off close to its bound.
+const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, app);
+server.listen(port, "0.0.0.0");
 server.once("error", (e: NodeJS.ErrnoException) => fatal(e.code === "EADDRINUSE" ? `port ${port} is in use; set PORT to another.` : `cannot listen: ${e.message}`));
 await once(server, "listening");
 const address = server.address();
@@ -47,6 +86,7 @@ const base = `http://localhost:${actualPort}`;
 
 console.log(`einvoice example server on ${base}, store: ${opened.description}`);
 console.log(`delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`);
+if (webhooks.targets.allowPrivate) console.log("webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)");
 if (generatedToken) console.log(`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`);
 console.log(`Quickstart (see README.md):
   1. curl -s -X POST ${base}/v1/accounts -H 'content-type: application/json' -d '{"email":"you@example.com","companyName":"Acme","country":"NL"}'
@@ -60,7 +100,7 @@ async function stop(signal: string): Promise<void> {
   console.log(`${signal}: stopping`);
   server.close();
   server.closeIdleConnections?.();
-  await delivery?.dispatcher.stop();
+  await Promise.all([delivery?.dispatcher.stop(), webhookSender?.stop()]);
   await opened.close();
   process.exit(0);
 }

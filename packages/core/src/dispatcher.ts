@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { NetworkPort, SendOutcome } from "./network.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "./ports.js";
+import { invoiceView } from "./reads.js";
 import type { InvoiceRecord, Network, ParticipantId } from "./types.js";
 
 export interface RetryPolicy {
@@ -121,16 +122,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }
       }
     }
-    const record = toAttempt(inv, attemptNo, outcome);
+    const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
     const updated = await store.completeAttempt(record);
     if (!updated) logger?.error({ submissionId: inv.id, owner }, "lease lost before the attempt was recorded; another dispatcher will retry");
+  }
+
+  /** For a change of status: the webhook event, carrying the invoice as it will read after the change. */
+  function withNotice(inv: InvoiceRecord, record: AttemptRecord): AttemptRecord {
+    if (record.status === inv.status) return record;
+    const after: InvoiceRecord = {
+      ...inv,
+      status: record.status,
+      errorMessage: record.errorMessage,
+      updatedAt: record.updatedAt,
+      events: [...inv.events, record.event],
+    };
+    return { ...record, notify: { type: "invoice.status_changed", data: JSON.stringify({ invoice: invoiceView(after) }) } };
   }
 
   function toAttempt(inv: InvoiceRecord, attemptNo: number, outcome: SendOutcome): AttemptRecord {
     const nowMs = clock().getTime();
     const at = iso(nowMs);
     const on = inv.network ?? "no network";
-    const base = { id: inv.id, owner, attempts: attemptNo, updatedAt: at };
+    const base = { id: inv.id, owner, attempts: attemptNo, updatedAt: at, notify: null };
     if (outcome.outcome === "delivered") {
       return {
         ...base,

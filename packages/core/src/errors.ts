@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   invoice_not_found: 404,
   company_not_found: 404,
   api_key_not_found: 404,
+  webhook_not_found: 404,
   email_taken: 409,
   last_api_key: 409,
   payload_too_large: 413,

@@ -6,6 +6,8 @@ export type {
   Store,
   DeliveryStore,
   DeliveryJob,
+  WebhookStore,
+  WebhookJob,
   AttemptRecord,
   Routing,
   RoutingDecision,
@@ -65,3 +67,7 @@ export {
   type XmlLimits,
   type ScanResult,
 } from "./pipeline/index.js";
+export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webhookBody, MAX_WEBHOOKS, type WebhookOptions } from "./webhooks.js";
+export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
+export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./webhook-signature.js";
+export { checkWebhookTarget, isPrivateAddress, systemResolver, type HostResolver, type TargetPolicy } from "./webhook-target.js";

@@ -1,6 +1,18 @@
 // The in-memory store: the default in tests and in the quickstart. Nothing survives the process.
-import type { AttemptRecord, CreateAccountResult, DeliveryJob, DeliveryStore, InsertSubmissionResult, Keyset, NewSubmission, Store } from "./ports.js";
-import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord } from "./types.js";
+import { randomUUID } from "node:crypto";
+import type {
+  AttemptRecord,
+  CreateAccountResult,
+  DeliveryJob,
+  DeliveryStore,
+  InsertSubmissionResult,
+  Keyset,
+  NewSubmission,
+  Store,
+  WebhookJob,
+  WebhookStore,
+} from "./ports.js";
+import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "./types.js";
 
 /** Orders by (at, id) ascending. */
 function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {
@@ -35,7 +47,12 @@ interface DeliveryState {
   leaseUntil: string | null;
 }
 
-export function memoryStore(): Store & DeliveryStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
+interface Lease {
+  owner: string | null;
+  until: string | null;
+}
+
+export function memoryStore(): Store & DeliveryStore & WebhookStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
   const accountsByEmail = new Map<string, Account>();
   const companies = new Map<string, Company>();
   const apiKeys = new Map<string, ApiKeyRecord>();
@@ -48,6 +65,8 @@ export function memoryStore(): Store & DeliveryStore & { readonly documents: Rea
   const documents = new Map<string, Uint8Array>();
   /** Delivery queue state of `sending` submissions. */
   const delivery = new Map<string, DeliveryState>();
+  const webhooks = new Map<string, WebhookRecord>();
+  const webhookEvents = new Map<string, WebhookEventRecord & Lease>();
 
   return {
     name: "memory",
@@ -202,6 +221,27 @@ export function memoryStore(): Store & DeliveryStore & { readonly documents: Rea
         const key = `${inv.companyId} ${inv.sha256}`;
         if (active.get(key) === inv.id) active.delete(key);
       }
+      if (a.notify) {
+        for (const w of webhooks.values()) {
+          if (w.companyId !== inv.companyId || w.deletedAt || !w.events.includes(a.notify.type)) continue;
+          const id = randomUUID();
+          webhookEvents.set(id, {
+            id,
+            webhookId: w.id,
+            companyId: w.companyId,
+            type: a.notify.type,
+            createdAt: a.updatedAt,
+            data: a.notify.data,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: a.updatedAt,
+            deliveredAt: null,
+            log: [],
+            owner: null,
+            until: null,
+          });
+        }
+      }
       return clone(inv);
     },
 
@@ -211,6 +251,69 @@ export function memoryStore(): Store & DeliveryStore & { readonly documents: Rea
         d.leaseOwner = null;
         d.leaseUntil = null;
       }
+    },
+
+    async insertWebhook(w) {
+      webhooks.set(w.id, clone(w));
+    },
+
+    async listWebhooks(companyId) {
+      return [...webhooks.values()]
+        .filter((w) => w.companyId === companyId && !w.deletedAt)
+        .sort((a, b) => compareKey(a.createdAt, a.id, b.createdAt, b.id))
+        .map(clone);
+    },
+
+    async getWebhook(companyId, id) {
+      const w = webhooks.get(id);
+      return w && w.companyId === companyId && !w.deletedAt ? clone(w) : null;
+    },
+
+    async deleteWebhook(companyId, id, at) {
+      const w = webhooks.get(id);
+      if (!w || w.companyId !== companyId || w.deletedAt) return false;
+      w.deletedAt = at;
+      return true;
+    },
+
+    async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
+      const due = [...webhookEvents.values()].filter(
+        (e) =>
+          e.status === "pending" &&
+          e.nextAttemptAt !== null &&
+          e.nextAttemptAt <= now &&
+          (e.until === null || e.until <= now) &&
+          !webhooks.get(e.webhookId)?.deletedAt,
+      );
+      due.sort((a, b) => compareKey(a.nextAttemptAt!, a.id, b.nextAttemptAt!, b.id));
+      return due.slice(0, limit).map((e) => {
+        e.owner = owner;
+        e.until = leaseUntil;
+        const w = webhooks.get(e.webhookId)!;
+        const { owner: _o, until: _u, ...event } = e;
+        return { event: clone(event), url: w.url, secret: w.secret };
+      });
+    },
+
+    async completeWebhookEvent(input) {
+      const e = webhookEvents.get(input.id);
+      if (!e || e.owner !== input.owner) return false;
+      e.status = input.status;
+      e.attempts = input.attempts;
+      e.nextAttemptAt = input.nextAttemptAt;
+      e.deliveredAt = input.deliveredAt;
+      e.log = [...e.log, clone(input.attempt)].slice(-20);
+      e.owner = null;
+      e.until = null;
+      return true;
+    },
+
+    async listWebhookEvents(companyId, webhookId, limit) {
+      return [...webhookEvents.values()]
+        .filter((e) => e.companyId === companyId && e.webhookId === webhookId)
+        .sort((a, b) => compareKey(b.createdAt, b.id, a.createdAt, a.id))
+        .slice(0, limit)
+        .map(({ owner: _o, until: _u, ...event }) => clone(event));
     },
 
     async listClients(companyId, { limit, after }: { limit: number; after: Keyset | null }) {

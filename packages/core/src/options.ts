@@ -48,14 +48,14 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
   };
 }
 
-const guarded = new WeakMap<Store, Store>();
+const guarded = new WeakMap<object, object>();
 
 /**
  * Wraps a store once so that any failure of the adapter surfaces as one `internal_error` ApiError
  * with the adapter's error as `cause` (the HTTP layer logs it once and answers a generic 500).
  */
-export function guardStore(store: Store): Store {
-  let g = guarded.get(store);
+export function guardStore<S extends Store>(store: S): S {
+  let g = guarded.get(store) as S | undefined;
   if (!g) {
     g = new Proxy(store, {
       get(target, prop, receiver) {

@@ -1,5 +1,10 @@
 // The ports of the core: storage and routing. Adapters implement these; the rules are written on each method.
 import type {
+  WebhookAttempt,
+  WebhookEventRecord,
+  WebhookEventStatus,
+  WebhookEventType,
+  WebhookRecord,
   InvoiceEvent,
   Account,
   ApiKeyRecord,
@@ -161,6 +166,12 @@ export interface AttemptRecord {
   /** When the next attempt is due (status `sending`), or null (delivered or failed). */
   nextAttemptAt: string | null;
   updatedAt: string;
+  /**
+   * For a change of status: the webhook event to enqueue, in the same atomic step as the change,
+   * once for each of the company's webhooks (not deleted) subscribed to `type`. `data` is the
+   * event's JSON text. Null when the status stays as it was.
+   */
+  notify?: { type: WebhookEventType; data: string } | null;
 }
 
 /**
@@ -187,4 +198,47 @@ export interface DeliveryStore {
 
   /** Gives a lease back without an attempt (a graceful stop), so another dispatcher can take it now. */
   releaseDelivery(id: string, owner: string): Promise<void>;
+}
+
+/** A webhook event claimed for one delivery attempt, with where and how to send it. */
+export interface WebhookJob {
+  event: WebhookEventRecord;
+  url: string;
+  secret: string;
+}
+
+/**
+ * The webhook side of a store: the companies' webhooks and the queue of their events. Events are
+ * enqueued by `DeliveryStore.completeAttempt` (its `notify`), in the same atomic step as the
+ * status change, so that no change is lost and none is announced that did not happen.
+ */
+export interface WebhookStore {
+  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /** The company's webhooks that are not deleted, oldest first. */
+  listWebhooks(companyId: string): Promise<WebhookRecord[]>;
+  /** The company's webhook (not deleted), or null. */
+  getWebhook(companyId: string, id: string): Promise<WebhookRecord | null>;
+  /** Deletes the company's webhook at `at`; its pending events are never sent. False when unknown, another company's or deleted. */
+  deleteWebhook(companyId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Leases up to `limit` pending events whose next attempt is due at `now`, not leased (or the lease
+   * expired), of webhooks not deleted; oldest due first. Atomic across processes like `claimDeliveries`.
+   */
+  claimWebhookEvents(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<WebhookJob[]>;
+  /**
+   * Records an attempt if `owner` still holds the lease: appends to the log (keeping the last 20),
+   * sets status, attempts, next due time and delivery time, and releases the lease. False when the
+   * lease was lost.
+   */
+  completeWebhookEvent(input: {
+    id: string;
+    owner: string;
+    status: WebhookEventStatus;
+    attempts: number;
+    nextAttemptAt: string | null;
+    deliveredAt: string | null;
+    attempt: WebhookAttempt;
+  }): Promise<boolean>;
+  /** The webhook's most recent events, newest first (by createdAt, then id), at most `limit`. */
+  listWebhookEvents(companyId: string, webhookId: string, limit: number): Promise<WebhookEventRecord[]>;
 }

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
 import { badRequest, type ApiError } from "./errors.js";
-import { INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS } from "./types.js";
+import { INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
 const mustBeString = (name: string) => ({
@@ -121,6 +121,25 @@ export const EmptyQuerySchema = z.strictObject({});
 
 /** Body of endpoints that take none (`POST /v1/api-keys`): absent or `{}`. */
 export const EmptyBodySchema = z.strictObject({}, notObject);
+
+/** Body of `POST /v1/webhooks`. */
+export const WebhookRequestSchema = z
+  .strictObject(
+    {
+      url: z
+        .string(mustBeString("url"))
+        .min(1, { error: "url should not be empty" })
+        .max(2048, { error: "url must be shorter than or equal to 2048 characters" }),
+      events: z
+        .array(z.enum(WEBHOOK_EVENT_TYPES, { error: oneOf("each value in events", WEBHOOK_EVENT_TYPES) }), { error: "events must be an array" })
+        .min(1, { error: "events should not be empty" })
+        .refine((a) => new Set(a).size === a.length, { error: "All events's elements must be unique" })
+        .default(["invoice.status_changed"]),
+    },
+    notObject,
+  )
+  .meta({ id: "WebhookRequest" });
+export type WebhookRequest = z.input<typeof WebhookRequestSchema>;
 
 // ---------- responses ----------
 
@@ -246,3 +265,34 @@ export function validationError(error: z.ZodError): ApiError {
   }
   return badRequest([...new Set(messages)]);
 }
+
+export const WebhookSchema = z
+  .object({ id: z.uuid(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENT_TYPES)), createdAt: timestamp })
+  .meta({ id: "Webhook" });
+export type WebhookView = z.infer<typeof WebhookSchema>;
+
+export const WebhookCreatedSchema = z
+  .object({ id: z.uuid(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENT_TYPES)), secret: z.string(), createdAt: timestamp })
+  .meta({ id: "WebhookCreated" });
+export type WebhookCreated = z.infer<typeof WebhookCreatedSchema>;
+
+export const WebhookDeliverySchema = z
+  .object({
+    eventId: z.uuid(),
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    status: z.enum(["pending", "delivered", "failed"]),
+    createdAt: timestamp,
+    attempts: z.number().int(),
+    nextAttemptAt: timestamp.nullable(),
+    deliveredAt: timestamp.nullable(),
+    log: z.array(
+      z.object({
+        at: timestamp,
+        statusCode: z.number().int().nullable(),
+        error: z.string().nullable(),
+        durationMs: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDeliveryView = z.infer<typeof WebhookDeliverySchema>;

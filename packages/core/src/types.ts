@@ -117,3 +117,47 @@ export interface AuthContext {
   companyId: string;
   apiKeyId: string;
 }
+
+export const WEBHOOK_EVENT_TYPES = ["invoice.status_changed"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A company's webhook: where status changes are POSTed, signed with `secret`. */
+export interface WebhookRecord {
+  id: string;
+  companyId: string;
+  url: string;
+  events: WebhookEventType[];
+  /** The signing secret; shown to the company once, at creation. */
+  secret: string;
+  createdAt: string;
+  deletedAt: string | null;
+}
+
+/** One attempt to deliver a webhook event. */
+export interface WebhookAttempt {
+  at: string;
+  /** The receiver's HTTP status, or null when there was no answer. */
+  statusCode: number | null;
+  /** Why the attempt failed, or null on success. */
+  error: string | null;
+  durationMs: number;
+}
+
+export type WebhookEventStatus = "pending" | "delivered" | "failed";
+
+/** One event for one webhook, and its delivery. */
+export interface WebhookEventRecord {
+  id: string;
+  webhookId: string;
+  companyId: string;
+  type: WebhookEventType;
+  createdAt: string;
+  /** The JSON text of the event's `data` (for status changes: `{"invoice":{…}}`), fixed at creation. */
+  data: string;
+  status: WebhookEventStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  /** The attempts, oldest first (the last 20). */
+  log: WebhookAttempt[];
+}

@@ -1,5 +1,5 @@
 import { memoryStore } from "../src/index.js";
-import { testDeliveryStore, testStore } from "../src/testing/index.js";
+import { testDeliveryStore, testStore, testWebhookStore } from "../src/testing/index.js";
 
 testStore("memory", () => memoryStore());
 
@@ -7,3 +7,5 @@ testDeliveryStore("memory", async () => {
   const s = memoryStore();
   return { a: s, b: s, close: async () => {} };
 });
+
+testWebhookStore("memory", () => memoryStore());

@@ -3,7 +3,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, getCompany, updateCompany, type CoreOptions, type Store } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, requestId, wrap } from "./middleware.js";
+import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 
 export interface AdminRouterOptions extends CoreOptions {
   store: Store;
@@ -11,6 +12,11 @@ export interface AdminRouterOptions extends CoreOptions {
   adminToken: string;
   bodyLimit?: number;
   logger?: Logger;
+  /**
+   * Requests per client IP, counted before the token is checked (so guessing it is slow too).
+   * Over the limit: 429 with `Retry-After`. Default 120 a minute; `false` turns it off.
+   */
+  adminRateLimit?: RateLimitOptions | false;
 }
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -36,7 +42,10 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     next(ok ? undefined : new ApiError("invalid_admin_token", token === null ? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>." : "The admin token is not valid."));
   };
 
+  router.use(requestId());
   router.use(apiHeaders());
+  const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, options.clock);
+  if (limiter) router.use(rateLimit(limiter, clientIp, "client IP"));
   router.use(operator);
 
   router.get(

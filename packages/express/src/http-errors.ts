@@ -23,15 +23,20 @@ const REASONS: Record<number, string> = {
   400: "Bad Request",
   404: "Not Found",
   413: "Payload Too Large",
+  429: "Too Many Requests",
 };
+
+/** The `{statusCode, message, error}` body of a status that has no code of its own (400, 413, 429). */
+export function statusBody(status: number, message: string | string[]): Record<string, unknown> {
+  return { statusCode: status, message, error: REASONS[status] ?? "Error" };
+}
 
 /** The status and body for an `ApiError`, as contract sections 1 to 3 and 7 describe them. */
 export function toHttp(error: ApiError): HttpAnswer {
   const status = ERROR_STATUS[error.code];
   if (error.code === "internal_error") return { status, body: { statusCode: 500, message: "Internal server error" } };
   if (hasCodeBody(error.code)) return { status, body: { code: error.code, message: error.message } };
-  const message = error.details ?? error.message;
-  return { status, body: { statusCode: status, message, error: REASONS[status] ?? "Error" } };
+  return { status, body: statusBody(status, error.details ?? error.message) };
 }
 
 /** What a log line may say about an unexpected error: names and codes, not messages that may hold data. */

@@ -1,4 +1,5 @@
 // Request plumbing shared by the routers: JSON bodies, bearer tokens, query strings, errors.
+import { randomUUID } from "node:crypto";
 import { ApiError, EmptyQuerySchema, parseWith } from "@einvoice/core";
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { describeForLog, toHttp, type Logger } from "./http-errors.js";
@@ -107,7 +108,7 @@ export function errorHandler(logger: Logger, limit: number) {
       error = parsed ?? new ApiError("internal_error", "Unexpected error.", { cause: err });
     }
     if (error.code === "internal_error") {
-      logger.error({ ...describeForLog(error), method: req.method, path: req.path }, "request failed");
+      logger.error({ ...describeForLog(error), method: req.method, path: req.path, requestId: requestIdOf(req) }, "request failed");
     }
     const { status, body } = toHttp(error);
     if (res.headersSent) return;
@@ -143,3 +144,30 @@ export function apiHeaders(): RequestHandler {
   };
 }
 
+
+/** A request id we take from a client or a proxy: short, and nothing that could break a log line. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The id of the request (`req.id`, as pino-http and the `requestId` middleware set it), if any. */
+export function requestIdOf(req: Request): string | undefined {
+  const id = (req as Request & { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+}
+
+/**
+ * Gives every request an id and every answer an `X-Request-Id` header: the id set earlier on
+ * `req.id` (by the app, or pino-http), else a well-formed `X-Request-Id` sent by the client or a
+ * proxy (up to 64 of `A-Z a-z 0-9 . _ : -`), else a new UUID. Error logs carry it as `requestId`.
+ */
+export function requestId(): RequestHandler {
+  return (req, res, next) => {
+    let id = requestIdOf(req);
+    if (id === undefined) {
+      const sent = req.headers["x-request-id"];
+      id = typeof sent === "string" && REQUEST_ID.test(sent) ? sent : randomUUID();
+      (req as Request & { id?: unknown }).id = id;
+    }
+    res.setHeader("X-Request-Id", id);
+    next();
+  };
+}

@@ -11,6 +11,10 @@ import {
   InvoiceRequestSchema,
   InvoiceSchema,
   SubmissionSchema,
+  WebhookCreatedSchema,
+  WebhookDeliverySchema,
+  WebhookRequestSchema,
+  WebhookSchema,
   type ErrorCode,
 } from "@einvoice/core";
 import { z } from "zod";
@@ -56,6 +60,19 @@ const r400 = { "400": { description: "The body or the query has the wrong shape.
 const r401 = { "401": codeError(401, ["invalid_api_key"], "The API key is missing, malformed, unknown or revoked.") };
 const r413 = { "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLarge) } };
 const r500 = { "500": { description: "An unexpected error; nothing is revealed.", ...json(InternalError) } };
+const TooManyRequests = z
+  .object({ statusCode: z.literal(429), message: z.string(), error: z.literal("Too Many Requests") })
+  .meta({ id: "TooManyRequestsError" });
+const r429 = {
+  "429": {
+    description:
+      "Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds.",
+    headers: z.object({
+      "Retry-After": z.string().meta({ description: "Seconds to wait before the next request.", example: "12" }),
+    }),
+    ...json(TooManyRequests),
+  },
+};
 const adminR401 = { "401": codeError(401, ["invalid_admin_token"], "The admin token is missing or wrong.") };
 
 const uuidParam = (description: string) => z.string().meta({ description, example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a" });
@@ -83,7 +100,7 @@ const SUBMIT_EXAMPLES = {
 };
 
 function responses(r: ZodOpenApiResponsesObject): ZodOpenApiResponsesObject {
-  return { ...r, ...r500 };
+  return { ...r, ...r429, ...r500 };
 }
 
 let cached: Doc | undefined;
@@ -208,6 +225,47 @@ export function openApiDocument(): Doc {
             ...r401,
             "404": codeError(404, ["api_key_not_found"], "No such active key in this company."),
             "409": codeError(409, ["last_api_key"], "The company's last active key: create another first."),
+          }),
+        },
+      },
+      "/v1/webhooks": {
+        post: {
+          operationId: "createWebhook",
+          summary: "Register a webhook for invoice status changes (the secret is shown once)",
+          description:
+            "Each change of an invoice's status after creation (`delivered`, `failed`) is POSTed as `{id, type, createdAt, data:{invoice}}` with the headers `Einvoice-Event-Id` and `Einvoice-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\" with the secret>`, retried with backoff until a 2xx. The URL must be https and resolve to public addresses.",
+          requestBody: { required: true, ...json(WebhookRequestSchema) },
+          responses: responses({ "201": { description: "Created.", ...json(data(WebhookCreatedSchema)) }, ...r400, ...r401, ...r413 }),
+        },
+        get: {
+          operationId: "listWebhooks",
+          summary: "List the company's webhooks (never their secrets)",
+          responses: responses({ "200": { description: "The webhooks.", ...json(data(z.array(WebhookSchema))) }, ...r400, ...r401 }),
+        },
+      },
+      "/v1/webhooks/{id}": {
+        delete: {
+          operationId: "deleteWebhook",
+          summary: "Delete a webhook; its pending events are not sent",
+          requestParams: pathId("id", "The webhook's id."),
+          responses: responses({
+            "204": { description: "Deleted." },
+            ...r400,
+            ...r401,
+            "404": codeError(404, ["webhook_not_found"], "No such webhook in this company."),
+          }),
+        },
+      },
+      "/v1/webhooks/{id}/deliveries": {
+        get: {
+          operationId: "listWebhookDeliveries",
+          summary: "The webhook's recent deliveries, newest first, with each attempt's status code and error",
+          requestParams: pathId("id", "The webhook's id."),
+          responses: responses({
+            "200": { description: "The deliveries.", ...json(data(z.array(WebhookDeliverySchema))) },
+            ...r400,
+            ...r401,
+            "404": codeError(404, ["webhook_not_found"], "No such webhook in this company."),
           }),
         },
       },

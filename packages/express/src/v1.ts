@@ -15,18 +15,29 @@ import {
   type AuthContext,
   type CoreOptions,
   type Store,
+  type TargetPolicy,
+  type WebhookStore,
 } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { openApiDocument } from "./openapi.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawQuery, wrap } from "./middleware.js";
+import { mountWebhooks } from "./webhooks.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawQuery, requestId, wrap } from "./middleware.js";
+import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 
 export interface V1RouterOptions extends CoreOptions {
-  store: Store;
+  /** The store; when it also keeps webhooks (`WebhookStore`), the /webhooks routes exist. */
+  store: Store & Partial<WebhookStore>;
+  /** Which webhook targets are allowed. Default: public https only (SSRF guard). */
+  webhookTargets?: TargetPolicy;
   /** Largest JSON body in bytes; larger gets 413. Default 10 MiB. */
   bodyLimit?: number;
   /** Where unexpected errors are logged. Default: one JSON line on stderr. */
   logger?: Logger;
+  /** Requests per API key (by key id, after authentication); over it 429 with `Retry-After`. Default 600 a minute; `false`: off. */
+  rateLimit?: RateLimitOptions | false;
+  /** Sign-ups (`POST /accounts`) per client IP (`req.ip`: set `trust proxy` behind a proxy). Default 20 an hour; `false`: off. */
+  signUpRateLimit?: RateLimitOptions | false;
 }
 
 const AUTH = Symbol("einvoice.auth");
@@ -49,17 +60,24 @@ export function createV1Router(options: V1RouterOptions): Router {
   const router = express.Router();
   const body = jsonBody(limit);
 
-  const authenticated: RequestHandler = (req, _res, next) => {
+  // Rate limits: per API key right after authentication (so every authenticated route has it), per IP on sign-up.
+  const keyLimiter = limiterFor(options.rateLimit, DEFAULT_KEY_RATE_LIMIT, options.clock);
+  const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).apiKeyId, "API key") : null;
+  const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, options.clock);
+  const perIp: RequestHandler[] = signUpLimiter ? [rateLimit(signUpLimiter, clientIp, "client IP")] : [];
+  const authenticated: RequestHandler = (req, res, next) => {
     authenticate(store, bearerToken(req), options).then(
       (ctx) => {
         (req as AuthedRequest)[AUTH] = ctx;
-        next();
+        if (perKey) perKey(req, res, next);
+        else next();
       },
       next,
     );
   };
   const noQueryParams = noQuery();
 
+  router.use(requestId());
   router.use(apiHeaders());
 
   router.get("/openapi.json", (_req, res) => {
@@ -68,6 +86,7 @@ export function createV1Router(options: V1RouterOptions): Router {
 
   router.post(
     "/accounts",
+    ...perIp,
     declaredSizeLimit(limit),
     noQueryParams,
     ...body,
@@ -151,6 +170,8 @@ export function createV1Router(options: V1RouterOptions): Router {
       res.status(204).end();
     }),
   );
+
+  mountWebhooks(router, { store, options, targets: options.webhookTargets, limit, authenticated, noQuery: noQueryParams, authOf });
 
   router.use(notFound());
   router.use(errorHandler(logger, limit));

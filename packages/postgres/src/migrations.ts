@@ -115,6 +115,42 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX invoices_delivery_due_idx ON ${s}.invoices (next_attempt_at, id) WHERE status = 'sending'`,
     ],
   },
+  {
+    version: 3,
+    name: "webhooks",
+    statements: (s) => [
+      `CREATE TABLE ${s}.webhooks (
+        id uuid PRIMARY KEY,
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        url text NOT NULL,
+        events jsonb NOT NULL,
+        secret text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        deleted_at timestamptz(3),
+        CONSTRAINT webhooks_company_id_key UNIQUE (company_id, id)
+      )`,
+      `CREATE INDEX webhooks_company_idx ON ${s}.webhooks (company_id, created_at, id) WHERE deleted_at IS NULL`,
+      // One row per event and webhook: the queue of the webhook sender, and the deliveries users see.
+      `CREATE TABLE ${s}.webhook_events (
+        id uuid PRIMARY KEY,
+        webhook_id uuid NOT NULL,
+        company_id uuid NOT NULL,
+        type text NOT NULL,
+        data text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        status text NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz(3),
+        delivered_at timestamptz(3),
+        log jsonb NOT NULL DEFAULT '[]'::jsonb,
+        lease_owner text,
+        lease_until timestamptz(3),
+        CONSTRAINT webhook_events_webhook_fkey FOREIGN KEY (company_id, webhook_id) REFERENCES ${s}.webhooks (company_id, id)
+      )`,
+      `CREATE INDEX webhook_events_due_idx ON ${s}.webhook_events (next_attempt_at, id) WHERE status = 'pending'`,
+      `CREATE INDEX webhook_events_webhook_idx ON ${s}.webhook_events (company_id, webhook_id, created_at DESC, id DESC)`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -13,7 +13,12 @@ import type {
   NewSubmission,
   Party,
   Store,
+  WebhookEventRecord,
+  WebhookJob,
+  WebhookRecord,
+  WebhookStore,
 } from "@einvoice/core";
+import { randomUUID } from "node:crypto";
 import { DbError, type Db, type Queryable } from "./db.js";
 import { migrate, quoteSchema } from "./migrations.js";
 
@@ -26,7 +31,7 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
 }
 
-export interface PostgresStore extends Store, DeliveryStore {
+export interface PostgresStore extends Store, DeliveryStore, WebhookStore {
   readonly name: "postgres";
   /** The schema the store uses. */
   readonly schema: string;
@@ -241,6 +246,8 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     clients: `${s}.clients`,
     invoices: `${s}.invoices`,
     documents: `${s}.documents`,
+    webhooks: `${s}.webhooks`,
+    webhookEvents: `${s}.webhook_events`,
   };
 
   let closed = false;
@@ -520,25 +527,139 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
 
     async completeAttempt(a: AttemptRecord): Promise<InvoiceRecord | null> {
       if (!isId(a.id)) return null;
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query(
+          `UPDATE ${t.invoices} SET
+             status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
+             next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
+             events = events || $8::jsonb
+           WHERE id = $1::uuid AND lease_owner = $2
+           RETURNING ${INVOICE_COLUMNS}`,
+          [
+            a.id,
+            a.owner,
+            a.status,
+            a.errorMessage,
+            a.updatedAt,
+            a.attempts,
+            a.nextAttemptAt,
+            JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
+          ],
+        );
+        const updated = rows[0] ? toInvoice(rows[0]) : null;
+        if (updated && a.notify) {
+          // In the same transaction as the change: one event per subscribed webhook of the company.
+          const hooks = await tx.query<{ id: string }>(
+            `SELECT id::text AS id FROM ${t.webhooks}
+             WHERE company_id = $1::uuid AND deleted_at IS NULL AND events ? $2 ORDER BY created_at, id`,
+            [updated.companyId, a.notify.type],
+          );
+          for (const h of hooks.rows) {
+            await tx.query(
+              `INSERT INTO ${t.webhookEvents} (id, webhook_id, company_id, type, data, created_at, status, next_attempt_at)
+               VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5, $6::timestamptz, 'pending', $6::timestamptz)`,
+              [randomUUID(), h.id, updated.companyId, a.notify.type, a.notify.data, a.updatedAt],
+            );
+          }
+        }
+        return updated;
+      });
+    },
+
+    async insertWebhook(w: WebhookRecord) {
+      await db.query(
+        `INSERT INTO ${t.webhooks} (id, company_id, url, events, secret, created_at, deleted_at)
+         VALUES ($1::uuid, $2::uuid, $3, $4::jsonb, $5, $6::timestamptz, $7::timestamptz)`,
+        [w.id, w.companyId, w.url, JSON.stringify(w.events), w.secret, w.createdAt, w.deletedAt],
+      );
+    },
+
+    async listWebhooks(companyId) {
+      if (!isId(companyId)) return [];
       const { rows } = await db.query(
-        `UPDATE ${t.invoices} SET
-           status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
-           next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
-           events = events || $8::jsonb
+        `SELECT ${WEBHOOK_COLUMNS} FROM ${t.webhooks} WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY created_at, id`,
+        [companyId],
+      );
+      return rows.map(toWebhook);
+    },
+
+    async getWebhook(companyId, id) {
+      if (!isId(companyId) || !isId(id)) return null;
+      const { rows } = await db.query(
+        `SELECT ${WEBHOOK_COLUMNS} FROM ${t.webhooks} WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL`,
+        [companyId, id],
+      );
+      return rows[0] ? toWebhook(rows[0]) : null;
+    },
+
+    async deleteWebhook(companyId, id, at) {
+      if (!isId(companyId) || !isId(id) || !isPortTime(at)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.webhooks} SET deleted_at = $3::timestamptz
+         WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL RETURNING id`,
+        [companyId, id, at],
+      );
+      return rows.length === 1;
+    },
+
+    async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
+      if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimWebhookEvents needs port timestamps");
+      const { rows } = await db.query(
+        `WITH due AS (
+           SELECT e.id FROM ${t.webhookEvents} AS e
+           JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
+           WHERE e.status = 'pending' AND e.next_attempt_at <= $1::timestamptz
+             AND (e.lease_until IS NULL OR e.lease_until <= $1::timestamptz)
+           ORDER BY e.next_attempt_at, e.id
+           LIMIT $2::integer
+           FOR UPDATE OF e SKIP LOCKED
+         )
+         UPDATE ${t.webhookEvents} AS e SET lease_owner = $3, lease_until = $4::timestamptz
+         FROM due, ${t.webhooks} AS w
+         WHERE e.id = due.id AND w.company_id = e.company_id AND w.id = e.webhook_id
+         RETURNING ${WEBHOOK_EVENT_COLUMNS}, w.url, w.secret, ${iso("e.next_attempt_at", "due_at")}`,
+        [now, limit, owner, leaseUntil],
+      );
+      return rows
+        .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
+        .map((r) => ({ event: toWebhookEvent(r), url: text(r.url), secret: text(r.secret) }));
+    },
+
+    async completeWebhookEvent(input) {
+      if (!isId(input.id)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.webhookEvents} SET
+           status = $3, attempts = $4::integer, next_attempt_at = $5::timestamptz, delivered_at = $6::timestamptz,
+           log = (SELECT coalesce(jsonb_agg(x ORDER BY n), '[]'::jsonb) FROM (
+                    SELECT x, n FROM jsonb_array_elements(log || $7::jsonb) WITH ORDINALITY AS a(x, n)
+                    ORDER BY n DESC LIMIT 20) AS last),
+           lease_owner = NULL, lease_until = NULL
          WHERE id = $1::uuid AND lease_owner = $2
-         RETURNING ${INVOICE_COLUMNS}`,
+         RETURNING id`,
         [
-          a.id,
-          a.owner,
-          a.status,
-          a.errorMessage,
-          a.updatedAt,
-          a.attempts,
-          a.nextAttemptAt,
-          JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
+          input.id,
+          input.owner,
+          input.status,
+          input.attempts,
+          input.nextAttemptAt,
+          input.deliveredAt,
+          JSON.stringify([
+            { at: input.attempt.at, statusCode: input.attempt.statusCode, error: input.attempt.error, durationMs: input.attempt.durationMs },
+          ]),
         ],
       );
-      return rows[0] ? toInvoice(rows[0]) : null;
+      return rows.length === 1;
+    },
+
+    async listWebhookEvents(companyId, webhookId, limit) {
+      if (!isId(companyId) || !isId(webhookId)) return [];
+      const { rows } = await db.query(
+        `SELECT ${WEBHOOK_EVENT_COLUMNS} FROM ${t.webhookEvents} AS e
+         WHERE e.company_id = $1::uuid AND e.webhook_id = $2::uuid
+         ORDER BY e.created_at DESC, e.id DESC LIMIT $3::integer`,
+        [companyId, webhookId, limit],
+      );
+      return rows.map(toWebhookEvent);
     },
 
     async releaseDelivery(id, owner) {
@@ -572,4 +693,56 @@ function compareKey(aAt: string, aId: string, bAt: string, bId: string): number 
 /** A keyset position the database can compare: a port timestamp and a lower-case UUID. */
 function validKeyset(after: Keyset | null): boolean {
   return after === null || (isPortTime(after.at) && isId(after.id));
+}
+
+const WEBHOOK_COLUMNS = [
+  "id::text AS id",
+  "company_id::text AS company_id",
+  "url",
+  "events",
+  "secret",
+  iso("created_at"),
+  iso("deleted_at"),
+].join(", ");
+
+const WEBHOOK_EVENT_COLUMNS = [
+  "e.id::text AS id",
+  "e.webhook_id::text AS webhook_id",
+  "e.company_id::text AS company_id",
+  "e.type",
+  "e.data",
+  iso("e.created_at", "created_at"),
+  "e.status",
+  "e.attempts",
+  iso("e.next_attempt_at", "next_attempt_at"),
+  iso("e.delivered_at", "delivered_at"),
+  "e.log",
+].join(", ");
+
+function toWebhook(r: Record<string, unknown>): WebhookRecord {
+  return {
+    id: text(r.id),
+    companyId: text(r.company_id),
+    url: text(r.url),
+    events: json(r.events) as WebhookRecord["events"],
+    secret: text(r.secret),
+    createdAt: text(r.created_at),
+    deletedAt: textOrNull(r.deleted_at),
+  };
+}
+
+function toWebhookEvent(r: Record<string, unknown>): WebhookEventRecord {
+  return {
+    id: text(r.id),
+    webhookId: text(r.webhook_id),
+    companyId: text(r.company_id),
+    type: text(r.type) as WebhookEventRecord["type"],
+    createdAt: text(r.created_at),
+    data: text(r.data),
+    status: text(r.status) as WebhookEventRecord["status"],
+    attempts: Number(r.attempts),
+    nextAttemptAt: textOrNull(r.next_attempt_at),
+    deliveredAt: textOrNull(r.delivered_at),
+    log: json(r.log) as WebhookEventRecord["log"],
+  };
 }

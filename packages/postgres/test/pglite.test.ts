@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany, testDeliveryStore, testStore } from "@einvoice/core/testing";
+import { sampleCompany, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
 import { testRegressions } from "./regressions.js";
@@ -30,6 +30,8 @@ testDeliveryStore("PGlite, two stores on one database", async () => {
   const b = await postgresStore({ db: fromPGlite(pglite), schema });
   return { a, b, close: async () => {} };
 });
+
+testWebhookStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `webhooks_${++n}` }));
 
 testRegressions("PGlite", () => ({
   connect: () => fromPGlite(pglite),

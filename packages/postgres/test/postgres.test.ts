@@ -1,6 +1,6 @@
 // The store conformance suite and the regressions on a PostgreSQL server (DATABASE_URL), each run in its own schemas.
 import { randomBytes } from "node:crypto";
-import { testDeliveryStore, testStore } from "@einvoice/core/testing";
+import { testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromPg, openPostgresStore, postgresStore, type PgPoolLike } from "../src/index.js";
@@ -61,6 +61,12 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     },
     schema: newSchema,
   }));
+
+  testWebhookStore("PostgreSQL server", async () => {
+    const pool = newPool();
+    testPools.push(pool);
+    return postgresStore({ db: fromPg(pool as unknown as PgPoolLike), schema: newSchema() });
+  });
 
   testDeliveryStore("PostgreSQL server, two stores on two pools", async () => {
     const schema = newSchema();

@@ -1,5 +1,6 @@
 // @einvoice/core/testing: conformance suites that every adapter must pass.
 export { testStore, type StoreFactory } from "./store-suite.js";
 export { testDeliveryStore, type DeliveryFixture } from "./delivery-suite.js";
+export { testWebhookStore } from "./webhook-suite.js";
 export { testNetwork, type NetworkFactory, type NetworkFixture } from "./network-suite.js";
 export { sampleInvoiceRecord, sampleCompany } from "./fixtures.js";
