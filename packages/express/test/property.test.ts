@@ -212,7 +212,7 @@ const attrs = (n: number, ns: boolean) => Array.from({ length: n }, (_, i) => (n
 type AnyMutation =
   | { kind: "truncate"; at: number }
   | { kind: "flip"; flips: Array<[number, number]> }
-  | { kind: "insert"; at: number; what: "attributes" | "namespaces" | "nesting" | "text" | "nul" | "badUtf8" | "doctype" | "declaration" | "root"; n: number; bytes: number[] }
+  | { kind: "insert"; at: number; what: "attributes" | "namespaces" | "nesting" | "text" | "nul" | "badUtf8" | "doctype" | "declaration" | "root"; n: number; bytes: readonly number[] }
   | { kind: "encoding"; name: string };
 
 const position = fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true });
