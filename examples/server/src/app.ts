@@ -51,6 +51,32 @@ export function createLogger(options: { level?: string; destination?: Destinatio
   );
 }
 
+/** Query parameters whose values a log never shows (the API takes none of them; a client may send one by mistake). */
+const SECRET_PARAM = /key|token|secret|passw|auth|sig|session|credential/i;
+
+/** The URL of a request for a log: values of credential-like query parameters replaced by `[redacted]`. */
+export function scrubUrl(url: string): string {
+  const q = url.indexOf("?");
+  if (q === -1) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  let changed = false;
+  for (const name of new Set(params.keys())) {
+    if (SECRET_PARAM.test(name)) {
+      params.set(name, "[redacted]");
+      changed = true;
+    }
+  }
+  return changed ? `${url.slice(0, q)}?${params}` : url;
+}
+
+interface LoggedRequest {
+  id?: unknown;
+  method?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+  remoteAddress?: string;
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Every request gets an id (a well-formed `X-Request-Id` from a proxy, else a new UUID), every answer the header. */
@@ -97,6 +123,10 @@ export function createApp(config: AppConfig): Express {
         logger: requestLogger,
         genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
         customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+        // The URL without credential-like query values; the headers go through LOG_REDACT_PATHS.
+        serializers: {
+          req: (req: LoggedRequest) => ({ id: req.id, method: req.method, url: scrubUrl(req.url ?? ""), headers: req.headers, remoteAddress: req.remoteAddress }),
+        },
       }),
     );
   }
