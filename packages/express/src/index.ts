@@ -4,3 +4,12 @@ export { createAdminRouter, type AdminRouterOptions } from "./admin.js";
 export { toHttp, stderrLogger, type Logger, type HttpAnswer } from "./http-errors.js";
 export { bearerToken, DEFAULT_BODY_LIMIT } from "./middleware.js";
 export { openApiDocument } from "./openapi.js";
+export {
+  createRateLimiter,
+  DEFAULT_KEY_RATE_LIMIT,
+  DEFAULT_SIGN_UP_RATE_LIMIT,
+  DEFAULT_ADMIN_RATE_LIMIT,
+  type RateLimitOptions,
+  type RateLimiter,
+  type RateDecision,
+} from "./rate-limit.js";
