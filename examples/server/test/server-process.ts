@@ -16,12 +16,20 @@ export interface RunningServer {
   kill(): Promise<void>;
 }
 
+/** Every server started by this test process: none outlives it, whatever a test did. */
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+});
+
 export async function startServer(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts"], {
     cwd: serverDir,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
