@@ -178,13 +178,7 @@ function workerSource(): { url: URL } | { code: string } {
 function spawn(): void {
   const source = workerSource();
   const workerData: WorkerSetup = { nice: config.nice };
-  // A large young generation: nearly everything a parse allocates (the DOM) lives until the end of
-  // the document, and fewer scavenges of it make a large document about a quarter faster.
-  const resourceLimits = { maxYoungGenerationSizeMb: 384 };
-  const worker =
-    "url" in source
-      ? new Worker(source.url, { workerData, resourceLimits })
-      : new Worker(source.code, { eval: true, workerData, resourceLimits });
+  const worker = "url" in source ? new Worker(source.url, { workerData }) : new Worker(source.code, { eval: true, workerData });
   const slot: Slot = { worker, ready: false, task: null, idle: null, done: false };
   slots.push(slot);
   worker.on("message", (m: WorkerReply | { ready: true }) => {

@@ -1,0 +1,185 @@
+// latency_under_large and http_vs_bare_express: autocannon against server processes on loopback.
+import { request, Agent } from "node:http";
+import autocannon from "autocannon";
+import { baseExample, largeInvoice } from "../lib/corpus.ts";
+import { startServer, type BenchServer } from "../lib/server.ts";
+import { distinctBase64, invoiceBody } from "../lib/setup.ts";
+import { alternate, median, nowMs, percentile, round } from "../lib/stats.ts";
+import type { Metric } from "../run.ts";
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+}
+
+/** POST /v1/peppol/invoice with a distinct invoice (accepted, not a duplicate) in every request. */
+async function load(server: BenchServer, next: () => string, opts: { seconds: number; connections: number; rate?: number }): Promise<Load> {
+  const r = await autocannon({
+    url: server.url,
+    connections: opts.connections,
+    duration: opts.seconds,
+    pipelining: 1,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
+    requests: [
+      {
+        method: "POST",
+        path: "/v1/peppol/invoice",
+        headers: { "content-type": "application/json", authorization: `Bearer ${server.apiKey}` },
+        setupRequest: (req) => ({ ...req, body: invoiceBody(next()) }),
+      },
+    ],
+  });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  if (bad > 0) throw new Error(`load on ${server.url}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total };
+}
+
+/**
+ * Open loop: one small submission every `1000 / rate` ms for `seconds`, whatever the answers do
+ * (autocannon's rate limit sends each second's requests in a burst, which measures its own queue).
+ * Returns the p99 latency in ms; every answer must be 200.
+ */
+async function steady(server: BenchServer, next: () => string, opts: { seconds: number; rate: number }): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const latencies: number[] = [];
+  const inflight: Promise<void>[] = [];
+  const interval = 1000 / opts.rate;
+  const start = nowMs();
+  const total = Math.round(opts.seconds * opts.rate);
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - nowMs();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const body = invoiceBody(next());
+    inflight.push(
+      new Promise<void>((resolve, reject) => {
+        const t = nowMs();
+        const req = request(
+          `${server.url}/v1/peppol/invoice`,
+          { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${server.apiKey}`, "content-length": Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on("end", () => {
+              if (res.statusCode !== 200) reject(new Error(`small submission: ${res.statusCode}`));
+              latencies.push(nowMs() - t);
+              resolve();
+            });
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      }),
+    );
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return percentile(latencies, 99);
+}
+
+/** Posts large invoices one after another until stopped; each must be answered 200. */
+function largeStream(server: BenchServer, next: () => string): { stop: () => Promise<number[]> } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const latencies: number[] = [];
+  let stopping = false;
+  const post = (body: string) =>
+    new Promise<void>((resolve, reject) => {
+      const t = nowMs();
+      const req = request(
+        `${server.url}/v1/peppol/invoice`,
+        { method: "POST", agent, headers: { "content-type": "application/json", authorization: `Bearer ${server.apiKey}`, "content-length": Buffer.byteLength(body) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString();
+            if (res.statusCode !== 200 || !text.includes('"success":true')) reject(new Error(`large submission: ${res.statusCode} ${text.slice(0, 200)}`));
+            else {
+              latencies.push(nowMs() - t);
+              resolve();
+            }
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  const loop = (async () => {
+    while (!stopping) await post(invoiceBody(next()));
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await loop;
+      agent.destroy();
+      return latencies;
+    },
+  };
+}
+
+export async function httpMetrics(): Promise<Record<string, Metric>> {
+  const small = distinctBase64(baseExample(), "H");
+  // About 6 MiB of XML: an 8 MiB JSON body once base64-encoded (the body limit is 10 MiB).
+  const largeXml = largeInvoice(8_600);
+  const large = distinctBase64(largeXml, "G");
+  const app = await startServer("app");
+  const bare = await startServer("bare");
+  try {
+    // Small submissions at a steady 200 a second (open loop), alone and beside a stream of large ones.
+    const largeLatencies: number[] = [];
+    const latency = await alternate({
+      rounds: 3,
+      warmup: 1,
+      a: async (r) => {
+        const stream = largeStream(app, large);
+        await new Promise((res) => setTimeout(res, 300)); // a large document is in flight
+        const p99 = await steady(app, small, { seconds: r === 0 ? 2 : 5, rate: 200 });
+        const took = await stream.stop();
+        if (r > 0) largeLatencies.push(...took);
+        return p99;
+      },
+      b: async (r) => steady(app, small, { seconds: r === 0 ? 2 : 5, rate: 200 }),
+    });
+
+    // Throughput: as many as 4 keep-alive connections get, the app against the bare route, in turns.
+    const appLoads: Load[] = [];
+    const bareLoads: Load[] = [];
+    const throughput = await alternate({
+      rounds: 3,
+      warmup: 1,
+      a: async (r) => {
+        const l = await load(app, small, { seconds: r === 0 ? 2 : 5, connections: 4 });
+        if (r > 0) appLoads.push(l);
+        return l.rps;
+      },
+      b: async (r) => {
+        const l = await load(bare, small, { seconds: r === 0 ? 2 : 5, connections: 4 });
+        if (r > 0) bareLoads.push(l);
+        return l.rps;
+      },
+    });
+    const p99App = median(appLoads.map((l) => l.p99));
+    const p99Bare = median(bareLoads.map((l) => l.p99));
+    const mib = (Buffer.byteLength(invoiceBody(large())) / 2 ** 20).toFixed(1);
+    return {
+      latency_under_large: {
+        value: round(latency.ratio),
+        goal: "<= 2",
+        ok: latency.ratio <= 2,
+        note: `p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone; the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent)`,
+        detail: { p99WithLarge: latency.a, p99Alone: latency.b, largeMs: largeLatencies.map((x) => round(x, 0)) },
+      },
+      http_vs_bare_express: {
+        value: round(throughput.ratio),
+        goal: ">= 0.8",
+        ok: throughput.ratio >= 0.8,
+        note: `createApp ${round(median(throughput.a), 0)} req/s (p99 ${p99App} ms) vs bare Express+xmldom ${round(median(throughput.b), 0)} req/s (p99 ${p99Bare} ms); 4 keep-alive connections, 5 s a side, accepted (distinct) invoices`,
+        detail: { appRps: throughput.a, bareRps: throughput.b, p99App, p99Bare },
+      },
+    };
+  } finally {
+    await app.stop();
+    await bare.stop();
+  }
+}

@@ -1,0 +1,114 @@
+// pipeline_vs_parse, pipeline_vs_fastest_parser, large_invoice_linearity: submitInvoice on the memory store against bare parsers.
+import { DOMParser } from "@xmldom/xmldom";
+import { memoryStore, submitInvoice, type AuthContext, type Store } from "../../packages/core/src/index.ts";
+import { baseExample, largeInvoice } from "../lib/corpus.ts";
+import { distinctBase64, eligibleCompany } from "../lib/setup.ts";
+import { alternate, median, perCall, perCallSync, round } from "../lib/stats.ts";
+import type { Metric } from "../run.ts";
+
+const BATCH = 200;
+
+/** The parsers tried for the fastest pure-JS XML parser: each turns the same bytes into its tree or events. */
+async function candidates(): Promise<Record<string, (bytes: Buffer) => unknown>> {
+  const txml = await import("txml/txml");
+  const { XMLParser } = await import("fast-xml-parser");
+  const { SaxesParser } = await import("saxes");
+  const { parseDocument } = await import("htmlparser2");
+  const { parseXml } = await import("@rgrove/parse-xml");
+  const fxp = new XMLParser({ ignoreAttributes: false });
+  return {
+    txml: (b) => txml.parse(b.toString("utf8")),
+    "fast-xml-parser": (b) => fxp.parse(b.toString("utf8")),
+    saxes: (b) => {
+      const p = new SaxesParser({ xmlns: true });
+      let n = 0;
+      p.on("opentag", () => n++);
+      p.write(b.toString("utf8")).close();
+      return n;
+    },
+    "htmlparser2 (xmlMode)": (b) => parseDocument(b.toString("utf8"), { xmlMode: true }),
+    "@rgrove/parse-xml": (b) => parseXml(b.toString("utf8")),
+  };
+}
+
+async function submitBatch(store: Store, auth: AuthContext, bodies: readonly string[]): Promise<number> {
+  return perCall(bodies.length, async (i) => {
+    const r = await submitInvoice(store, auth, { xml: bodies[i]!, targetNetwork: "auto" });
+    if (!r.success) throw new Error(`not accepted: ${r.errorMessage}`);
+  });
+}
+
+export async function pipelineMetrics(): Promise<Record<string, Metric>> {
+  const xml = baseExample();
+  const next = distinctBase64(xml, "P");
+  const store = memoryStore();
+  // Distinct bytes for every submission: each round has its own company, each batch distinct invoice numbers.
+  const bodies = Array.from({ length: BATCH }, () => next());
+  const bytes = bodies.map((b) => Buffer.from(b, "base64"));
+  const xmldom = (b: Buffer) => new DOMParser().parseFromString(b.toString("utf8"), "application/xml");
+  const companies: AuthContext[] = [];
+  for (let i = 0; i < 40; i++) companies.push((await eligibleCompany(store)).auth);
+  let company = 0;
+
+  const vsParse = await alternate({
+    rounds: 15,
+    warmup: 3,
+    a: () => submitBatch(store, companies[company++]!, bodies),
+    b: () => perCallSync(BATCH, (i) => xmldom(bytes[i]!)),
+  });
+
+  // The fastest candidate on this machine, this run.
+  const parsers = await candidates();
+  const speeds: Record<string, number> = {};
+  for (const [name, parse] of Object.entries(parsers)) {
+    parse(bytes[0]!);
+    perCallSync(BATCH, (i) => parse(bytes[i]!));
+    speeds[name] = median([1, 2, 3].map(() => perCallSync(BATCH, (i) => parse(bytes[i]!))));
+  }
+  speeds["@xmldom/xmldom"] = median([1, 2, 3].map(() => perCallSync(BATCH, (i) => xmldom(bytes[i]!))));
+  const fastest = Object.entries(speeds)
+    .filter(([n]) => n !== "@xmldom/xmldom")
+    .sort((x, y) => x[1] - y[1])[0]![0];
+  const fast = parsers[fastest]!;
+  const vsFastest = await alternate({
+    rounds: 15,
+    warmup: 2,
+    a: () => submitBatch(store, companies[company++]!, bodies),
+    b: () => perCallSync(BATCH, (i) => fast(bytes[i]!)),
+  });
+
+  // Linearity: one 10,000-line invoice against ten 1,000-line ones (both read on the worker), a new company each round.
+  const big = distinctBase64(largeInvoice(10_000), "L")();
+  const small = Array.from({ length: 10 }, (_, i) => distinctBase64(largeInvoice(1_000), `S${i}`)());
+  const linear = await alternate({
+    rounds: 5,
+    warmup: 1,
+    a: async () => submitBatch(store, (await eligibleCompany(store)).auth, [big]),
+    b: async () => 10 * (await submitBatch(store, (await eligibleCompany(store)).auth, small)),
+  });
+
+  const ms = (x: number) => `${round(x, 3)} ms`;
+  return {
+    pipeline_vs_parse: {
+      value: round(vsParse.ratio),
+      goal: "<= 1.3",
+      ok: vsParse.ratio <= 1.3,
+      note: `submitInvoice ${ms(median(vsParse.a))}/invoice vs xmldom ${ms(median(vsParse.b))} (base-example.xml, ${bytes[0]!.length} B, distinct bytes, accepted)`,
+    },
+    pipeline_vs_fastest_parser: {
+      value: round(vsFastest.ratio),
+      goal: "<= 3",
+      ok: vsFastest.ratio <= 3,
+      note: `fastest: ${fastest} ${ms(median(vsFastest.b))}; pipeline ${ms(median(vsFastest.a))}; all: ${Object.entries(speeds)
+        .map(([n, v]) => `${n} ${round(v * 1000, 0)} us`)
+        .join(", ")}`,
+      detail: { fastest, perParseMs: speeds },
+    },
+    large_invoice_linearity: {
+      value: round(linear.ratio),
+      goal: "<= 1.15",
+      ok: linear.ratio <= 1.15,
+      note: `10,000 lines (${(Buffer.from(big, "base64").length / 2 ** 20).toFixed(1)} MiB) ${ms(median(linear.a))} vs 10 x 1,000 lines ${ms(median(linear.b))}`,
+    },
+  };
+}
