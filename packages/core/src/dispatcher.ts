@@ -2,6 +2,7 @@
 // network, retries transient failures with backoff and jitter, and records every attempt.
 import { randomUUID } from "node:crypto";
 import type { NetworkPort, SendOutcome } from "./network.js";
+import { pollingLoop } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "./ports.js";
 import { invoiceView } from "./reads.js";
 import type { InvoiceRecord, Network, ParticipantId } from "./types.js";
@@ -89,9 +90,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const random = options.random ?? Math.random;
   const logger = options.logger;
   const inFlight = new Set<string>();
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -190,42 +188,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return jobs.length;
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      let done = 0;
-      try {
-        done = await runOnce();
-      } catch (e) {
-        logger?.error({ error: e instanceof Error ? e.name : typeof e }, "dispatcher round failed");
-      }
-      if (running && done === 0) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    }
-  }
+  const loop = pollingLoop(runOnce, {
+    pollIntervalMs,
+    stopTimeoutMs,
+    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "dispatcher round failed"),
+  });
 
   return {
     owner,
     runOnce,
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
+    start: loop.start,
     async stop() {
-      running = false;
-      wake?.();
-      const finished = loop ?? Promise.resolve();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([finished, new Promise((r) => (timer = setTimeout(r, stopTimeoutMs)))]);
-      clearTimeout(timer);
+      await loop.stop();
       await Promise.all([...inFlight].map((id) => store.releaseDelivery(id, owner).catch(() => undefined)));
     },
   };

@@ -2,6 +2,7 @@
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
 import { backoffDelay, type DispatcherLogger, type RetryPolicy } from "./dispatcher.js";
+import { pollingLoop } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "./ports.js";
 import type { WebhookAttempt } from "./types.js";
 import { signWebhook } from "./webhook-signature.js";
@@ -58,9 +59,6 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const clock = options.clock ?? (() => new Date());
   const random = options.random ?? Math.random;
   const logger = options.logger;
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
 
   async function post(job: WebhookJob): Promise<WebhookAttempt> {
     const startedMs = clock().getTime();
@@ -134,40 +132,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     return jobs.length;
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      let done = 0;
-      try {
-        done = await runOnce();
-      } catch (e) {
-        logger?.error({ error: e instanceof Error ? e.name : typeof e }, "webhook round failed");
-      }
-      if (running && done === 0) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    }
-  }
+  const loop = pollingLoop(runOnce, {
+    pollIntervalMs,
+    stopTimeoutMs,
+    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "webhook round failed"),
+  });
 
-  return {
-    runOnce,
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([loop ?? Promise.resolve(), new Promise((r) => (timer = setTimeout(r, stopTimeoutMs)))]);
-      clearTimeout(timer);
-    },
-  };
+  return { runOnce, start: loop.start, stop: loop.stop };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  ApiError,
   authenticate,
   createAccount,
   createApiKey,
@@ -10,17 +9,9 @@ import {
   revokeApiKey,
   updateCompany,
 } from "../src/index.js";
+import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
 
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
-}
 
 describe("accounts", () => {
   it("creates a company that is not yet eligible, and a key", async () => {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, encodeCursor, getInvoice, listClients, listInvoices, submitInvoice } from "../src/index.js";
+import { encodeCursor, getInvoice, listClients, listInvoices, submitInvoice } from "../src/index.js";
+import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
-}
 
 async function seeded(n: number) {
   const s = await setup();

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ApiError,
   createDispatcher,
   createWebhook,
   createWebhookSender,
@@ -14,6 +13,7 @@ import {
   verifyWebhookSignature,
 } from "../src/index.js";
 import { startReceiver, type Receiver } from "./support/receiver.js";
+import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
@@ -30,15 +30,6 @@ async function world() {
   return { ...s, store, dispatcher, sender, submit };
 }
 
-async function failure(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError");
-}
 
 describe("webhooks", () => {
   let receiver: Receiver | undefined;
