@@ -370,7 +370,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     async listApiKeys(companyId) {
       if (!isId(companyId)) return [];
       const { rows } = await db.query(
-        `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY created_at, id`,
+        `SELECT ${API_KEY_COLUMNS} FROM ${t.apiKeys} AS k WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY k.created_at, k.id`,
         [companyId],
       );
       return rows.map(toApiKey);
@@ -473,7 +473,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
       params.push(limit);
       const { rows } = await db.query(
         `SELECT ${INVOICE_COLUMNS} FROM ${t.invoices} WHERE ${where.join(" AND ")}
-         ORDER BY created_at DESC, id DESC LIMIT $${params.length}::integer`,
+         ORDER BY ${t.invoices}.created_at DESC, ${t.invoices}.id DESC LIMIT $${params.length}::integer`,
         params,
       );
       return rows.map(toInvoice);
@@ -490,7 +490,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
       params.push(limit);
       const { rows } = await db.query(
         `SELECT ${CLIENT_COLUMNS} FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
-         ORDER BY last_invoice_at DESC, id DESC LIMIT $${params.length}::integer`,
+         ORDER BY ${t.clients}.last_invoice_at DESC, ${t.clients}.id DESC LIMIT $${params.length}::integer`,
         params,
       );
       return rows.map(toClient);
@@ -577,7 +577,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     async listWebhooks(companyId) {
       if (!isId(companyId)) return [];
       const { rows } = await db.query(
-        `SELECT ${WEBHOOK_COLUMNS} FROM ${t.webhooks} WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY created_at, id`,
+        `SELECT ${WEBHOOK_COLUMNS} FROM ${t.webhooks} AS w WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY w.created_at, w.id`,
         [companyId],
       );
       return rows.map(toWebhook);
