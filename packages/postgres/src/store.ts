@@ -254,42 +254,56 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
 
   async function insertInvoice(tx: Queryable, inv: InvoiceRecord, onConflictActive: boolean): Promise<boolean> {
     const { rows } = await tx.query(
-      `INSERT INTO ${t.invoices} (
-        id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
-        currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, client_id,
-        sha256, size, created_at, updated_at, events, attempts, next_attempt_at
-      ) VALUES (
-        $1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9,
-        $10, $11, $12, $13, $14::jsonb, $15::jsonb, NULL,
-        $16, $17::integer, $18::timestamptz, $19::timestamptz, $20::jsonb,
-        0, CASE WHEN $3 = 'sending' THEN $18::timestamptz END
-      )
-      ${onConflictActive ? `ON CONFLICT (company_id, sha256) WHERE status <> 'failed' DO NOTHING` : ""}
-      RETURNING id`,
-      [
-        inv.id,
-        inv.companyId,
-        inv.status,
-        inv.targetNetwork,
-        inv.network,
-        inv.errorMessage,
-        inv.invoiceNumber,
-        inv.issueDate,
-        inv.dueDate,
-        inv.currency,
-        inv.totals.taxExclusive,
-        inv.totals.taxInclusive,
-        inv.totals.payable,
-        partyJson(inv.supplier),
-        partyJson(inv.recipient),
-        inv.sha256,
-        inv.size,
-        inv.createdAt,
-        inv.updatedAt,
-        JSON.stringify(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
-      ],
+      `INSERT INTO ${t.invoices} (${INVOICE_INSERT_COLUMNS}, client_id, attempts, next_attempt_at)
+       VALUES (${INVOICE_INSERT_VALUES}, NULL, 0, CASE WHEN $3 = 'sending' THEN $18::timestamptz END)
+       ${onConflictActive ? `ON CONFLICT (company_id, sha256) WHERE status <> 'failed' DO NOTHING` : ""}
+       RETURNING id`,
+      invoiceParams(inv),
     );
     return rows.length === 1;
+  }
+
+  /** Inserts an accepted submission in one statement; returns its client's id (null without a client). */
+  async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
+    const params: unknown[] = invoiceParams(inv);
+    const n = params.length;
+    let cte = "";
+    let clientRef = "NULL";
+    let from = "";
+    if (client) {
+      params.push(client.id, client.key, client.endpointId, client.name, client.vatId, client.country);
+      cte = `cli AS (
+        INSERT INTO ${t.clients} AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+        VALUES ($${n + 1}::uuid, $2::uuid, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, 1, $18::timestamptz, $18::timestamptz)
+        ON CONFLICT (company_id, key) DO UPDATE SET
+          invoice_count = cl.invoice_count + 1,
+          last_invoice_at = EXCLUDED.last_invoice_at,
+          name = EXCLUDED.name,
+          vat_id = EXCLUDED.vat_id,
+          country = EXCLUDED.country
+        RETURNING cl.id
+      ), `;
+      clientRef = "cli.id";
+      from = " FROM cli";
+    }
+    const insert = `ins AS (
+      INSERT INTO ${t.invoices} (${INVOICE_INSERT_COLUMNS}, client_id, attempts, next_attempt_at)
+      SELECT ${INVOICE_INSERT_VALUES}, ${clientRef}, 0, CASE WHEN $3 = 'sending' THEN $18::timestamptz END${from}
+      RETURNING id
+    )`;
+    const clientId = client ? "(SELECT id::text FROM cli)" : "NULL::text";
+    let sql: string;
+    if (document) {
+      params.push(bytes(document));
+      sql = `WITH ${cte}${insert}
+        INSERT INTO ${t.documents} (invoice_id, company_id, content) SELECT ins.id, $2::uuid, $${params.length}::bytea FROM ins
+        RETURNING ${clientId} AS client_id`;
+    } else {
+      sql = `WITH ${cte}${insert} SELECT ${clientId} AS client_id FROM ins`;
+    }
+    const { rows } = await db.query<{ client_id: string | null }>(sql, params);
+    if (rows.length !== 1) throw new DbError("the submission was not stored");
+    return rows[0]!.client_id ?? null;
   }
 
   async function activeSubmission(q: Queryable, companyId: string, sha256: string): Promise<string | null> {
@@ -392,51 +406,29 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
 
     async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
       const stored: InvoiceRecord = { ...invoice, clientId: null };
-      const active = stored.status !== "failed";
+      if (stored.status === "failed") {
+        // A failed submission is always stored and creates no client.
+        await db.transaction(async (tx) => {
+          await insertInvoice(tx, stored, false);
+          if (document) await tx.query(`INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, $3::bytea)`, [stored.id, stored.companyId, bytes(document)]);
+        });
+        return { inserted: true, invoice: structuredClone(stored) };
+      }
       for (let attempt = 0; ; attempt++) {
-        const result = await rollbackWith(() =>
-          db.transaction(async (tx): Promise<InsertSubmissionResult | null> => {
-            if (!(await insertInvoice(tx, stored, active))) {
-              // Another submission of this document holds the unique partial index. Under READ
-              // COMMITTED this statement sees it once it has committed.
-              const winner = await activeSubmission(tx, stored.companyId, stored.sha256);
-              // null: the winner failed or rolled back in between; try the insert again.
-              throw new Rollback(winner ? { inserted: false as const, duplicateOf: winner } : null);
-            }
-            if (active && client) {
-              const { rows } = await tx.query<{ id: string }>(
-                `WITH c AS (
-                   INSERT INTO ${t.clients} AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
-                   VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, $7, 1, $8::timestamptz, $8::timestamptz)
-                   ON CONFLICT (company_id, key) DO UPDATE SET
-                     invoice_count = cl.invoice_count + 1,
-                     last_invoice_at = EXCLUDED.last_invoice_at,
-                     name = EXCLUDED.name,
-                     vat_id = EXCLUDED.vat_id,
-                     country = EXCLUDED.country
-                   RETURNING cl.id
-                 )
-                 UPDATE ${t.invoices} AS i SET client_id = c.id FROM c
-                 WHERE i.id = $9::uuid AND i.company_id = $2::uuid
-                 RETURNING c.id::text AS id`,
-                [client.id, stored.companyId, client.key, client.endpointId, client.name, client.vatId, client.country, stored.createdAt, stored.id],
-              );
-              const clientId = rows[0]?.id;
-              if (!clientId) throw new DbError("the client of the submission was not stored");
-              stored.clientId = clientId;
-            }
-            if (document) {
-              await tx.query(
-                `INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'))`,
-                [stored.id, stored.companyId, Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString("hex")],
-              );
-            }
-            return { inserted: true, invoice: structuredClone(stored) };
-          }),
-        );
-        if (result) return result;
-        stored.clientId = null;
-        if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate submission");
+        try {
+          // One statement, so one round trip and atomic by itself: the client upsert, the invoice
+          // (with its client), the document. The unique partial index refuses a second active
+          // submission of the document; the error undoes the whole statement, client count included.
+          const clientId = await insertAccepted(stored, client, document);
+          return { inserted: true, invoice: { ...structuredClone(stored), clientId } };
+        } catch (e) {
+          if (!(e instanceof DbError && e.code === "23505" && e.constraint === "invoices_active_sha256_key")) throw e;
+          // Under READ COMMITTED the winner is visible once it has committed.
+          const winner = await activeSubmission(db, stored.companyId, stored.sha256);
+          if (winner) return { inserted: false, duplicateOf: winner };
+          // The winner failed or rolled back in between: try again.
+          if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate submission");
+        }
       }
     },
 
@@ -745,4 +737,43 @@ function toWebhookEvent(r: Record<string, unknown>): WebhookEventRecord {
     deliveredAt: textOrNull(r.delivered_at),
     log: json(r.log) as WebhookEventRecord["log"],
   };
+}
+
+const INVOICE_INSERT_COLUMNS = `id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+  currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient,
+  sha256, size, created_at, updated_at, events`;
+
+/** The placeholders of `invoiceParams`, in `INVOICE_INSERT_COLUMNS` order ($18 is created_at). */
+const INVOICE_INSERT_VALUES = `$1::uuid, $2::uuid, $3, $4, $5, $6, $7, $8, $9,
+  $10, $11, $12, $13, $14::jsonb, $15::jsonb,
+  $16, $17::integer, $18::timestamptz, $19::timestamptz, $20::jsonb`;
+
+function invoiceParams(inv: InvoiceRecord): unknown[] {
+  return [
+    inv.id,
+    inv.companyId,
+    inv.status,
+    inv.targetNetwork,
+    inv.network,
+    inv.errorMessage,
+    inv.invoiceNumber,
+    inv.issueDate,
+    inv.dueDate,
+    inv.currency,
+    inv.totals.taxExclusive,
+    inv.totals.taxInclusive,
+    inv.totals.payable,
+    partyJson(inv.supplier),
+    partyJson(inv.recipient),
+    inv.sha256,
+    inv.size,
+    inv.createdAt,
+    inv.updatedAt,
+    JSON.stringify(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
+  ];
+}
+
+/** A document as a bytea parameter (a Buffer view, no copy). */
+function bytes(document: Uint8Array): Buffer {
+  return Buffer.from(document.buffer, document.byteOffset, document.byteLength);
 }
