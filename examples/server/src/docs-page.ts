@@ -33,6 +33,6 @@ export function docsRouter(): Router {
   router.get("/init.js", (_req, res) => {
     res.type("application/javascript").send(INIT);
   });
-  router.use("/assets", express.static(assets, { index: false, fallthrough: false }));
+  router.use("/assets", express.static(assets, { index: false }));
   return router;
 }

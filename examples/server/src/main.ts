@@ -26,8 +26,6 @@ const adminToken = process.env.ADMIN_TOKEN || randomBytes(24).toString("base64ur
 if (adminToken.length < 16) fatal("ADMIN_TOKEN must be at least 16 characters long.");
 const storecove =
   process.env.STORECOVE_API_KEY && process.env.STORECOVE_URL ? { apiKey: process.env.STORECOVE_API_KEY, baseUrl: process.env.STORECOVE_URL } : undefined;
-const leaseMs = process.env.DISPATCH_LEASE_MS ? Number(process.env.DISPATCH_LEASE_MS) : undefined;
-const sandboxDelayMs = process.env.SANDBOX_DELAY_MS ? Number(process.env.SANDBOX_DELAY_MS) : undefined;
 
 /** A non-negative integer from the environment, or the default; anything else stops the server. */
 function intEnv(name: string, fallback: number): number {
@@ -39,6 +37,10 @@ function intEnv(name: string, fallback: number): number {
 }
 // Slow clients: a request's headers must arrive within HEADERS_TIMEOUT_MS and the whole request within
 // REQUEST_TIMEOUT_MS, or the socket is closed (408); an idle keep-alive socket is closed after KEEP_ALIVE_TIMEOUT_MS.
+const leaseMs = intEnv("DISPATCH_LEASE_MS", 30_000);
+const sandboxDelayMs = intEnv("SANDBOX_DELAY_MS", 300);
+if (process.env.WEBHOOK_RETRY_BASE_MS) intEnv("WEBHOOK_RETRY_BASE_MS", 0);
+if (leaseMs < 1_000) fatal("DISPATCH_LEASE_MS must be at least 1000.");
 const headersTimeout = intEnv("HEADERS_TIMEOUT_MS", 10_000);
 const requestTimeout = intEnv("REQUEST_TIMEOUT_MS", 60_000);
 const keepAliveTimeout = intEnv("KEEP_ALIVE_TIMEOUT_MS", 5_000);

@@ -59,8 +59,23 @@ describe("readInvoice: the pipeline in order", () => {
     expect(code(() => readInvoice(b64(invoiceXml({ scheme: "EM" }))))).toBe("missing_recipient");
   });
 
-  it("refuses a document over the size limit without decoding it", () => {
-    const big = "A".repeat(4 * 1024 * 1024 + 8);
-    expect(code(() => readInvoice(big, { maxBytes: 1024 * 1024, maxDepth: 256, maxElements: 1000, maxAttributes: 10 }))).toBe("invalid_ubl_xml");
+  const small = { maxBytes: 1024 * 1024, maxDepth: 256, maxElements: 100_000, maxAttributes: 10 };
+
+  it("refuses a document over the size limit with invalid_ubl_xml, in its place after rows 6 and 7", () => {
+    const over = invoiceXml().replace("<cbc:ID>", `<cbc:Note>${"x".repeat(1024 * 1024)}</cbc:Note><cbc:ID>`);
+    expect(code(() => readInvoice(b64(over), small))).toBe("invalid_ubl_xml");
+    expect(code(() => readInvoice(b64(Buffer.concat([zip, Buffer.alloc(1024 * 1024)])), small))).toBe("single_xml_only");
+    expect(code(() => readInvoice(b64("x".repeat(1024 * 1024 + 10)), small))).toBe("invalid_base64_xml");
+  });
+
+  it("refuses a document far past the size limit before decoding it", () => {
+    expect(code(() => readInvoice("A".repeat(8 * 1024 * 1024), small))).toBe("invalid_ubl_xml");
+  });
+
+  it("reports a second document before a limit the first one passes", () => {
+    const deep = "<a>".repeat(300) + "</a>".repeat(300);
+    expect(code(() => readInvoice(b64(deep + deep)))).toBe("single_xml_only");
+    expect(code(() => readInvoice(b64("text first " + deep)))).toBe("invalid_base64_xml");
+    expect(code(() => readInvoice(b64(deep)))).toBe("invalid_ubl_xml");
   });
 });

@@ -5,7 +5,7 @@ import type { ParticipantId } from "../types.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
 import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
-import { DEFAULT_XML_LIMITS, NO_XML_LIMITS, scanXml, type XmlLimits } from "./scan.js";
+import { DEFAULT_XML_LIMITS, limitError, scanXml, type XmlLimits } from "./scan.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireInvoiceRoot } from "./ubl.js";
 import { parseXml } from "./xml.js";
@@ -37,15 +37,18 @@ export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_L
   return readDocument(decodeDocument(xmlBase64, limits), limits);
 }
 
+/** Far past the limit, a document is refused before it is even decoded (memory stays bounded). */
+const PRE_DECODE_FACTOR = 4;
+
 /**
- * Step 1: strict base64, the size limit (before decoding: a refused document costs no copy), then
- * the decoded bytes. With `ownBuffer` the bytes get an ArrayBuffer of their own and of their exact
+ * Step 1: strict base64, then the decoded bytes. A document far past the size limit is refused
+ * here without decoding it; the exact limit is checked in its place among the XML checks. With `ownBuffer` the bytes get an ArrayBuffer of their own and of their exact
  * size (not a slice of Node's shared pool), so that a worker can transfer them without a copy.
  */
 export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer = false): Buffer {
   const compact = checkBase64(xmlBase64);
   const size = base64DecodedSize(compact);
-  if (size > limits.maxBytes) throw tooLarge(size, limits);
+  if (size > limits.maxBytes * PRE_DECODE_FACTOR) throw tooLarge(size, limits);
   if (!ownBuffer) return Buffer.from(compact, "base64");
   const bytes = Buffer.allocUnsafeSlow(size);
   const written = bytes.write(compact, "base64");
@@ -57,13 +60,16 @@ export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {
-    // Row 6 comes before row 7: look for a second document, without limits (they belong to row 8).
-    if (scanXml(decodeUtf8Lossy(bytes), NO_XML_LIMITS).multipleDocuments) throw multipleDocuments();
+    // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
+    if (scanXml(decodeUtf8Lossy(bytes), limits).multipleDocuments) throw multipleDocuments();
     throw notUtf8Error();
   }
   const scan = scanXml(text, limits);
   if (scan.multipleDocuments) throw multipleDocuments();
   requireMarkupStart(text);
+  // Row 8, the size limits first: nothing heavy is built for a document over them.
+  if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
+  if (scan.limitExceeded) throw limitError(scan.limitExceeded);
   const doc = parseXml(text, scan);
   const invoice = requireInvoiceRoot(doc);
   const recipient = extractRecipient(invoice);

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors.js";
-import { DEFAULT_XML_LIMITS, scanXml } from "./scan.js";
+import { DEFAULT_XML_LIMITS, scanXml, type ScanResult } from "./scan.js";
 
-function limitMessage(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError && e.code === "invalid_ubl_xml") return e.message;
-    throw e;
-  }
-  return undefined;
+function limitMessage(fn: () => ScanResult): string | null {
+  return fn().limitExceeded;
 }
 
 describe("scanXml", () => {
@@ -18,6 +11,7 @@ describe("scanXml", () => {
       multipleDocuments: false,
       encoding: "UTF-8",
       hasDoctype: false,
+      limitExceeded: null,
     });
     expect(scanXml("<a/>").encoding).toBeNull();
   });
@@ -39,7 +33,7 @@ describe("scanXml", () => {
 
   it("stops at markup that is not a tag, such as UTF-16 read as UTF-8", () => {
     const utf16ish = Buffer.from("<a><b/></a>".repeat(400), "utf16le").toString("latin1").replace(/\u0000/g, "\u0000");
-    expect(scanXml(utf16ish)).toEqual({ multipleDocuments: false, encoding: null, hasDoctype: false });
+    expect(scanXml(utf16ish)).toEqual({ multipleDocuments: false, encoding: null, hasDoctype: false, limitExceeded: null });
   });
 
   it("is not fooled by markup-like text in comments, CDATA, attributes and other processing instructions", () => {
@@ -55,15 +49,17 @@ describe("scanXml", () => {
     const deep = "<a>".repeat(100_000) + "</a>".repeat(100_000);
     const t = performance.now();
     expect(limitMessage(() => scanXml(deep))).toMatch(/deeper than 256 levels/);
+    // The scan goes on past a limit, so a second document after it is still found (row 6 before row 8).
+    expect(scanXml(deep + "<second/>").multipleDocuments).toBe(true);
     expect(performance.now() - t).toBeLessThan(500);
-    expect(limitMessage(() => scanXml("<a>".repeat(256) + "</a>".repeat(256)))).toBeUndefined();
+    expect(limitMessage(() => scanXml("<a>".repeat(256) + "</a>".repeat(256)))).toBeNull();
   });
 
   it("refuses too many elements and too many attributes", () => {
     const limits = { ...DEFAULT_XML_LIMITS, maxElements: 10, maxAttributes: 3 };
     expect(limitMessage(() => scanXml("<r>" + "<e/>".repeat(10) + "</r>", limits))).toMatch(/more than 10 elements/);
-    expect(limitMessage(() => scanXml("<r>" + "<e/>".repeat(9) + "</r>", limits))).toBeUndefined();
+    expect(limitMessage(() => scanXml("<r>" + "<e/>".repeat(9) + "</r>", limits))).toBeNull();
     expect(limitMessage(() => scanXml('<r a="1" b="2" c="3" d="4"/>', limits))).toMatch(/more than 3 attributes/);
-    expect(limitMessage(() => scanXml('<r a="1" b=\'2\' c="3"/>', limits))).toBeUndefined();
+    expect(limitMessage(() => scanXml('<r a="1" b=\'2\' c="3"/>', limits))).toBeNull();
   });
 });

@@ -30,23 +30,20 @@ export interface ScanResult {
   /** The `encoding` of the XML declaration, when there is one. */
   encoding: string | null;
   hasDoctype: boolean;
+  /** The first limit the text passes, described for a person; null within every limit. */
+  limitExceeded: string | null;
 }
 
-/** No limits: only to look for a second document in text already known to be refused. */
-export const NO_XML_LIMITS: XmlLimits = Object.freeze({
-  maxBytes: Infinity,
-  maxDepth: Infinity,
-  maxElements: Infinity,
-  maxAttributes: Infinity,
-});
-
-function limitError(what: string): ApiError {
+/** The `invalid_ubl_xml` error of a limit the scan found passed. */
+export function limitError(what: string): ApiError {
   return new ApiError("invalid_ubl_xml", `xml is too large to accept: ${what}.`);
 }
 
 /**
  * Scans the markup of `text` once. It does not judge well-formedness (the parser does); on markup
- * it cannot follow it stops and reports what it saw so far. Throws `invalid_ubl_xml` when a limit is passed.
+ * it cannot follow it stops and reports what it saw so far. It never throws: a limit passed is
+ * reported in `limitExceeded` (its check comes after those for a second document and for XML text),
+ * and the scan goes on to the end for a second document.
  */
 export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ScanResult {
   const n = text.length;
@@ -58,7 +55,8 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
   let declarations = 0;
   const firstMarkup = text.indexOf("<");
   let i = firstMarkup;
-  const multiple = (): ScanResult => ({ multipleDocuments: true, encoding, hasDoctype });
+  let limitExceeded: string | null = null;
+  const multiple = (): ScanResult => ({ multipleDocuments: true, encoding, hasDoctype, limitExceeded });
 
   while (i !== -1 && i < n - 1) {
     const c = text.charCodeAt(i + 1);
@@ -115,7 +113,7 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
     if (!isNameStart(c)) break;
     if (depth === 0 && rootSeen) return multiple();
     rootSeen = true;
-    if (++elements > limits.maxElements) throw limitError(`more than ${limits.maxElements} elements`);
+    if (++elements > limits.maxElements && limitExceeded === null) limitExceeded = `more than ${limits.maxElements} elements`;
     let j = i + 1;
     let quote = 0;
     let attributes = 0;
@@ -130,15 +128,15 @@ export function scanXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): S
         break;
       }
     }
-    if (attributes > limits.maxAttributes) throw limitError(`an element has more than ${limits.maxAttributes} attributes`);
+    if (attributes > limits.maxAttributes && limitExceeded === null) limitExceeded = `an element has more than ${limits.maxAttributes} attributes`;
     if (j >= n) break;
     if (text.charCodeAt(j - 1) !== 47 /* / */) {
       depth++;
-      if (depth > limits.maxDepth) throw limitError(`elements nest deeper than ${limits.maxDepth} levels`);
+      if (depth > limits.maxDepth && limitExceeded === null) limitExceeded = `elements nest deeper than ${limits.maxDepth} levels`;
     }
     i = text.indexOf("<", j + 1);
   }
-  return { multipleDocuments: false, encoding, hasDoctype };
+  return { multipleDocuments: false, encoding, hasDoctype, limitExceeded };
 }
 
 function isNameStart(c: number): boolean {
