@@ -294,9 +294,9 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     const clientId = client ? "(SELECT id::text FROM cli)" : "NULL::text";
     let sql: string;
     if (document) {
-      params.push(bytes(document));
+      params.push(hex(document));
       sql = `WITH ${cte}${insert}
-        INSERT INTO ${t.documents} (invoice_id, company_id, content) SELECT ins.id, $2::uuid, $${params.length}::bytea FROM ins
+        INSERT INTO ${t.documents} (invoice_id, company_id, content) SELECT ins.id, $2::uuid, decode($${params.length}, 'hex') FROM ins
         RETURNING ${clientId} AS client_id`;
     } else {
       sql = `WITH ${cte}${insert} SELECT ${clientId} AS client_id FROM ins`;
@@ -410,7 +410,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
         // A failed submission is always stored and creates no client.
         await db.transaction(async (tx) => {
           await insertInvoice(tx, stored, false);
-          if (document) await tx.query(`INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, $3::bytea)`, [stored.id, stored.companyId, bytes(document)]);
+          if (document) await tx.query(`INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'))`, [stored.id, stored.companyId, hex(document)]);
         });
         return { inserted: true, invoice: structuredClone(stored) };
       }
@@ -773,7 +773,10 @@ function invoiceParams(inv: InvoiceRecord): unknown[] {
   ];
 }
 
-/** A document as a bytea parameter (a Buffer view, no copy). */
-function bytes(document: Uint8Array): Buffer {
-  return Buffer.from(document.buffer, document.byteOffset, document.byteLength);
+/**
+ * A document as hex text, decoded in SQL: one path for both drivers, and about ten times faster
+ * than a bytea parameter on PGlite for a document of several MiB.
+ */
+function hex(document: Uint8Array): string {
+  return Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString("hex");
 }
