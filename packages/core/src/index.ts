@@ -29,7 +29,7 @@ export {
   type RetryPolicy,
 } from "./dispatcher.js";
 export type { CoreOptions } from "./options.js";
-export { submitInvoice } from "./submit.js";
+export { submitInvoice, submitInvoiceJson } from "./submit.js";
 export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./reads.js";
 export {
   createAccount,
@@ -49,6 +49,9 @@ export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VER
 export {
   readInvoice,
   readInvoiceAsync,
+  readRequestAsync,
+  parseJsonBody,
+  type ReadRequest,
   configureInvoiceWorkers,
   closeInvoiceWorkers,
   DEFAULT_WORKER_THRESHOLD,

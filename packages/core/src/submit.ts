@@ -1,7 +1,7 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
 import { ApiError } from "./errors.js";
-import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
-import { readInvoiceAsync, type ReadInvoice } from "./pipeline/index.js";
+import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
+import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "./pipeline/index.js";
 import type { Store } from "./ports.js";
 import { InvoiceRequestSchema, parseWith, type Submission } from "./schemas.js";
 import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "./types.js";
@@ -21,6 +21,48 @@ import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "./types
  */
 export async function submitInvoice(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = parseWith(InvoiceRequestSchema, request);
+  // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
+  return submitChecked(store, auth, body.targetNetwork, (limits) => readInvoiceAsync(body.xml, limits), options);
+}
+
+/**
+ * `submitInvoice` from the raw bytes of the JSON body, as an HTTP adapter receives them. A large
+ * body is parsed, checked and read on a worker thread (its JSON text and its document never exist
+ * on the calling thread); a small one as `submitInvoice` does. Same checks, same order, same answers;
+ * unparseable JSON is a 400 `bad_request` with a string message. With `transfer: true` a large
+ * body's memory is handed to the worker instead of copied: the caller's buffer is empty afterwards.
+ *
+ * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceJson(store, auth, req.body) }))
+ */
+export async function submitInvoiceJson(
+  store: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array,
+  options?: CoreOptions & { transfer?: boolean },
+): Promise<Submission> {
+  const o = resolveOptions(options);
+  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true });
+  return submitChecked(
+    store,
+    auth,
+    read.targetNetwork,
+    async () => {
+      if (read.doc) return read.doc;
+      throw read.error;
+    },
+    options,
+  );
+}
+
+/** The checks after the body's shape, in order: eligibility, preconditions, the document, duplicates and routing. */
+async function submitChecked(
+  store: Store,
+  auth: AuthContext,
+  targetNetwork: TargetNetwork,
+  readDocument: (limits: ResolvedOptions["limits"]) => Promise<ReadInvoice>,
+  options?: CoreOptions,
+): Promise<Submission> {
+  const body = { targetNetwork };
   const o = resolveOptions(options);
   const s = guardStore(store);
 
@@ -38,8 +80,7 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: un
     throw new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
   }
 
-  // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
-  const doc = await readInvoiceAsync(body.xml, o.limits);
+  const doc = await readDocument(o.limits);
   const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
   const now = o.now();
   const id = o.newId();

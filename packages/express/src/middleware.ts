@@ -39,7 +39,7 @@ export function declaredSizeLimit(limit: number): RequestHandler {
  * body counts as `{}`; a body without a JSON content type is a 400.
  */
 export function jsonBody(limit: number): RequestHandler[] {
-  const parse = express.json({ limit, strict: false, type: ["application/json", "application/*+json"] });
+  const parse = express.json({ limit, strict: false, type: JSON_TYPES });
   return [
     parse,
     (req, _res, next) => {
@@ -54,6 +54,33 @@ export function jsonBody(limit: number): RequestHandler[] {
     },
   ];
 }
+
+/**
+ * Reads a JSON body as raw bytes (`req.body` a Buffer), for routes whose core call parses it
+ * (`submitInvoiceJson`: a large body is parsed off the event loop). A request with no body gets
+ * `req.body` undefined; a body without a JSON content type, or in a charset other than UTF-8, is a 400.
+ */
+export function rawJsonBody(limit: number): RequestHandler[] {
+  const read = express.raw({ limit, type: JSON_TYPES });
+  return [
+    (req, _res, next) => {
+      const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.headers["content-type"] ?? "")?.[2]?.toLowerCase();
+      if (charset && charset !== "utf-8" && charset !== "utf8") {
+        return next(new ApiError("bad_request", "Request body encoding is not supported: send UTF-8 JSON."));
+      }
+      next();
+    },
+    read,
+    (req, _res, next) => {
+      if (req.body !== undefined) return next();
+      const length = Number(req.headers["content-length"] ?? 0);
+      const chunked = req.headers["transfer-encoding"] !== undefined;
+      next(length > 0 || chunked ? new ApiError("bad_request", "Content-Type must be application/json.") : undefined);
+    },
+  ];
+}
+
+const JSON_TYPES = ["application/json", "application/*+json"];
 
 /**
  * The query string as an object: each parameter given once is a string, a repeated one an array

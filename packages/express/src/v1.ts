@@ -12,6 +12,7 @@ import {
   parseWith,
   revokeApiKey,
   submitInvoice,
+  submitInvoiceJson,
   type AuthContext,
   type CoreOptions,
   type Store,
@@ -22,7 +23,7 @@ import express, { type Request, type RequestHandler, type Router } from "express
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { openApiDocument } from "./openapi.js";
 import { mountWebhooks } from "./webhooks.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawQuery, requestId, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawJsonBody, rawQuery, requestId, wrap } from "./middleware.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 
 export interface V1RouterOptions extends CoreOptions {
@@ -100,9 +101,13 @@ export function createV1Router(options: V1RouterOptions): Router {
     declaredSizeLimit(limit),
     authenticated,
     noQueryParams,
-    ...body,
+    ...rawJsonBody(limit),
     wrap(async (req, res) => {
-      res.status(200).json({ data: await submitInvoice(store, authOf(req), req.body, options) });
+      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
+      const data = Buffer.isBuffer(req.body)
+        ? await submitInvoiceJson(store, authOf(req), req.body, { ...options, transfer: true })
+        : await submitInvoice(store, authOf(req), {}, options);
+      res.status(200).json({ data });
     }),
   );
 

@@ -9,8 +9,11 @@ export { parseXml } from "./xml.js";
 export { readInvoice, decodeDocument, readDocument, type ReadInvoice } from "./read.js";
 export {
   readInvoiceAsync,
+  readRequestAsync,
+  type ReadRequest,
   closeInvoiceWorkers,
   configureInvoiceWorkers,
   DEFAULT_WORKER_THRESHOLD,
   type InvoiceWorkerOptions,
 } from "./pool.js";
+export { parseJsonBody, parseSubmitBody } from "./request.js";

@@ -2,7 +2,9 @@
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { ApiError } from "../errors.js";
+import type { TargetNetwork } from "../types.js";
 import { decodeDocument, readDocument } from "./read.js";
+import { parseSubmitBody } from "./request.js";
 import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.js";
 
 const port = parentPort;
@@ -19,11 +21,29 @@ if (process.platform === "linux" && typeof setup.nice === "number" && setup.nice
   }
 }
 
+function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
+  return e instanceof ApiError
+    ? { kind: "api", code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
+    : { kind: "other", name: e instanceof Error ? e.name : "Error", message: e instanceof Error ? e.message : String(e) };
+}
+
 port.on("message", (req: WorkerRequest) => {
   let reply: WorkerReply;
   let transfer: ArrayBuffer[] = [];
+  let xml: string;
+  let targetNetwork: TargetNetwork | undefined;
+  if ("body" in req) {
+    try {
+      ({ xml, targetNetwork } = parseSubmitBody(new Uint8Array(req.body, 0, req.length)));
+    } catch (e) {
+      port.postMessage({ id: req.id, ok: false, stage: "body", error: describe(e) } satisfies WorkerReply);
+      return;
+    }
+  } else {
+    xml = req.xml;
+  }
   try {
-    const doc = readDocument(decodeDocument(req.xml, req.limits, true), req.limits);
+    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits);
     const buffer = doc.bytes.buffer as ArrayBuffer;
     reply = {
       id: req.id,
@@ -33,17 +53,11 @@ port.on("message", (req: WorkerRequest) => {
       sha256: doc.sha256,
       recipient: doc.recipient,
       fields: doc.fields,
+      ...(targetNetwork ? { targetNetwork } : {}),
     };
     transfer = [buffer];
   } catch (e) {
-    reply = {
-      id: req.id,
-      ok: false,
-      error:
-        e instanceof ApiError
-          ? { kind: "api", code: e.code, message: e.message }
-          : { kind: "other", name: e instanceof Error ? e.name : "Error", message: e instanceof Error ? e.message : String(e) },
-    };
+    reply = { id: req.id, ok: false, stage: "document", error: describe(e), ...(targetNetwork ? { targetNetwork } : {}) };
   }
   port.postMessage(reply, transfer);
 });

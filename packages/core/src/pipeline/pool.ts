@@ -5,9 +5,10 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ApiError, type ErrorCode } from "../errors.js";
-import type { ParticipantId } from "../types.js";
+import type { ParticipantId, TargetNetwork } from "../types.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
+import { parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./scan.js";
 
 /** 512 KiB: documents larger than this (decoded) are read on a worker thread. */
@@ -37,12 +38,15 @@ export interface WorkerSetup {
   nice: number;
 }
 
-/** One document to read: the base64 text as received (a string: copied once, cheaper than decoding here). */
-export interface WorkerRequest {
-  id: number;
-  xml: string;
-  limits: XmlLimits;
-}
+/**
+ * One document to read: the base64 text as received (a string: copied once, cheaper than decoding
+ * here), or the raw JSON body of a submit request (transferred: the worker parses it).
+ */
+export type WorkerRequest =
+  | { id: number; xml: string; limits: XmlLimits }
+  | { id: number; body: ArrayBuffer; length: number; limits: XmlLimits };
+
+type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[] } | { kind: "other"; name: string; message: string };
 
 /** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
 export type WorkerReply =
@@ -54,19 +58,36 @@ export type WorkerReply =
       sha256: string;
       recipient: ParticipantId;
       fields: InvoiceFields;
+      /** For a JSON body: what it asked for. */
+      targetNetwork?: TargetNetwork;
     }
   | {
       id: number;
       ok: false;
-      error: { kind: "api"; code: ErrorCode; message: string } | { kind: "other"; name: string; message: string };
+      error: WorkerError;
+      /** For a JSON body: whether the body itself (400) or its document failed. */
+      stage?: "body" | "document";
+      targetNetwork?: TargetNetwork;
     };
 
 interface Task {
   id: number;
-  xml: string;
+  xml?: string;
+  body?: Uint8Array;
+  /** Hand the body's memory to the worker (the caller's buffer becomes empty) instead of copying it. */
+  transfer?: boolean;
   limits: XmlLimits;
-  resolve: (r: ReadInvoice) => void;
+  /** For a JSON body: the answer, or the body's error; a document error is in the answer. */
+  resolve: (r: ReadInvoice | ReadRequest) => void;
   reject: (e: unknown) => void;
+}
+
+/** A submit body read on a worker: what it asked for, and its document or the document's error. */
+export interface ReadRequest {
+  targetNetwork: TargetNetwork;
+  /** The document, or null when it failed (then `error` says why). */
+  doc: ReadInvoice | null;
+  error: unknown;
 }
 
 interface Slot {
@@ -127,7 +148,7 @@ export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_
     }
   }
   const p = new Promise<ReadInvoice>((resolve, reject) => {
-    queue.push({ id: nextId++, xml: xmlBase64, limits, resolve, reject });
+    queue.push({ id: nextId++, xml: xmlBase64, limits, resolve: resolve as Task["resolve"], reject });
     dispatch();
   });
   const tracked = p.then(
@@ -137,6 +158,43 @@ export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_
   pending.add(tracked);
   void tracked.then(() => pending.delete(tracked));
   return p;
+}
+
+/**
+ * Reads the raw JSON body of a submit request that is over the threshold on a worker thread: the
+ * JSON text and the document never exist on the calling thread. The body is copied to the worker,
+ * or with `transfer` handed over without a copy (the caller's buffer is then empty). Rejects with the body's 400; a
+ * document error comes back in the answer, for the caller to raise in its place in the check order.
+ * Below the threshold (or without workers) it does the same on the calling thread.
+ */
+export function readRequestAsync(body: Uint8Array, limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<ReadRequest> {
+  if (unavailable !== null || body.length <= config.threshold) {
+    try {
+      return Promise.resolve(readRequestInline(body, limits));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  const p = new Promise<ReadRequest>((resolve, reject) => {
+    queue.push({ id: nextId++, body, transfer: options.transfer === true, limits, resolve: resolve as Task["resolve"], reject });
+    dispatch();
+  });
+  const tracked = p.then(
+    () => undefined,
+    () => undefined,
+  );
+  pending.add(tracked);
+  void tracked.then(() => pending.delete(tracked));
+  return p;
+}
+
+function readRequestInline(body: Uint8Array, limits: XmlLimits): ReadRequest {
+  const { xml, targetNetwork } = parseSubmitBody(body);
+  try {
+    return { targetNetwork, doc: readInvoice(xml, limits), error: null };
+  } catch (e) {
+    return { targetNetwork, doc: null, error: e };
+  }
 }
 
 /**
@@ -196,16 +254,22 @@ function spawn(): void {
   worker.on("exit", (code) => fail(slot, new Error(`the invoice worker exited with code ${code}`)));
 }
 
+function rebuild(error: WorkerError): Error {
+  if (error.kind === "api") return new ApiError(error.code, error.message, error.details ? { details: error.details } : undefined);
+  const e = new Error(error.message);
+  e.name = error.name;
+  return e;
+}
+
 function settle(task: Task, m: WorkerReply): void {
-  if (m.ok) {
-    task.resolve({ bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields });
-  } else if (m.error.kind === "api") {
-    task.reject(new ApiError(m.error.code, m.error.message));
-  } else {
-    const e = new Error(m.error.message);
-    e.name = m.error.name;
-    task.reject(e);
+  const doc = m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields } : null;
+  if (task.body === undefined) {
+    if (doc) task.resolve(doc);
+    else if (!m.ok) task.reject(rebuild(m.error));
+    return;
   }
+  if (!m.ok && m.stage !== "document") task.reject(rebuild(m.error));
+  else task.resolve({ targetNetwork: m.targetNetwork ?? "auto", doc, error: m.ok ? null : rebuild(m.error) });
 }
 
 /** Hands queued documents to ready workers, starting workers up to the pool size. */
@@ -218,7 +282,16 @@ function dispatch(): void {
     free.idle = null;
     free.task = task;
     free.worker.ref();
-    free.worker.postMessage({ id: task.id, xml: task.xml, limits: task.limits } satisfies WorkerRequest);
+    if (task.body !== undefined) {
+      // Transfer the body's memory when asked and it is exactly its own ArrayBuffer; otherwise copy it once.
+      const b = task.body;
+      const own = task.transfer === true && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
+      // (Buffer#slice is a view, not a copy: copy explicitly.)
+      const buffer = own ? (b.buffer as ArrayBuffer) : Uint8Array.prototype.slice.call(b).buffer;
+      free.worker.postMessage({ id: task.id, body: buffer, length: b.byteLength, limits: task.limits } satisfies WorkerRequest, [buffer]);
+    } else {
+      free.worker.postMessage({ id: task.id, xml: task.xml!, limits: task.limits } satisfies WorkerRequest);
+    }
   }
   const starting = slots.filter((s) => !s.ready && !s.done).length;
   for (let n = starting; n < queue.length && slots.length < config.size; n++) spawn();
@@ -256,7 +329,7 @@ function fail(slot: Slot, error: Error): void {
 
 function inline(t: Task): void {
   try {
-    t.resolve(readInvoice(t.xml, t.limits));
+    t.resolve(t.body !== undefined ? readRequestInline(t.body, t.limits) : readInvoice(t.xml!, t.limits));
   } catch (e) {
     t.reject(e);
   }

@@ -1,0 +1,82 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoiceJson, updateCompany } from "../src/index.js";
+import { invoiceWorkerCount } from "../src/pipeline/pool.js";
+import { failure } from "./support/errors.js";
+import { setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+/** An invoice of about `kib` KiB (a long note), as a JSON body's bytes. */
+function bigBody(kib: number, extra: Record<string, unknown> = {}, xml = invoiceXml()): Buffer {
+  const padded = xml.replace("<cbc:ID>", `<cbc:Note>${"n".repeat(kib * 1024)}</cbc:Note><cbc:ID>`);
+  return Buffer.from(JSON.stringify({ xml: b64(padded), ...extra }));
+}
+
+afterAll(async () => {
+  await closeInvoiceWorkers();
+});
+
+describe("submitInvoiceJson: the raw JSON body, large ones parsed on a worker", () => {
+  it("accepts a large body read on a worker thread, with the same record as a small one", async () => {
+    const { store, auth, options } = await setup();
+    const body = bigBody(900, { targetNetwork: "peppol" });
+    const r = await submitInvoiceJson(store, auth, body, options);
+    expect(r.status).toBe("sending");
+    expect(invoiceWorkerCount()).toBeGreaterThan(0);
+    const inv = await getInvoice(store, auth, r.submissionId);
+    expect(inv).toMatchObject({ targetNetwork: "peppol", network: "peppol", invoiceNumber: "INV-1", recipient: { endpointId: "0208:0123456789" } });
+    expect(inv.size).toBeGreaterThan(900 * 1024);
+  });
+
+  it("copies the caller's body by default, and hands it over only when told to", async () => {
+    const { store, auth, options } = await setup();
+    const body = bigBody(900);
+    const length = body.length;
+    await submitInvoiceJson(store, auth, body, options);
+    expect(body.length).toBe(length);
+    const other = bigBody(901);
+    const r = await submitInvoiceJson(store, auth, other, { ...options, transfer: true });
+    expect(r.status).toBe("sending");
+    expect(other.buffer.byteLength).toBe(0);
+  });
+
+  it("answers small bodies the same way, on the calling thread", async () => {
+    const { store, auth, options } = await setup();
+    const r = await submitInvoiceJson(store, auth, Buffer.from(JSON.stringify({ xml: b64(invoiceXml()) })), options);
+    expect(r.status).toBe("sending");
+  });
+
+  it("gives unparseable JSON a 400 with a string message that does not echo the body, large or small", async () => {
+    const { store, auth, options } = await setup();
+    for (const raw of [Buffer.from('{"xml": "SECRET",}'), Buffer.concat([bigBody(900).subarray(0, -1), Buffer.from(",}")])]) {
+      const e = await failure(submitInvoiceJson(store, auth, raw, options));
+      expect([e.code, e.details]).toEqual(["bad_request", undefined]);
+      expect(e.message).toMatch(/^Request body is not valid JSON/);
+      expect(e.message).not.toContain("SECRET");
+    }
+  });
+
+  it("gives a bad shape its class-validator messages from the worker", async () => {
+    const { store, auth, options } = await setup();
+    const e = await failure(submitInvoiceJson(store, auth, bigBody(900, { extra: 1, targetNetwork: "x" }), options));
+    expect(e.code).toBe("bad_request");
+    expect(e.details).toEqual(expect.arrayContaining(["property extra should not exist", "targetNetwork must be one of the following values: auto, peppol, ksef"]));
+  });
+
+  it("keeps the check order: a bad body before eligibility, eligibility before the document", async () => {
+    const { store, auth, options, companyId } = await setup({ eligible: false });
+    expect((await failure(submitInvoiceJson(store, auth, bigBody(900, { extra: 1 }), options))).code).toBe("bad_request");
+    const broken = bigBody(900, {}, invoiceXml().replace("</Invoice>", "</Invoic>"));
+    expect((await failure(submitInvoiceJson(store, auth, broken, options))).code).toBe("enterprise_required");
+    await updateCompany(store, companyId, { enterprise: true, subscription: "pro", legalEntityId: "LE", peppolSendingEnabled: true }, options);
+    const e = await failure(submitInvoiceJson(store, auth, broken, options));
+    expect(e.code).toBe("invalid_ubl_xml");
+    expect(e.message).toMatch(/not a well-formed UBL document/);
+  });
+
+  it("returns a document's error in the answer rather than throwing it", async () => {
+    const r = await readRequestAsync(bigBody(900, {}, invoiceXml({ scheme: "EM" })));
+    expect(r.doc).toBeNull();
+    expect(r.targetNetwork).toBe("auto");
+    expect((r.error as { code: string }).code).toBe("missing_recipient");
+  });
+});
