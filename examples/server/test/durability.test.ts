@@ -42,23 +42,26 @@ async function expectAllKept(base: string, apiKey: string, accepted: Array<{ id:
   }
 }
 
+/** Bursts submissions at a server, kills it with SIGKILL, restarts it on the same store, checks nothing accepted was lost. */
+async function killRestartAndCheck(env: Record<string, string | undefined>): Promise<void> {
+  const first = await startServer(env);
+  const { apiKey } = await eligibleAccount(first.base, ADMIN);
+  const accepted = await burstThenKill(first, apiKey, 60);
+  expect(accepted.length).toBeGreaterThan(0);
+  const second = await startServer(env);
+  try {
+    await expectAllKept(second.base, apiKey, accepted);
+  } finally {
+    await second.kill();
+  }
+}
+
 describe("kill -9 on the embedded store (PGlite)", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "einvoice-crash-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("keeps every submission answered sending, the API key and the duplicate rule", async () => {
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, DISPATCHER: "off" };
-    const first = await startServer(env);
-    const { apiKey } = await eligibleAccount(first.base, ADMIN);
-    const accepted = await burstThenKill(first, apiKey, 60);
-    expect(accepted.length).toBeGreaterThan(0);
-    const second = await startServer(env);
-    try {
-      await expectAllKept(second.base, apiKey, accepted);
-    } finally {
-      await second.kill();
-    }
-  }, 120_000);
+  it("keeps every submission answered sending, the API key and the duplicate rule", () =>
+    killRestartAndCheck({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, DISPATCHER: "off" }), 120_000);
 });
 
 describe.skipIf(!DATABASE_URL)("on a PostgreSQL server (DATABASE_URL)", () => {
@@ -71,18 +74,7 @@ describe.skipIf(!DATABASE_URL)("on a PostgreSQL server (DATABASE_URL)", () => {
     await client.end();
   });
 
-  it("kill -9 keeps every submission answered sending, the API key and the duplicate rule", async () => {
-    const first = await startServer(env);
-    const { apiKey } = await eligibleAccount(first.base, ADMIN);
-    const accepted = await burstThenKill(first, apiKey, 60);
-    expect(accepted.length).toBeGreaterThan(0);
-    const second = await startServer(env);
-    try {
-      await expectAllKept(second.base, apiKey, accepted);
-    } finally {
-      await second.kill();
-    }
-  }, 120_000);
+  it("kill -9 keeps every submission answered sending, the API key and the duplicate rule", () => killRestartAndCheck(env), 120_000);
 
   it("two servers on one database accept exactly one of 50 parallel identical submissions", async () => {
     const [a, b] = await Promise.all([startServer(env), startServer(env)]);

@@ -2,7 +2,7 @@
 // network, retries transient failures with backoff and jitter, and records every attempt.
 import { randomUUID } from "node:crypto";
 import type { NetworkPort, SendOutcome } from "./network.js";
-import { pollingLoop } from "./polling-loop.js";
+import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "./ports.js";
 import { invoiceView } from "./reads.js";
 import type { InvoiceRecord, Network, ParticipantId } from "./types.js";
@@ -20,30 +20,16 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
 
-export interface DispatcherLogger {
-  error(obj: Record<string, unknown>, msg: string): void;
-  info?(obj: Record<string, unknown>, msg: string): void;
-}
+/** Where the dispatcher reports what went wrong. */
+export type DispatcherLogger = WorkerLogger;
 
-export interface DispatcherOptions {
+export interface DispatcherOptions extends QueueWorkerOptions {
   store: Store & DeliveryStore;
   /** The network of each route. A route without a network fails its submissions with a clear reason. */
   networks: Partial<Record<Network, NetworkPort>>;
   retry?: Partial<RetryPolicy>;
-  /** How long a claim holds; a dispatcher killed mid-send loses its claims after this. Default 60 s. */
+  /** Default 60 s. In-flight sends still running after `stopTimeoutMs` have their leases given back. */
   leaseMs?: number;
-  /** Submissions claimed (and sent in parallel) per round. Default 10. */
-  batchSize?: number;
-  /** Pause when there was nothing to do. Default 500 ms. */
-  pollIntervalMs?: number;
-  /** Longest wait for in-flight sends on `stop()` before their leases are given back. Default 10 s. */
-  stopTimeoutMs?: number;
-  /** This dispatcher's name in leases. Default: a random id. */
-  owner?: string;
-  clock?: () => Date;
-  /** Jitter source in [0, 1). Default `Math.random`. */
-  random?: () => number;
-  logger?: DispatcherLogger;
 }
 
 export interface Dispatcher {

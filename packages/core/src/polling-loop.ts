@@ -58,3 +58,27 @@ export function pollingLoop(round: () => Promise<number>, options: PollingLoopOp
     },
   };
 }
+
+/** The options every queue worker (the dispatcher, the webhook sender) takes. */
+export interface QueueWorkerOptions {
+  /** How long a claim holds; a worker killed mid-send loses its claims after this. */
+  leaseMs?: number;
+  /** Items claimed (and sent in parallel) per round. Default 10. */
+  batchSize?: number;
+  /** Pause when there was nothing to do. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Longest wait for in-flight sends on `stop()`. Default 10 s. */
+  stopTimeoutMs?: number;
+  /** This worker's name in leases. Default: a random id. */
+  owner?: string;
+  clock?: () => Date;
+  /** Jitter source in [0, 1). Default `Math.random`. */
+  random?: () => number;
+  logger?: WorkerLogger;
+}
+
+/** Where a worker reports what went wrong (pino's logger fits). */
+export interface WorkerLogger {
+  error(obj: Record<string, unknown>, msg: string): void;
+  info?(obj: Record<string, unknown>, msg: string): void;
+}

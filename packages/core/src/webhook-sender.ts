@@ -1,8 +1,8 @@
 // The webhook sender: takes due events from the store with a lease, POSTs them signed, retries
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
-import { backoffDelay, type DispatcherLogger, type RetryPolicy } from "./dispatcher.js";
-import { pollingLoop } from "./polling-loop.js";
+import { backoffDelay, type RetryPolicy } from "./dispatcher.js";
+import { pollingLoop, type QueueWorkerOptions } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "./ports.js";
 import type { WebhookAttempt } from "./types.js";
 import { signWebhook } from "./webhook-signature.js";
@@ -12,7 +12,7 @@ import { webhookBody } from "./webhooks.js";
 /** 10 attempts over about 4 hours: 10 s, 20 s, 40 s, ... up to 1 h apart. */
 export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 10, baseDelayMs: 10_000, maxDelayMs: 3_600_000, factor: 2 });
 
-export interface WebhookSenderOptions {
+export interface WebhookSenderOptions extends QueueWorkerOptions {
   store: Store & WebhookStore;
   /** The HTTP call. Default: the global `fetch`. */
   fetch?: typeof fetch;
@@ -21,14 +21,6 @@ export interface WebhookSenderOptions {
   timeoutMs?: number;
   /** Which targets may be called (checked again at every send: DNS may have changed). */
   targets?: TargetPolicy;
-  leaseMs?: number;
-  batchSize?: number;
-  pollIntervalMs?: number;
-  stopTimeoutMs?: number;
-  owner?: string;
-  clock?: () => Date;
-  random?: () => number;
-  logger?: DispatcherLogger;
 }
 
 export interface WebhookSender {
