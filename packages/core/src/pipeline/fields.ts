@@ -1,7 +1,29 @@
 // Step 7 of the document pipeline: the fields of the invoice record.
 import type { Party, Totals } from "../types.js";
 import { CAC, CBC, child, children, path, text } from "./ubl.js";
-import type { XmlElement } from "./xml.js";
+import type { XmlElement, XmlKeep } from "./xml.js";
+
+const PARTY: XmlKeep = {
+  EndpointID: [CBC, "text"],
+  PartyLegalEntity: [CAC, { RegistrationName: [CBC, "text"] }],
+  PartyName: [CAC, { Name: [CBC, "text"] }],
+  PostalAddress: [CAC, { Country: [CAC, { IdentificationCode: [CBC, "text"] }] }],
+  PartyTaxScheme: [CAC, { CompanyID: [CBC, "text"], TaxScheme: [CAC, { ID: [CBC, "text"] }] }],
+};
+
+/**
+ * The elements below /Invoice that `extractFields` and `extractRecipient` read, and only those: the
+ * parse keeps nothing else (no invoice lines, no DOM of the whole document).
+ */
+export const INVOICE_KEEP: XmlKeep = {
+  ID: [CBC, "text"],
+  IssueDate: [CBC, "text"],
+  DueDate: [CBC, "text"],
+  DocumentCurrencyCode: [CBC, "text"],
+  LegalMonetaryTotal: [CAC, { TaxExclusiveAmount: [CBC, "text"], TaxInclusiveAmount: [CBC, "text"], PayableAmount: [CBC, "text"] }],
+  AccountingSupplierParty: [CAC, { Party: [CAC, PARTY] }],
+  AccountingCustomerParty: [CAC, { Party: [CAC, PARTY] }],
+};
 
 export interface InvoiceFields {
   invoiceNumber: string | null;

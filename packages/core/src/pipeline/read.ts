@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { ApiError } from "../errors.js";
 import type { ParticipantId } from "../types.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
-import { extractFields, type InvoiceFields } from "./fields.js";
+import { extractFields, INVOICE_KEEP, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { DEFAULT_XML_LIMITS, limitError, scanXml, type XmlLimits } from "./scan.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
@@ -70,7 +70,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
   // Row 8, the size limits first: nothing heavy is built for a document over them.
   if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
   if (scan.limitExceeded) throw limitError(scan.limitExceeded);
-  const doc = parseXml(text, scan);
+  const doc = parseXml(text, scan, INVOICE_KEEP);
   const invoice = requireInvoiceRoot(doc);
   const recipient = extractRecipient(invoice);
   const fields = extractFields(invoice);

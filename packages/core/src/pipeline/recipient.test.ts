@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../errors.js";
+import { INVOICE_KEEP } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { scanXml } from "./scan.js";
 import { requireInvoiceRoot } from "./ubl.js";
@@ -9,7 +10,7 @@ const NS = `xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns
 
 function invoice(buyerParty: string, sellerParty = '<cbc:EndpointID schemeID="0088">1234567890123</cbc:EndpointID>') {
   const s = `<Invoice ${NS}><cac:AccountingSupplierParty><cac:Party>${sellerParty}</cac:Party></cac:AccountingSupplierParty><cac:AccountingCustomerParty><cac:Party>${buyerParty}</cac:Party></cac:AccountingCustomerParty></Invoice>`;
-  return requireInvoiceRoot(parseXml(s, scanXml(s)));
+  return requireInvoiceRoot(parseXml(s, scanXml(s), INVOICE_KEEP));
 }
 
 function code(fn: () => unknown): string | undefined {

@@ -1,4 +1,4 @@
-// Step 5 of the document pipeline: the root must be a UBL Invoice; small helpers to walk its DOM.
+// Step 5 of the document pipeline: the root must be a UBL Invoice; small helpers to walk the kept elements.
 import { ApiError } from "../errors.js";
 import type { XmlDocument, XmlElement } from "./xml.js";
 
@@ -9,7 +9,6 @@ export const CBC = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComp
 /** Returns the Invoice root element, or throws `invalid_ubl_xml` naming the root that was found. */
 export function requireInvoiceRoot(doc: XmlDocument): XmlElement {
   const root = doc.documentElement;
-  if (!root) throw new ApiError("invalid_ubl_xml", "xml is not a UBL Invoice: the document has no root element.");
   if (root.localName !== "Invoice" || root.namespaceURI !== UBL_INVOICE_NS) {
     const ns = root.namespaceURI ? ` in namespace ${root.namespaceURI}` : " in no namespace";
     throw new ApiError(
@@ -20,29 +19,16 @@ export function requireInvoiceRoot(doc: XmlDocument): XmlElement {
   return root;
 }
 
-/** The first child element of `el` with this namespace and local name (a direct DOM walk: no XPath, no `//`). */
+/** The first kept child element of `el` with this namespace and local name. */
 export function child(el: XmlElement | null, ns: string, localName: string): XmlElement | null {
   if (!el) return null;
-  for (let n = el.firstChild; n !== null; n = n.nextSibling) {
-    if (n.nodeType === 1) {
-      const e = n as XmlElement;
-      if (e.localName === localName && e.namespaceURI === ns) return e;
-    }
-  }
+  for (const e of el.children) if (e.localName === localName && e.namespaceURI === ns) return e;
   return null;
 }
 
-/** Every child element of `el` with this namespace and local name. */
+/** Every kept child element of `el` with this namespace and local name. */
 export function children(el: XmlElement | null, ns: string, localName: string): XmlElement[] {
-  const out: XmlElement[] = [];
-  if (!el) return out;
-  for (let n = el.firstChild; n !== null; n = n.nextSibling) {
-    if (n.nodeType === 1) {
-      const e = n as XmlElement;
-      if (e.localName === localName && e.namespaceURI === ns) out.push(e);
-    }
-  }
-  return out;
+  return el ? el.children.filter((e) => e.localName === localName && e.namespaceURI === ns) : [];
 }
 
 /** Follows a path of `[ns, localName]` steps from `el`, first match at each step. */
@@ -55,9 +41,9 @@ export function path(el: XmlElement | null, ...steps: Array<readonly [string, st
   return cur;
 }
 
-/** The trimmed text of an element; null when the element is absent or its text is blank. */
+/** The trimmed text of an element kept with its text; null when the element is absent or its text is blank. */
 export function text(el: XmlElement | null): string | null {
   if (!el) return null;
-  const t = (el.textContent ?? "").trim();
+  const t = el.text.trim();
   return t === "" ? null : t;
 }
