@@ -8,6 +8,8 @@ export interface BenchServer {
   url: string;
   apiKey: string;
   child: ChildProcess;
+  /** The server's event-loop delay (p99 and max, ms) since the last call. */
+  eventLoopDelay(): Promise<{ p99: number; max: number }>;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,18 @@ export async function startServer(mode: "app" | "bare"): Promise<BenchServer> {
     url: `http://127.0.0.1:${msg.port}`,
     apiKey: msg.apiKey,
     child,
+    async eventLoopDelay() {
+      const reply = new Promise<{ p99: number; max: number }>((resolve) => {
+        const on = (m: { eld?: { p99: number; max: number } }) => {
+          if (!m.eld) return;
+          child.off("message", on);
+          resolve(m.eld);
+        };
+        child.on("message", on);
+      });
+      child.send("eld");
+      return reply;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, "exit");

@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { DOMParser } from "@xmldom/xmldom";
 import express from "express";
 
@@ -38,7 +39,14 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1");
 await once(server, "listening");
 process.send!({ port: (server.address() as AddressInfo).port, apiKey });
+// How long the event loop was late, since the last "eld" message (ms): separates a busy loop from a busy machine.
+const eld = monitorEventLoopDelay({ resolution: 1 });
+eld.enable();
 process.on("message", (m) => {
+  if (m === "eld") {
+    process.send!({ eld: { p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 } });
+    eld.reset();
+  }
   if (m === "stop") {
     server.close();
     server.closeAllConnections();
