@@ -63,6 +63,10 @@ describe("parseXml", () => {
   it("turns parser errors into invalid_ubl_xml with the parser's reason", () => {
     expect(failure(() => parse("<a><b></a>"))?.message).toMatch(/line 1, column 7: the end tag <\/a> does not match the start tag <b>/);
     expect(failure(() => parse("<a x='1' x='2'/>"))?.code).toBe("invalid_ubl_xml");
+    const many = Array.from({ length: 40 }, (_, i) => `a${i}='1'`).join(" ");
+    expect(parse(`<a ${many}/>`).documentElement.localName).toBe("a");
+    expect(failure(() => parse(`<a ${many} a3='2'/>`))?.message).toMatch(/the attribute a3 appears twice/);
+    expect(failure(() => parse(`<a ${many} a39='2'/>`))?.message).toMatch(/the attribute a39 appears twice/);
     expect(failure(() => parse("<p:a/>"))?.code).toBe("invalid_ubl_xml");
     expect(failure(() => parse("<a>text</a>junk"))?.code).toBe("invalid_ubl_xml");
     expect(failure(() => parse("<a"))?.code).toBe("invalid_ubl_xml");

@@ -288,6 +288,7 @@ class Reader {
     let values: string[] | null = null;
     let prefixed: number[] | null = null;
     let undo: Array<string | undefined> | null = null;
+    let many: Set<string> | null = null;
     let empty = false;
     for (;;) {
       const ws = j;
@@ -324,9 +325,12 @@ class Reader {
         names = [];
         values = [];
         prefixed = [];
-      } else if (names.includes(aName)) {
+      } else if (many !== null ? many.has(aName) : names.includes(aName)) {
         this.fail(aStart, `the attribute ${aName} appears twice.`);
       }
+      // Past a few attributes, a set keeps the duplicate check linear (up to 256 are allowed).
+      if (many !== null) many.add(aName);
+      else if (names.length === 16) many = new Set([...names, aName]);
       const value = this.attributeValue(vStart, vEnd);
       names.push(aName);
       values!.push(value);
