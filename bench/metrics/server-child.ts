@@ -13,7 +13,7 @@ let app: express.Express;
 let apiKey = "none";
 let close = async (): Promise<void> => {};
 if (mode === "app") {
-  // Only the app loads the core (and its xmldom speed-up): the bare route runs stock xmldom.
+  // Only the app loads the core; the bare route is Express, JSON and stock xmldom alone.
   const { closeInvoiceWorkers, memoryStore } = await import("../../packages/core/src/index.ts");
   const { createApp } = await import("../../examples/server/src/app.ts");
   const { eligibleCompany } = await import("../lib/setup.ts");
