@@ -2,14 +2,12 @@
 // Namespaces in XML), on every corpus file and on generated documents. Both must accept the same
 // documents; on those, both must see the same root. DOCTYPEs and declared encodings are left out:
 // the scan refuses those before the reader runs (a deliberate difference, tested elsewhere).
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import fc from "fast-check";
 import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/errors.js";
 import { parseXml, type XmlKeep } from "../src/pipeline/xml.js";
-import { CORPUS_DIR, corpusBytes } from "./support/corpus.js";
+import { corpusBytes, readIndex } from "./support/corpus.js";
 
 const NO_SCAN = { multipleDocuments: false, encoding: null, hasDoctype: false, limitExceeded: null };
 
@@ -56,21 +54,13 @@ function agree(text: string): void {
   });
 }
 
-function corpusFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) return corpusFiles(full);
-    return /\.xml$/i.test(name) ? [full.slice(CORPUS_DIR.length + 1)] : [];
-  });
-}
-
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 describe("the XML reader agrees with saxes", () => {
   it("on every corpus document in UTF-8 without a DOCTYPE (and accepts nearly all)", () => {
     let compared = 0;
     let accepted = 0;
-    for (const path of corpusFiles(CORPUS_DIR)) {
+    for (const { path } of readIndex()) {
       let text: string;
       try {
         text = strictUtf8.decode(corpusBytes(path));

@@ -215,31 +215,17 @@ class Reader {
 
   /** The end of the NCName starting at `at` (`at` itself when there is none). */
   private name(at: number): number {
-    const s = this.s;
-    const n = this.n;
     let j = at;
-    if (j >= n) return j;
-    let c = s.charCodeAt(j);
-    if (c < 128) {
-      if ((ASCII_NAME[c]! & 1) === 0) return j;
-      j++;
-    } else {
-      const w = this.highNameChar(j, true);
-      if (w === 0) return j;
-      j += w;
-    }
-    while (j < n) {
-      c = s.charCodeAt(j);
-      if (c < 128) {
-        if ((ASCII_NAME[c]! & 2) === 0) return j;
-        j++;
-      } else {
-        const w = this.highNameChar(j, false);
-        if (w === 0) return j;
-        j += w;
-      }
-    }
+    for (let w = this.nameChar(j, true); w !== 0; w = this.nameChar(j, false)) j += w;
     return j;
+  }
+
+  /** The width (1 or 2 code units) of the name character at `j` (a first one when `start`), or 0 when it is none. */
+  private nameChar(j: number, start: boolean): number {
+    if (j >= this.n) return 0;
+    const c = this.s.charCodeAt(j);
+    if (c < 128) return (ASCII_NAME[c]! & (start ? 1 : 2)) === 0 ? 0 : 1;
+    return this.highNameChar(j, start);
   }
 
   /** The width (1 or 2 code units) of the non-ASCII name character at `j`, or 0 when it is none. */
