@@ -151,6 +151,71 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX webhook_events_webhook_idx ON ${s}.webhook_events (company_id, webhook_id, created_at DESC, id DESC)`,
     ],
   },
+  {
+    version: 4,
+    name: "deflated documents, one-call accepted write, no foreign-key checks on the submission path",
+    statements: (s) => [
+      // The three rows of a submission are written by one call (below) and no row of these tables is
+      // ever deleted or re-keyed, so these checks could never fail; each cost a lookup on every write,
+      // and the one on companies also locked the company's row (FOR KEY SHARE) on every submission,
+      // which on a server turns concurrent submissions of one company into MultiXact traffic.
+      // clients (company_id, id) existed only as the target of invoices_client_fkey.
+      `ALTER TABLE ${s}.invoices DROP CONSTRAINT invoices_company_id_fkey`,
+      `ALTER TABLE ${s}.invoices DROP CONSTRAINT invoices_client_fkey`,
+      `ALTER TABLE ${s}.documents DROP CONSTRAINT documents_invoice_id_fkey`,
+      `ALTER TABLE ${s}.clients DROP CONSTRAINT clients_company_id_key`,
+      // The store deflates documents itself (zlib, about 5x smaller for UBL); rows written before stay 'identity'.
+      `ALTER TABLE ${s}.documents
+        ADD COLUMN content_encoding text NOT NULL DEFAULT 'identity'
+        CONSTRAINT documents_content_encoding_check CHECK (content_encoding IN ('identity', 'deflate'))`,
+      // Already compressed: no second compression by TOAST (pglz) on the write path, and rows of
+      // up to 8 KiB (a deflated invoice of about 40 KiB) stay in the table's own page instead of
+      // going to the TOAST table (one more row and index entry per write).
+      `ALTER TABLE ${s}.documents ALTER COLUMN content SET STORAGE EXTERNAL`,
+      `ALTER TABLE ${s}.documents SET (toast_tuple_target = 8160)`,
+      // The write of an accepted submission: the client upsert, the invoice with its client and the
+      // document, in one call whose statements' plans PL/pgSQL keeps for the session (a plain
+      // statement of the same three INSERTs is planned again on every call). Atomic: the caller's
+      // statement is one. A second active submission of the same document fails on the unique
+      // partial index invoices_active_sha256_key and undoes all of it. Returns the client's id.
+      `CREATE FUNCTION ${s}.insert_accepted(
+        p_id uuid, p_company_id uuid, p_status text, p_target_network text, p_network text, p_error_message text,
+        p_invoice_number text, p_issue_date text, p_due_date text, p_currency text,
+        p_total_tax_exclusive text, p_total_tax_inclusive text, p_total_payable text,
+        p_supplier jsonb, p_recipient jsonb, p_sha256 text, p_size integer,
+        p_created_at timestamptz, p_updated_at timestamptz, p_events jsonb,
+        p_client_id uuid, p_client_key text, p_client_endpoint_id text, p_client_name text, p_client_vat_id text, p_client_country text,
+        p_content_hex text, p_content_encoding text
+      ) RETURNS uuid LANGUAGE plpgsql AS $body$
+      DECLARE
+        v_client_id uuid;
+      BEGIN
+        IF p_client_key IS NOT NULL THEN
+          INSERT INTO ${s}.clients AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+          VALUES (p_client_id, p_company_id, p_client_key, p_client_endpoint_id, p_client_name, p_client_vat_id, p_client_country, 1, p_created_at, p_created_at)
+          ON CONFLICT (company_id, key) DO UPDATE SET
+            invoice_count = cl.invoice_count + 1,
+            last_invoice_at = EXCLUDED.last_invoice_at,
+            name = EXCLUDED.name,
+            vat_id = EXCLUDED.vat_id,
+            country = EXCLUDED.country
+          RETURNING cl.id INTO v_client_id;
+        END IF;
+        INSERT INTO ${s}.invoices (id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+          currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, sha256, size, created_at, updated_at, events,
+          client_id, attempts, next_attempt_at)
+        VALUES (p_id, p_company_id, p_status, p_target_network, p_network, p_error_message, p_invoice_number, p_issue_date, p_due_date,
+          p_currency, p_total_tax_exclusive, p_total_tax_inclusive, p_total_payable, p_supplier, p_recipient, p_sha256, p_size, p_created_at, p_updated_at, p_events,
+          v_client_id, 0, CASE WHEN p_status = 'sending' THEN p_created_at END);
+        IF p_content_hex IS NOT NULL THEN
+          INSERT INTO ${s}.documents (invoice_id, company_id, content, content_encoding)
+          VALUES (p_id, p_company_id, decode(p_content_hex, 'hex'), p_content_encoding);
+        END IF;
+        RETURN v_client_id;
+      END
+      $body$`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -20,6 +20,7 @@ import type {
 } from "@einvoice/core";
 import { randomUUID } from "node:crypto";
 import { DbError, type Db, type Queryable } from "./db.js";
+import { decodeDocument, encodeDocument } from "./documents.js";
 import { migrate, quoteSchema } from "./migrations.js";
 
 export interface PostgresStoreOptions {
@@ -246,6 +247,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     clients: `${s}.clients`,
     invoices: `${s}.invoices`,
     documents: `${s}.documents`,
+    insertAccepted: `${s}.insert_accepted`,
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
   };
@@ -263,45 +265,21 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     return rows.length === 1;
   }
 
-  /** Inserts an accepted submission in one statement; returns its client's id (null without a client). */
+  /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
   async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
-    const params: unknown[] = invoiceParams(inv);
-    const n = params.length;
-    let cte = "";
-    let clientRef = "NULL";
-    let from = "";
-    if (client) {
-      params.push(client.id, client.key, client.endpointId, client.name, client.vatId, client.country);
-      cte = `cli AS (
-        INSERT INTO ${t.clients} AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
-        VALUES ($${n + 1}::uuid, $2::uuid, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, 1, $18::timestamptz, $18::timestamptz)
-        ON CONFLICT (company_id, key) DO UPDATE SET
-          invoice_count = cl.invoice_count + 1,
-          last_invoice_at = EXCLUDED.last_invoice_at,
-          name = EXCLUDED.name,
-          vat_id = EXCLUDED.vat_id,
-          country = EXCLUDED.country
-        RETURNING cl.id
-      ), `;
-      clientRef = "cli.id";
-      from = " FROM cli";
-    }
-    const insert = `ins AS (
-      INSERT INTO ${t.invoices} (${INVOICE_INSERT_COLUMNS}, client_id, attempts, next_attempt_at)
-      SELECT ${INVOICE_INSERT_VALUES}, ${clientRef}, 0, CASE WHEN $3 = 'sending' THEN $18::timestamptz END${from}
-      RETURNING id
-    )`;
-    const clientId = client ? "(SELECT id::text FROM cli)" : "NULL::text";
-    let sql: string;
-    if (document) {
-      params.push(hex(document));
-      sql = `WITH ${cte}${insert}
-        INSERT INTO ${t.documents} (invoice_id, company_id, content) SELECT ins.id, $2::uuid, decode($${params.length}, 'hex') FROM ins
-        RETURNING ${clientId} AS client_id`;
-    } else {
-      sql = `WITH ${cte}${insert} SELECT ${clientId} AS client_id FROM ins`;
-    }
-    const { rows } = await db.query<{ client_id: string | null }>(sql, params);
+    const doc = document ? await encodeDocument(document) : null;
+    const params: unknown[] = [
+      ...invoiceParams(inv),
+      client?.id ?? null,
+      client?.key ?? null,
+      client?.endpointId ?? null,
+      client?.name ?? null,
+      client?.vatId ?? null,
+      client?.country ?? null,
+      doc?.hex ?? null,
+      doc?.encoding ?? null,
+    ];
+    const { rows } = await db.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params);
     if (rows.length !== 1) throw new DbError("the submission was not stored");
     return rows[0]!.client_id ?? null;
   }
@@ -410,7 +388,13 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
         // A failed submission is always stored and creates no client.
         await db.transaction(async (tx) => {
           await insertInvoice(tx, stored, false);
-          if (document) await tx.query(`INSERT INTO ${t.documents} (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'))`, [stored.id, stored.companyId, hex(document)]);
+          if (document) {
+            const doc = await encodeDocument(document);
+            await tx.query(
+              `INSERT INTO ${t.documents} (invoice_id, company_id, content, content_encoding) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'), $4)`,
+              [stored.id, stored.companyId, doc.hex, doc.encoding],
+            );
+          }
         });
         return { inserted: true, invoice: structuredClone(stored) };
       }
@@ -505,16 +489,20 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
          FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
          WHERE i.id = due.id
          RETURNING ${invoiceColumns("i.")},
-           i.attempts, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex`,
+           i.attempts, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
         [now, limit, owner, leaseUntil],
       );
-      return rows
-        .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
-        .map((r) => ({
+      rows.sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)));
+      const jobs: DeliveryJob[] = [];
+      for (const r of rows) {
+        const content = Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex");
+        jobs.push({
           invoice: toInvoice(r),
-          document: new Uint8Array(Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex")),
+          document: await decodeDocument(content, typeof r.content_encoding === "string" ? r.content_encoding : "identity"),
           attempts: Number(r.attempts),
-        }));
+        });
+      }
+      return jobs;
     },
 
     async completeAttempt(a: AttemptRecord): Promise<InvoiceRecord | null> {
@@ -773,10 +761,5 @@ function invoiceParams(inv: InvoiceRecord): unknown[] {
   ];
 }
 
-/**
- * A document as hex text, decoded in SQL: one path for both drivers, and about ten times faster
- * than a bytea parameter on PGlite for a document of several MiB.
- */
-function hex(document: Uint8Array): string {
-  return Buffer.from(document.buffer, document.byteOffset, document.byteLength).toString("hex");
-}
+/** The placeholders of insert_accepted: `invoiceParams`, then the client's six, then the document's two. */
+const INSERT_ACCEPTED_ARGS = Array.from({ length: 28 }, (_, i) => `$${i + 1}`).join(", ");

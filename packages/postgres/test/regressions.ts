@@ -1,5 +1,8 @@
 // Checks of the SQL store beyond the port's conformance suite, run on PGlite and on a PostgreSQL server.
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Store } from "@einvoice/core";
 import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { describe, expect, it } from "vitest";
@@ -11,6 +14,10 @@ export interface Harness {
   /** A fresh, unused schema name. */
   schema(): string;
 }
+
+const corpusDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus");
+const baseExample = () => new Uint8Array(readFileSync(join(corpusDir, "openpeppol-bis3", "examples", "base-example.xml")));
+const LATER = "2099-01-01T00:00:00.000Z";
 
 const SQL_WORDS = /\b(SELECT|INSERT|UPDATE|DELETE|VALUES|WHERE)\b/;
 
@@ -127,6 +134,11 @@ export function testRegressions(label: string, harness: () => Harness): void {
         expect(listed.map((r) => r.id)).toEqual([winners[0]!.id]);
         const clients = await a.listClients(company.id, { limit: 10, after: null });
         expect(clients.map((c) => c.invoiceCount)).toEqual([1]);
+        // The losers' client upserts and documents went with their refused invoices.
+        const { rows } = await h
+          .connect()
+          .query<{ n: number }>(`SELECT count(*)::integer AS n FROM "${schema}".documents WHERE company_id = $1::uuid`, [company.id]);
+        expect(rows).toEqual([{ n: 1 }]);
       });
 
       it("keeps the document's bytes for a sending submission", async () => {
@@ -145,6 +157,119 @@ export function testRegressions(label: string, harness: () => Harness): void {
           [sub.invoice.id],
         );
         expect(rows).toEqual([{ hex: Buffer.from(bytes).toString("hex"), company_id: company.id }]);
+      });
+    });
+
+    describe("documents", () => {
+      async function claimOne(store: Awaited<ReturnType<typeof postgresStore>>) {
+        // Leased past LATER: a second call claims only what came in since.
+        const jobs = await store.claimDeliveries({ owner: "test", now: LATER, leaseUntil: "2100-01-01T00:00:00.000Z", limit: 10 });
+        expect(jobs).toHaveLength(1);
+        return jobs[0]!;
+      }
+      const storedForm = async (db: Db, schema: string, id: string) =>
+        (
+          await db.query<{ encoding: string; length: number }>(
+            `SELECT content_encoding AS encoding, octet_length(content) AS length FROM "${schema}".documents WHERE invoice_id = $1::uuid`,
+            [id],
+          )
+        ).rows[0];
+
+      it("keeps a UBL invoice deflated, under a quarter of its size and in its own row, and gives the dispatcher its exact bytes", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const xml = baseExample();
+        const sub = { ...accepted(company.id), document: xml };
+        await store.insertSubmission(sub);
+        const form = await storedForm(db, schema, sub.invoice.id);
+        expect(form?.encoding).toBe("deflate");
+        expect(Number(form?.length)).toBeLessThan(xml.length / 4);
+        // Small enough to stay out of the TOAST table: one row per document write.
+        const { rows } = await db.query<{ toast: string }>(
+          `SELECT reltoastrelid::regclass::text AS toast FROM pg_class WHERE oid = '"${schema}".documents'::regclass`,
+        );
+        const toast = await db.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${rows[0]!.toast}`);
+        expect(toast.rows).toEqual([{ n: 0 }]);
+        const job = await claimOne(store);
+        expect(Buffer.from(job.document).equals(Buffer.from(xml))).toBe(true);
+      });
+
+      it("keeps bytes that do not shrink as they are, and round-trips a 600 KiB document deflated off the event loop", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const noise = new Uint8Array(randomBytes(4096));
+        const a = { ...accepted(company.id, { sha256: "a".repeat(64) }), document: noise };
+        await store.insertSubmission(a);
+        expect(await storedForm(db, schema, a.invoice.id)).toEqual({ encoding: "identity", length: 4096 });
+        expect(Buffer.from((await claimOne(store)).document).equals(Buffer.from(noise))).toBe(true);
+
+        // Past the inline limit (64 KiB) both ways: deflated and inflated on libuv's thread pool.
+        const xml = baseExample();
+        const large = new Uint8Array(Buffer.concat(Array.from({ length: 65 }, () => xml)));
+        const b = { ...accepted(company.id, { sha256: "b".repeat(64) }), document: large };
+        await store.insertSubmission(b);
+        const form = await storedForm(db, schema, b.invoice.id);
+        expect(form?.encoding).toBe("deflate");
+        expect(Number(form?.length)).toBeGreaterThan(16 * 1024);
+        expect(Buffer.from((await claimOne(store)).document).equals(Buffer.from(large))).toBe(true);
+      });
+
+      it("reads documents written before migration 4, as they were, after the upgrade", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const s = `"${schema}"`;
+        await db.query(`CREATE SCHEMA ${s}`);
+        await db.query(`CREATE TABLE ${s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+        for (const m of MIGRATIONS.filter((m) => m.version <= 3)) {
+          for (const statement of m.statements(s)) await db.query(statement);
+          await db.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+        }
+        // A version-3 store's rows: a company, a sending invoice due now, its document as plain bytes.
+        const company = sampleCompany();
+        const invoice = sampleInvoiceRecord(company.id);
+        await db.query(
+          `INSERT INTO ${s}.companies (id, name, country, enterprise, subscription, legal_entity_id, peppol_sending_enabled, created_at, updated_at)
+           VALUES ($1::uuid, 'Old BV', 'NL', true, 'pro', NULL, true, $2::timestamptz, $2::timestamptz)`,
+          [company.id, company.createdAt],
+        );
+        await db.query(
+          `INSERT INTO ${s}.invoices (id, company_id, status, target_network, supplier, recipient, sha256, size, created_at, updated_at, events, next_attempt_at)
+           VALUES ($1::uuid, $2::uuid, 'sending', 'auto', '{}'::jsonb, '{}'::jsonb, $3, 7, $4::timestamptz, $4::timestamptz, '[]'::jsonb, $4::timestamptz)`,
+          [invoice.id, company.id, invoice.sha256, invoice.createdAt],
+        );
+        await db.query(`INSERT INTO ${s}.documents (invoice_id, company_id, content) VALUES ($1::uuid, $2::uuid, '\\x3c612f3e0a'::bytea)`, [
+          invoice.id,
+          company.id,
+        ]);
+        const store = await postgresStore({ db, schema });
+        expect(await storedForm(db, schema, invoice.id)).toEqual({ encoding: "identity", length: 5 });
+        expect(Buffer.from((await claimOne(store)).document).toString()).toBe("<a/>\n");
+      });
+
+      it("refuses a stored document that is not what its encoding says with a DbError that quotes none of it", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const sub = accepted(company.id);
+        await store.insertSubmission(sub);
+        await db.query(`UPDATE "${schema}".documents SET content = '\\xdeadbeef'::bytea, content_encoding = 'deflate' WHERE invoice_id = $1::uuid`, [
+          sub.invoice.id,
+        ]);
+        const error = await store.claimDeliveries({ owner: "test", now: LATER, leaseUntil: LATER, limit: 10 }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(DbError);
+        expect((error as Error).message).toBe("a stored document is not valid DEFLATE data");
       });
     });
 
