@@ -8,15 +8,26 @@ export interface BenchServer {
   url: string;
   apiKey: string;
   child: ChildProcess;
-  /** The server's event-loop delay (p99 and max, ms) since the last call. */
-  eventLoopDelay(): Promise<{ p99: number; max: number }>;
+  /** The server's event-loop delay (p99 and max, ms) and its main thread's GCs since the last call. */
+  eventLoopDelay(): Promise<LoopReport>;
   stop(): Promise<void>;
 }
 
-export async function startServer(mode: "app" | "bare"): Promise<BenchServer> {
+export interface LoopReport {
+  p99: number;
+  max: number;
+  /** Mark-compacts (major) and the other GC pauses (minor: scavenges, incremental steps), and their summed ms. */
+  gc: { major: number; majorMs: number; minor: number; minorMs: number };
+  /** CPU time of the whole server process (all its threads) per wall-clock time: cores busy. */
+  cores: number;
+  /** p99 (ms) of small requests measured inside the server, from their "request" event to the end of the answer. */
+  smallP99: number;
+}
+
+export async function startServer(mode: "app" | "bare", nodeFlags: string[] = []): Promise<BenchServer> {
   const child = fork(join(REPO_ROOT, "bench", "metrics", "server-child.ts"), [mode], {
     cwd: REPO_ROOT,
-    execArgv: ["--conditions=source", "--import", "tsx"],
+    execArgv: [...nodeFlags, "--conditions=source", "--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const [msg] = (await Promise.race([
@@ -28,8 +39,8 @@ export async function startServer(mode: "app" | "bare"): Promise<BenchServer> {
     apiKey: msg.apiKey,
     child,
     async eventLoopDelay() {
-      const reply = new Promise<{ p99: number; max: number }>((resolve) => {
-        const on = (m: { eld?: { p99: number; max: number } }) => {
+      const reply = new Promise<LoopReport>((resolve) => {
+        const on = (m: { eld?: LoopReport }) => {
           if (!m.eld) return;
           child.off("message", on);
           resolve(m.eld);

@@ -45,7 +45,7 @@ async function load(server: BenchServer, next: () => string, opts: { seconds: nu
  * (autocannon's rate limit sends each second's requests in a burst, which measures its own queue).
  * Returns the p99 latency in ms; every answer must be 200.
  */
-async function steady(server: BenchServer, next: () => string, opts: { seconds: number; rate: number }): Promise<number> {
+export async function steady(server: BenchServer, next: () => string, opts: { seconds: number; rate: number }): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
   const latencies: number[] = [];
   const inflight: Promise<void>[] = [];
@@ -86,7 +86,7 @@ async function steady(server: BenchServer, next: () => string, opts: { seconds: 
  * Posts large invoices one after another, from a child process (large-child.ts), until stopped;
  * each must be answered 200. Resolves once the child is sending.
  */
-async function largeStream(server: BenchServer, lines: number, prefix: string): Promise<{ stop: () => Promise<number[]> }> {
+export async function largeStream(server: BenchServer, lines: number, prefix: string): Promise<{ stop: () => Promise<number[]> }> {
   const child = fork(join(REPO_ROOT, "bench", "metrics", "large-child.ts"), [server.url, server.apiKey, String(lines), prefix], {
     cwd: REPO_ROOT,
     execArgv: ["--conditions=source", "--import", "tsx"],
@@ -110,7 +110,7 @@ async function largeStream(server: BenchServer, lines: number, prefix: string): 
 }
 
 /** About 6 MiB of XML: an 8 MiB JSON body once base64-encoded (the body limit is 10 MiB). */
-const LARGE_LINES = 8_600;
+export const LARGE_LINES = 8_600;
 
 export async function httpMetrics(): Promise<Record<string, Metric>> {
   const small = distinctBase64(baseExample(), "H");
@@ -121,7 +121,8 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
     // Small submissions at a steady 200 a second (open loop), alone and beside a stream of large ones.
     const largeLatencies: number[] = [];
     // Event-loop delay (p99, ms) of the server and of this load generator in each measured round.
-    const loops = { withLarge: { server: [] as number[], generator: [] as number[] }, alone: { server: [] as number[], generator: [] as number[] } };
+    const emptySide = () => ({ server: [] as number[], generator: [] as number[], inside: [] as number[], majors: [] as number[], cores: [] as number[] });
+    const loops = { withLarge: emptySide(), alone: emptySide() };
     const generatorLoop = monitorEventLoopDelay({ resolution: 1 });
     generatorLoop.enable();
     const measured = async <T>(r: number, side: keyof typeof loops, run: () => Promise<T>): Promise<T> => {
@@ -132,6 +133,9 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
       if (r > 0) {
         loops[side].server.push(round(server.p99, 1));
         loops[side].generator.push(round(generatorLoop.percentile(99) / 1e6, 1));
+        loops[side].inside.push(round(server.smallP99, 2));
+        loops[side].majors.push(server.gc.major);
+        loops[side].cores.push(round(server.cores, 2));
       }
       return out;
     };
@@ -176,7 +180,7 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
         value: round(latency.ratio),
         goal: "<= 2",
         ok: latency.ratio <= 2,
-        note: `p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone; the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${median(loops.withLarge.server)} ms, load generator ${median(loops.withLarge.generator)} ms`,
+        note: `p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone; the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${median(loops.withLarge.server)} ms (alone ${median(loops.alone.server)}), load generator ${median(loops.withLarge.generator)} ms; inside the server (request event to answer) the small ones' p99 was ${median(loops.withLarge.inside)} ms vs ${median(loops.alone.inside)} alone; server process ${median(loops.withLarge.cores)} cores busy (alone ${median(loops.alone.cores)}), ${median(loops.withLarge.majors)} mark-compacts on its event loop per round (alone ${median(loops.alone.majors)})`,
         detail: {
           p99WithLarge: latency.a,
           p99Alone: latency.b,

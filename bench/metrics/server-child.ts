@@ -2,9 +2,9 @@
 // "app" is the example server's createApp on the memory store (rate limits off: this is a load test),
 // "bare" is a bare Express route that parses the same JSON, base64-decodes and xmldom-parses the invoice.
 import { once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { DOMParser } from "@xmldom/xmldom";
 import express from "express";
 
@@ -34,7 +34,15 @@ if (mode === "app") {
   throw new Error("usage: server-child.ts app|bare");
 }
 
-const server = createServer(app);
+// Server-side time of each small request (from its "request" event to the end of its answer):
+// what the server itself adds, apart from the time a request waits to be read and the client's.
+const serverLatencies: number[] = [];
+const timed = (req: IncomingMessage, res: ServerResponse): void => {
+  const t = performance.now();
+  if (Number(req.headers["content-length"] ?? 0) < 100_000) res.on("finish", () => serverLatencies.push(performance.now() - t));
+  app(req, res);
+};
+const server = createServer(timed);
 server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1");
 await once(server, "listening");
@@ -42,10 +50,36 @@ process.send!({ port: (server.address() as AddressInfo).port, apiKey });
 // How long the event loop was late, since the last "eld" message (ms): separates a busy loop from a busy machine.
 const eld = monitorEventLoopDelay({ resolution: 1 });
 eld.enable();
+// Garbage collections on the main thread since the last "eld" message: mark-compacts, and the rest
+// (scavenges, incremental marking steps, weak callbacks); how many, and their pauses (ms).
+const gc = { major: 0, majorMs: 0, minor: 0, minorMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e.detail as { kind?: number } | undefined)?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+      gc.major++;
+      gc.majorMs += e.duration;
+    } else {
+      gc.minor++;
+      gc.minorMs += e.duration;
+    }
+  }
+}).observe({ entryTypes: ["gc"] });
+let cpu = process.cpuUsage();
+let cpuAt = performance.now();
 process.on("message", (m) => {
   if (m === "eld") {
-    process.send!({ eld: { p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 } });
+    // CPU of the whole process (all threads: event loop, workers, GC) in cores, since the last message.
+    const used = process.cpuUsage(cpu);
+    const cores = (used.user + used.system) / 1000 / (performance.now() - cpuAt);
+    const sorted = serverLatencies.sort((a, b) => a - b);
+    const smallP99 = sorted.length ? sorted[Math.ceil(sorted.length * 0.99) - 1]! : 0;
+    serverLatencies.length = 0;
+    process.send!({ eld: { p99: eld.percentile(99) / 1e6, max: eld.max / 1e6, gc: { ...gc }, cores, smallP99 } });
+    cpu = process.cpuUsage();
+    cpuAt = performance.now();
     eld.reset();
+    Object.assign(gc, { major: 0, majorMs: 0, minor: 0, minorMs: 0 });
   }
   if (m === "stop") {
     server.close();

@@ -71,4 +71,27 @@ describe("parseXml", () => {
     expect(failure(() => parse("<a>text</a>junk"))?.code).toBe("invalid_ubl_xml");
     expect(failure(() => parse("<a"))?.code).toBe("invalid_ubl_xml");
   });
+
+  it("keeps a kept element's attributes with references resolved and whitespace normalised, whatever came before them", () => {
+    const text = `<r xmlns:p="urn:p"><skip x="&amp;" y="&#65;"/><k a="1" b="x&amp;y&#x42;" c="t\tu\r\nv" p:z="no" xmlns:q="urn:q">v</k></r>`;
+    const doc = parseXml(text, scanXml(text), { k: ["", "text"] });
+    const k = doc.documentElement.children[0]!;
+    expect(k.attributes).toEqual({ a: "1", b: "x&yB", c: "t u v" });
+    expect(k.text).toBe("v");
+  });
+
+  it("checks every attribute of an element it does not keep: references, prefixes and expanded names", () => {
+    expect(failure(() => parse('<a><b x="1" y="&bad;"/></a>'))?.message).toMatch(/the entity &bad; is not defined/);
+    expect(failure(() => parse('<a><b x="1" y="&#0;"/></a>'))?.message).toMatch(/does not name a character/);
+    expect(failure(() => parse('<a><b p:x="1"/></a>'))?.message).toMatch(/the namespace prefix "p" of the attribute p:x is not declared/);
+    expect(failure(() => parse('<a xmlns:p="urn:1" xmlns:q="urn:1"><b p:x="1" q:x="2"/></a>'))?.message).toMatch(/q:x appears twice/);
+    expect(failure(() => parse('<a><b xmlns:p=""/></a>'))?.message).toMatch(/may not be undeclared/);
+    expect(failure(() => parse('<a><xmlns:b/></a>'))?.message).toMatch(/may not have the prefix xmlns/);
+    // A binding made on an element ends with it.
+    expect(failure(() => parse('<a><b xmlns:p="urn:p"><p:c/></b><p:c/></a>'))?.message).toMatch(/the namespace prefix "p" of <p:c> is not declared/);
+    // The same names at different depths: each end tag matches its own start tag.
+    expect(parse("<a><a><a/></a><ab><a>1</a></ab></a>").documentElement.localName).toBe("a");
+    expect(failure(() => parse("<ab><a></ab></a>"))?.message).toMatch(/the end tag <\/ab> does not match the start tag <a>/);
+    expect(failure(() => parse("<a><b></b"))?.message).toMatch(/<\/b> is not closed with >|is not closed/);
+  });
 });

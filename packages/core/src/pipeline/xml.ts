@@ -95,9 +95,10 @@ function isXmlChar(cp: number): boolean {
 
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", apos: "'", quot: '"' };
 
-/** One open element: its qualified name as written, what to keep below it, and the namespace bindings it made. */
+/** One open element: where its qualified name stands in the text, what to keep below it, and the namespace bindings it made. */
 interface Open {
-  qname: string;
+  qs: number;
+  qe: number;
   keep: XmlKeep | "text" | null;
   /** The element kept for it, or null. */
   element: XmlElement | null;
@@ -115,6 +116,8 @@ class Reader {
   /** Prefix bindings in scope; "" is the default namespace. */
   private readonly ns = new Map<string, string>([["xml", XML_NS]]);
   private readonly open: Open[] = [];
+  /** How many of `open` are open now. */
+  private depth = 0;
   /** The element whose text is being collected (kept with "text"). */
   private collecting: XmlElement | null = null;
   private root: XmlElement | null = null;
@@ -258,115 +261,147 @@ class Reader {
   /**
    * Reads the start tag at `this.i` (which is at `<` followed by a name character or not). Returns
    * true when the element was empty (`/>`), so the caller does not enter its content.
+   *
+   * An element that is not kept costs no allocation unless it declares namespaces or has a
+   * reference in an attribute: its name and attributes are checked where they stand in the text.
    */
   private startTag(): boolean {
     const s = this.s;
     const lt = this.i;
     const nameEnd = this.qname(lt + 1, "an element");
     const prefixEnd = this.prefixEnd;
-    const qname = s.slice(lt + 1, nameEnd);
     // The tag may not contain `<`: it ends before the next one.
     let nextLt = s.indexOf("<", nameEnd);
     if (nextLt === -1) nextLt = this.n;
     let j = nameEnd;
-    // Attributes: name, value and, for a namespace declaration or a kept element, the value itself.
-    let names: string[] | null = null;
-    let values: string[] | null = null;
-    let prefixed: number[] | null = null;
-    let undo: Array<string | undefined> | null = null;
-    let many: Set<string> | null = null;
+    // Attributes, as positions: name start, name end, prefix end (-1: none), value start, value end.
+    const at = this.attrs;
+    let count = 0;
+    let declares = false;
+    let prefixedAttrs = false;
     let empty = false;
     for (;;) {
       const ws = j;
       while (j < nextLt && isSpace(s.charCodeAt(j))) j++;
-      if (j >= nextLt) this.fail(j, `the start tag <${qname}> is not closed with >.`);
+      if (j >= nextLt) this.fail(j, `the start tag <${s.slice(lt + 1, nameEnd)}> is not closed with >.`);
       const c = s.charCodeAt(j);
       if (c === 62 /* > */) {
         j++;
         break;
       }
       if (c === 47 /* / */) {
-        if (s.charCodeAt(j + 1) !== 62) this.fail(j, `expected /> to close the start tag <${qname}>.`);
+        if (s.charCodeAt(j + 1) !== 62) this.fail(j, `expected /> to close the start tag <${s.slice(lt + 1, nameEnd)}>.`);
         j += 2;
         empty = true;
         break;
       }
-      if (j === ws) this.fail(j, `attributes of <${qname}> must be separated by spaces.`);
+      if (j === ws) this.fail(j, `attributes of <${s.slice(lt + 1, nameEnd)}> must be separated by spaces.`);
       const aStart = j;
       const aEnd = this.qname(j, "an attribute");
       const aPrefixEnd = this.prefixEnd;
-      const aName = s.slice(aStart, aEnd);
       j = aEnd;
       while (j < nextLt && isSpace(s.charCodeAt(j))) j++;
-      if (s.charCodeAt(j) !== 61 /* = */) this.fail(j, `the attribute ${aName} needs = and a quoted value.`);
+      if (s.charCodeAt(j) !== 61 /* = */) this.fail(j, `the attribute ${s.slice(aStart, aEnd)} needs = and a quoted value.`);
       j++;
       while (j < nextLt && isSpace(s.charCodeAt(j))) j++;
       const q = s.charCodeAt(j);
-      if (q !== 34 && q !== 39) this.fail(j, `the value of the attribute ${aName} must be in quotes.`);
+      if (q !== 34 && q !== 39) this.fail(j, `the value of the attribute ${s.slice(aStart, aEnd)} must be in quotes.`);
       const vStart = j + 1;
       const vEnd = s.indexOf(q === 34 ? '"' : "'", vStart);
-      if (vEnd === -1 || vEnd > nextLt) this.fail(vEnd === -1 ? vStart : nextLt, `the value of the attribute ${aName} may not contain < (or is not closed).`);
-      j = vEnd + 1;
-      if (names === null) {
-        names = [];
-        values = [];
-        prefixed = [];
-      } else if (many !== null ? many.has(aName) : names.includes(aName)) {
-        this.fail(aStart, `the attribute ${aName} appears twice.`);
+      if (vEnd === -1 || vEnd > nextLt) {
+        this.fail(vEnd === -1 ? vStart : nextLt, `the value of the attribute ${s.slice(aStart, aEnd)} may not contain < (or is not closed).`);
       }
-      // Past a few attributes, a set keeps the duplicate check linear (up to 256 are allowed).
-      if (many !== null) many.add(aName);
-      else if (names.length === 16) many = new Set([...names, aName]);
-      const value = this.attributeValue(vStart, vEnd);
-      names.push(aName);
-      values!.push(value);
-      if (aPrefixEnd !== -1) {
-        const prefix = s.slice(aStart, aPrefixEnd);
-        if (prefix === "xmlns") {
-          undo = this.declare(aStart, aName.slice(6), value, undo);
-          continue;
+      j = vEnd + 1;
+      // Up to 16 attributes, compared in place; past that, a set keeps the check linear (up to 256 are allowed).
+      if (count < 16) {
+        for (let k = 0; k < count; k++) {
+          if (this.sameText(at[k * 5]!, at[k * 5 + 1]!, aStart, aEnd)) this.fail(aStart, `the attribute ${s.slice(aStart, aEnd)} appears twice.`);
         }
-        prefixed!.push(names.length - 1);
-      } else if (aName === "xmlns") {
-        undo = this.declare(aStart, "", value, undo);
+      } else {
+        if (count === 16) {
+          this.many.clear();
+          for (let k = 0; k < 16; k++) this.many.add(s.slice(at[k * 5]!, at[k * 5 + 1]!));
+        }
+        const aName = s.slice(aStart, aEnd);
+        if (this.many.has(aName)) this.fail(aStart, `the attribute ${aName} appears twice.`);
+        this.many.add(aName);
+      }
+      if ((count + 1) * 5 > at.length) {
+        const grown = new Int32Array(at.length * 2);
+        grown.set(at);
+        this.attrs = grown;
+        return this.restartTag(lt);
+      }
+      const o = count * 5;
+      at[o] = aStart;
+      at[o + 1] = aEnd;
+      at[o + 2] = aPrefixEnd;
+      at[o + 3] = vStart;
+      at[o + 4] = vEnd;
+      count++;
+      if (aPrefixEnd !== -1 ? s.startsWith("xmlns", aStart) && aPrefixEnd - aStart === 5 : aEnd - aStart === 5 && s.startsWith("xmlns", aStart)) {
+        declares = true;
+      } else if (aPrefixEnd !== -1) {
+        prefixedAttrs = true;
+      }
+    }
+
+    // Namespace declarations first (they apply to the element and all its attributes), then every
+    // other value checked for references where it stands.
+    let undo: Array<string | undefined> | null = null;
+    for (let k = 0; k < count; k++) {
+      const o = k * 5;
+      const aStart = at[o]!;
+      const aEnd = at[o + 1]!;
+      const aPrefixEnd = at[o + 2]!;
+      const isDecl = aPrefixEnd !== -1 ? aPrefixEnd - aStart === 5 && s.startsWith("xmlns", aStart) : aEnd - aStart === 5 && s.startsWith("xmlns", aStart);
+      if (declares && isDecl) {
+        const value = this.attributeValue(at[o + 3]!, at[o + 4]!);
+        undo = this.declare(aStart, aPrefixEnd === -1 ? "" : s.slice(aPrefixEnd + 1, aEnd), value, undo);
+      } else {
+        this.checkValue(at[o + 3]!, at[o + 4]!);
       }
     }
 
     // The element's namespace, and the prefixed attributes' (unbound prefix, same expanded name twice).
     let uri: string | null;
-    let local: string;
+    let localStart: number;
     if (prefixEnd === -1) {
       uri = this.ns.get("") || null;
-      local = qname;
+      localStart = lt + 1;
     } else {
-      const prefix = qname.slice(0, prefixEnd - lt - 1);
-      if (prefix === "xmlns") this.fail(lt + 1, "an element may not have the prefix xmlns.");
+      if (prefixEnd - lt - 1 === 5 && s.startsWith("xmlns", lt + 1)) this.fail(lt + 1, "an element may not have the prefix xmlns.");
+      const prefix = this.prefixText(lt + 1, prefixEnd);
       const bound = this.ns.get(prefix);
-      if (bound === undefined || bound === "") this.fail(lt + 1, `the namespace prefix ${JSON.stringify(prefix)} of <${qname}> is not declared.`);
+      if (bound === undefined || bound === "") {
+        this.fail(lt + 1, `the namespace prefix ${JSON.stringify(prefix)} of <${s.slice(lt + 1, nameEnd)}> is not declared.`);
+      }
       uri = bound;
-      local = qname.slice(prefixEnd - lt);
+      localStart = prefixEnd + 1;
     }
-    if (prefixed !== null && prefixed.length > 0) this.checkPrefixedAttributes(lt, names!, prefixed);
+    if (prefixedAttrs) this.checkPrefixedAttributes(lt, count);
 
     // What to keep.
-    const parent = this.open.length === 0 ? null : this.open[this.open.length - 1]!;
+    const parent = this.depth === 0 ? null : this.open[this.depth - 1]!;
     let keep: XmlKeep | "text" | null = null;
     let element: XmlElement | null = null;
     if (parent === null) {
-      element = new XmlElement(uri, local);
+      element = new XmlElement(uri, s.slice(localStart, nameEnd));
       this.root = element;
       keep = this.keep;
     } else if (parent.keep !== null && parent.keep !== "text") {
+      const local = s.slice(localStart, nameEnd);
       const wanted = Object.hasOwn(parent.keep, local) ? parent.keep[local] : undefined;
       if (wanted !== undefined && wanted[0] === (uri ?? "")) {
         element = new XmlElement(uri, local);
         parent.element!.children.push(element);
         keep = wanted[1];
         if (keep === "text") {
-          if (names !== null) {
-            for (let k = 0; k < names.length; k++) {
-              if (!names[k]!.includes(":") && names[k] !== "xmlns") (element.attributes ??= {})[names[k]!] = values![k]!;
-            }
+          for (let k = 0; k < count; k++) {
+            const o = k * 5;
+            if (at[o + 2] !== -1) continue; // prefixed (and xmlns:*) attributes are not kept
+            const name = s.slice(at[o]!, at[o + 1]!);
+            if (name !== "xmlns") (element.attributes ??= {})[name] = this.keptValue(at[o + 3]!, at[o + 4]!);
           }
           if (!empty) this.collecting = element;
         }
@@ -378,11 +413,53 @@ class Reader {
       if (undo !== null) this.undo(undo);
       return true;
     }
-    this.open.push({ qname, keep, element, undo });
+    // Open elements are reused from a stack that only grows: no object per element.
+    let open = this.open[this.depth];
+    if (open === undefined) {
+      open = { qs: 0, qe: 0, keep: null, element: null, undo: null };
+      this.open.push(open);
+    }
+    open.qs = lt + 1;
+    open.qe = nameEnd;
+    open.keep = keep;
+    open.element = element;
+    open.undo = undo;
+    this.depth++;
     // The content starts at j; the next `<` is known.
     this.knownLt = nextLt;
     return false;
   }
+
+  /** After the attribute positions grew: read the same start tag again. */
+  private restartTag(lt: number): boolean {
+    this.i = lt;
+    return this.startTag();
+  }
+
+  /** Positions of the current start tag's attributes, five numbers each (see startTag). */
+  private attrs = new Int32Array(16 * 5);
+  /** Attribute names of a start tag past 16 attributes. */
+  private readonly many = new Set<string>();
+  /** Prefixes seen so far, so that resolving one takes no new string. */
+  private readonly prefixes: string[] = [];
+
+  /** The text `from..to` as a string, from the prefixes seen before when it is one of them. */
+  private prefixText(from: number, to: number): string {
+    const len = to - from;
+    for (const p of this.prefixes) if (p.length === len && this.s.startsWith(p, from)) return p;
+    const p = this.s.slice(from, to);
+    if (this.prefixes.length < 16) this.prefixes.push(p);
+    return p;
+  }
+
+  /** Whether `a..aEnd` and `b..bEnd` of the text hold the same characters. */
+  private sameText(a: number, aEnd: number, b: number, bEnd: number): boolean {
+    if (aEnd - a !== bEnd - b) return false;
+    const s = this.s;
+    for (let k = 0; k < aEnd - a; k++) if (s.charCodeAt(a + k) !== s.charCodeAt(b + k)) return false;
+    return true;
+  }
+
   /** The next `<` found by the last start tag, so the content loop need not search for it again. */
   private knownLt = -1;
 
@@ -408,15 +485,22 @@ class Reader {
     }
   }
 
-  private checkPrefixedAttributes(lt: number, names: string[], prefixed: number[]): void {
+  private checkPrefixedAttributes(lt: number, count: number): void {
+    const s = this.s;
+    const at = this.attrs;
     const seen = new Set<string>();
-    for (const k of prefixed) {
-      const name = names[k]!;
-      const colon = name.indexOf(":");
-      const prefix = name.slice(0, colon);
+    for (let k = 0; k < count; k++) {
+      const o = k * 5;
+      const aPrefixEnd = at[o + 2]!;
+      if (aPrefixEnd === -1) continue;
+      const aStart = at[o]!;
+      const aEnd = at[o + 1]!;
+      if (aPrefixEnd - aStart === 5 && s.startsWith("xmlns", aStart)) continue;
+      const name = s.slice(aStart, aEnd);
+      const prefix = s.slice(aStart, aPrefixEnd);
       const bound = this.ns.get(prefix);
       if (bound === undefined || bound === "") this.fail(lt, `the namespace prefix ${JSON.stringify(prefix)} of the attribute ${name} is not declared.`);
-      const expanded = `${bound}\u0000${name.slice(colon + 1)}`;
+      const expanded = `${bound}\u0000${s.slice(aPrefixEnd + 1, aEnd)}`;
       if (seen.has(expanded)) this.fail(lt, `the attribute ${name} appears twice (the same namespace and local name).`);
       seen.add(expanded);
     }
@@ -429,6 +513,24 @@ class Reader {
     if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
     const raw = this.nextAmp < to ? this.references(from, to) : s.slice(from, to);
     return /[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw;
+  }
+
+  /**
+   * The normalised value of a kept element's attribute, read again after all values were checked
+   * (so the `&` cursor may have passed it: look within the value itself).
+   */
+  private keptValue(from: number, to: number): string {
+    const s = this.s;
+    let amp = from;
+    while (amp < to && s.charCodeAt(amp) !== 38 /* & */) amp++;
+    const raw = amp < to ? this.references(from, to) : s.slice(from, to);
+    return /[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw;
+  }
+
+  /** Checks an attribute value's references without building the value (when there are none, there is nothing to check). */
+  private checkValue(from: number, to: number): void {
+    if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
+    if (this.nextAmp < to) this.references(from, to);
   }
 
   private indexOrEnd(needle: string, from: number): number {
@@ -474,8 +576,8 @@ class Reader {
       if (lt === -1) lt = n;
       if (lt > at) this.charData(at, lt);
       if (lt >= n) {
-        const top = this.open[this.open.length - 1]!;
-        this.fail(n, `the element <${top.qname}> is not closed.`);
+        const top = this.open[this.depth - 1]!;
+        this.fail(n, `the element <${s.slice(top.qs, top.qe)}> is not closed.`);
       }
       this.i = lt;
       const c = s.charCodeAt(lt + 1);
@@ -523,20 +625,21 @@ class Reader {
   private endTag(): boolean {
     const s = this.s;
     const lt = this.i;
-    const top = this.open.pop()!;
-    const q = top.qname;
-    let j = lt + 2 + q.length;
-    if (!s.startsWith(q, lt + 2) || (j < this.n && !isSpace(s.charCodeAt(j)) && s.charCodeAt(j) !== 62)) {
+    const top = this.open[--this.depth]!;
+    let j = lt + 2 + (top.qe - top.qs);
+    if (!this.sameText(top.qs, top.qe, lt + 2, Math.min(j, this.n)) || (j < this.n && !isSpace(s.charCodeAt(j)) && s.charCodeAt(j) !== 62)) {
       const end = this.name(lt + 2);
       const found = s.slice(lt + 2, s.charCodeAt(end) === 58 ? this.name(end + 1) : end);
-      this.fail(lt, `the end tag </${found}> does not match the start tag <${q}>.`);
+      this.fail(lt, `the end tag </${found}> does not match the start tag <${s.slice(top.qs, top.qe)}>.`);
     }
     while (j < this.n && isSpace(s.charCodeAt(j))) j++;
-    if (s.charCodeAt(j) !== 62) this.fail(j, `the end tag </${q}> is not closed with >.`);
+    if (s.charCodeAt(j) !== 62) this.fail(j, `the end tag </${s.slice(top.qs, top.qe)}> is not closed with >.`);
     this.i = j + 1;
     if (top.element !== null && top.element === this.collecting) this.collecting = null;
     if (top.undo !== null) this.undo(top.undo);
-    return this.open.length === 0;
+    top.element = null;
+    top.undo = null;
+    return this.depth === 0;
   }
 }
 
