@@ -386,10 +386,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
       const stored: InvoiceRecord = { ...invoice, clientId: null };
       if (stored.status === "failed") {
         // A failed submission is always stored and creates no client.
+        // Deflated before the transaction: a large document is not compressed while it holds the database.
+        const doc = document ? await encodeDocument(document) : null;
         await db.transaction(async (tx) => {
           await insertInvoice(tx, stored, false);
-          if (document) {
-            const doc = await encodeDocument(document);
+          if (doc) {
             await tx.query(
               `INSERT INTO ${t.documents} (invoice_id, company_id, content, content_encoding) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'), $4)`,
               [stored.id, stored.companyId, doc.hex, doc.encoding],
