@@ -87,6 +87,9 @@ for (let c = 0; c < 128; c++) {
 const NAME_START_HIGH = /[\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 const NAME_MORE_HIGH = /[\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 
+/** An attribute value as XML normalises it: each whitespace character (a CR LF pair once) a space. */
+const normalizeAttribute = (raw: string): string => (/[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw);
+
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 
 function isXmlChar(cp: number): boolean {
@@ -339,7 +342,7 @@ class Reader {
       at[o + 3] = vStart;
       at[o + 4] = vEnd;
       count++;
-      if (aPrefixEnd !== -1 ? s.startsWith("xmlns", aStart) && aPrefixEnd - aStart === 5 : aEnd - aStart === 5 && s.startsWith("xmlns", aStart)) {
+      if (this.isXmlns(aStart, aPrefixEnd !== -1 ? aPrefixEnd : aEnd)) {
         declares = true;
       } else if (aPrefixEnd !== -1) {
         prefixedAttrs = true;
@@ -354,8 +357,7 @@ class Reader {
       const aStart = at[o]!;
       const aEnd = at[o + 1]!;
       const aPrefixEnd = at[o + 2]!;
-      const isDecl = aPrefixEnd !== -1 ? aPrefixEnd - aStart === 5 && s.startsWith("xmlns", aStart) : aEnd - aStart === 5 && s.startsWith("xmlns", aStart);
-      if (declares && isDecl) {
+      if (declares && this.isXmlns(aStart, aPrefixEnd !== -1 ? aPrefixEnd : aEnd)) {
         const value = this.attributeValue(at[o + 3]!, at[o + 4]!);
         undo = this.declare(aStart, aPrefixEnd === -1 ? "" : s.slice(aPrefixEnd + 1, aEnd), value, undo);
       } else {
@@ -370,7 +372,7 @@ class Reader {
       uri = this.ns.get("") || null;
       localStart = lt + 1;
     } else {
-      if (prefixEnd - lt - 1 === 5 && s.startsWith("xmlns", lt + 1)) this.fail(lt + 1, "an element may not have the prefix xmlns.");
+      if (this.isXmlns(lt + 1, prefixEnd)) this.fail(lt + 1, "an element may not have the prefix xmlns.");
       const prefix = this.prefixText(lt + 1, prefixEnd);
       const bound = this.ns.get(prefix);
       if (bound === undefined || bound === "") {
@@ -452,6 +454,11 @@ class Reader {
     return p;
   }
 
+  /** Whether `from..to` of the text is `xmlns` (an attribute's name or prefix, an element's prefix). */
+  private isXmlns(from: number, to: number): boolean {
+    return to - from === 5 && this.s.startsWith("xmlns", from);
+  }
+
   /** Whether `a..aEnd` and `b..bEnd` of the text hold the same characters. */
   private sameText(a: number, aEnd: number, b: number, bEnd: number): boolean {
     if (aEnd - a !== bEnd - b) return false;
@@ -495,7 +502,7 @@ class Reader {
       if (aPrefixEnd === -1) continue;
       const aStart = at[o]!;
       const aEnd = at[o + 1]!;
-      if (aPrefixEnd - aStart === 5 && s.startsWith("xmlns", aStart)) continue;
+      if (this.isXmlns(aStart, aPrefixEnd)) continue;
       const name = s.slice(aStart, aEnd);
       const prefix = s.slice(aStart, aPrefixEnd);
       const bound = this.ns.get(prefix);
@@ -511,8 +518,7 @@ class Reader {
   private attributeValue(from: number, to: number): string {
     const s = this.s;
     if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
-    const raw = this.nextAmp < to ? this.references(from, to) : s.slice(from, to);
-    return /[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw;
+    return normalizeAttribute(this.nextAmp < to ? this.references(from, to) : s.slice(from, to));
   }
 
   /**
@@ -523,8 +529,7 @@ class Reader {
     const s = this.s;
     let amp = from;
     while (amp < to && s.charCodeAt(amp) !== 38 /* & */) amp++;
-    const raw = amp < to ? this.references(from, to) : s.slice(from, to);
-    return /[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw;
+    return normalizeAttribute(amp < to ? this.references(from, to) : s.slice(from, to));
   }
 
   /** Checks an attribute value's references without building the value (when there are none, there is nothing to check). */
