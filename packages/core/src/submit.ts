@@ -29,15 +29,17 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: un
  * `submitInvoice` from the raw bytes of the JSON body, as an HTTP adapter receives them. A large
  * body is parsed, checked and read on a worker thread (its JSON text and its document never exist
  * on the calling thread); a small one as `submitInvoice` does. Same checks, same order, same answers;
- * unparseable JSON is a 400 `bad_request` with a string message. With `transfer: true` a large
- * body's memory is handed to the worker instead of copied: the caller's buffer is empty afterwards.
+ * unparseable JSON is a 400 `bad_request` with a string message. The body may be the chunks it
+ * arrived in, in order: a large one is then joined on the worker, not on the calling thread. With
+ * `transfer: true` a large body's memory is handed to the worker instead of copied: each buffer
+ * that is exactly its own ArrayBuffer (as socket reads are) is empty afterwards.
  *
  * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceJson(store, auth, req.body) }))
  */
 export async function submitInvoiceJson(
   store: Store,
   auth: AuthContext,
-  rawBody: Uint8Array,
+  rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
   const o = resolveOptions(options);

@@ -39,6 +39,43 @@ describe("submitInvoiceJson: the raw JSON body, large ones parsed on a worker", 
     expect(other.buffer.byteLength).toBe(0);
   });
 
+  it("takes the body as the chunks it arrived in: read on the worker with the same record as one buffer", async () => {
+    const { store, auth, options } = await setup();
+    const whole = bigBody(900, { targetNetwork: "peppol" });
+    // Uneven pieces, one of them empty; each its own memory, as socket reads are.
+    const cuts = [0, 1, 7, 7, 65_536, 400_000, whole.length];
+    const chunks = cuts.slice(1).map((end, i) => Buffer.from(whole.subarray(cuts[i]!, end)));
+    const r = await submitInvoiceJson(store, auth, chunks, options);
+    expect(r.status).toBe("sending");
+    const inv = await getInvoice(store, auth, r.submissionId);
+    expect(inv).toMatchObject({ targetNetwork: "peppol", invoiceNumber: "INV-1", size: Buffer.from(JSON.parse(whole.toString()).xml, "base64").length });
+    // The same bytes in one buffer are the same document: a duplicate of the first.
+    const again = await submitInvoiceJson(store, auth, whole, options);
+    expect(again.status).toBe("failed");
+  });
+
+  it("with transfer, hands over the chunks that own their memory and copies the others, leaving those as they were", async () => {
+    const { store, auth, options } = await setup();
+    const whole = bigBody(700);
+    const own = Buffer.from(whole.subarray(0, 300_000));
+    const backing = Buffer.alloc(whole.length + 10);
+    whole.copy(backing, 5, 300_000);
+    const view = backing.subarray(5, 5 + whole.length - 300_000);
+    const r = await submitInvoiceJson(store, auth, [own, view], { ...options, transfer: true });
+    expect(r.status).toBe("sending");
+    expect(own.buffer.byteLength).toBe(0);
+    expect(view.equals(whole.subarray(300_000))).toBe(true);
+  });
+
+  it("joins small chunks on the calling thread, and refuses broken JSON across chunks with the same 400", async () => {
+    const { store, auth, options } = await setup();
+    const text = JSON.stringify({ xml: b64(invoiceXml({ id: "INV-CHUNKS" })) });
+    const r = await submitInvoiceJson(store, auth, [Buffer.from(text.slice(0, 10)), Buffer.from(text.slice(10))], options);
+    expect(r.status).toBe("sending");
+    const e = await failure(submitInvoiceJson(store, auth, [Buffer.from('{"xml": "QUJD'), Buffer.from('"')], options));
+    expect(e).toMatchObject({ code: "bad_request", status: 400 });
+  });
+
   it("answers small bodies the same way, on the calling thread", async () => {
     const { store, auth, options } = await setup();
     const r = await submitInvoiceJson(store, auth, Buffer.from(JSON.stringify({ xml: b64(invoiceXml()) })), options);

@@ -56,12 +56,15 @@ export function jsonBody(limit: number): RequestHandler[] {
 }
 
 /**
- * Reads a JSON body as raw bytes (`req.body` a Buffer), for routes whose core call parses it
- * (`submitInvoiceJson`: a large body is parsed off the event loop). A request with no body gets
- * `req.body` undefined; a body without a JSON content type, or in a charset other than UTF-8, is a 400.
+ * Reads a JSON body as raw bytes, for routes whose core call parses it (`submitInvoiceJson`: a
+ * large body is parsed off the event loop). `req.body` is the chunks as they arrived (a Buffer[],
+ * never joined here: a large body is joined on the worker that reads it), or for a compressed body
+ * (Content-Encoding) the inflated Buffer. A request with no body gets `req.body` undefined; a body
+ * without a JSON content type, or in a charset other than UTF-8, is a 400; more than `limit`
+ * bytes is a 413, and a body cut off before its end a 400.
  */
 export function rawJsonBody(limit: number): RequestHandler[] {
-  const read = express.raw({ limit, type: JSON_TYPES });
+  const inflate = express.raw({ limit, type: JSON_TYPES });
   return [
     (req, _res, next) => {
       const charset = /;\s*charset=("?)([^";]+)\1/i.exec(req.headers["content-type"] ?? "")?.[2]?.toLowerCase();
@@ -70,7 +73,16 @@ export function rawJsonBody(limit: number): RequestHandler[] {
       }
       next();
     },
-    read,
+    (req, res, next) => {
+      const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
+      const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+      // Compressed bodies (and the cases body-parser leaves alone: no body, another type) go to body-parser.
+      if ((encoding !== undefined && encoding !== "identity") || !hasBody || !req.is(JSON_TYPES)) return inflate(req, res, next);
+      readChunks(req, limit).then((chunks) => {
+        req.body = chunks;
+        next();
+      }, next);
+    },
     (req, _res, next) => {
       if (req.body !== undefined) return next();
       const length = Number(req.headers["content-length"] ?? 0);
@@ -78,6 +90,44 @@ export function rawJsonBody(limit: number): RequestHandler[] {
       next(length > 0 || chunked ? new ApiError("bad_request", "Content-Type must be application/json.") : undefined);
     },
   ];
+}
+
+/**
+ * The body's chunks, kept as they arrived (not joined: see rawJsonBody). Past `limit` bytes the
+ * rest is read and dropped, then 413, so that the answer can still be sent on the connection (as
+ * body-parser does); a body cut off (the client went away, or the socket failed) is a 400.
+ */
+function readChunks(req: Request, limit: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const settle = (error: ApiError | null): void => {
+      if (settled) return;
+      settled = true;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      req.off("error", onError);
+      if (error) reject(error);
+      else resolve(chunks);
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) chunks.length = 0;
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => settle(received > limit ? tooLarge(limit) : null);
+    const cutOff = (): void => settle(new ApiError("bad_request", "Request body was not received whole."));
+    const onClose = (): void => {
+      if (!req.complete) cutOff();
+    };
+    const onError = cutOff;
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+    req.on("error", onError);
+  });
 }
 
 const JSON_TYPES = ["application/json", "application/*+json"];

@@ -104,7 +104,7 @@ export function createV1Router(options: V1RouterOptions): Router {
     ...rawJsonBody(limit),
     wrap(async (req, res) => {
       // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
-      const data = Buffer.isBuffer(req.body)
+      const data = Buffer.isBuffer(req.body) || Array.isArray(req.body)
         ? await submitInvoiceJson(store, authOf(req), req.body, { ...options, transfer: true })
         : await submitInvoice(store, authOf(req), {}, options);
       res.status(200).json({ data });

@@ -4,7 +4,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { ApiError } from "../errors.js";
 import type { TargetNetwork } from "../types.js";
 import { decodeDocument, readDocument } from "./read.js";
-import { parseSubmitBody } from "./request.js";
+import { joinChunks, parseSubmitBody } from "./request.js";
 import type { WorkerReply, WorkerRequest, WorkerSetup } from "./pool.js";
 
 const port = parentPort;
@@ -32,9 +32,9 @@ port.on("message", (req: WorkerRequest) => {
   let transfer: ArrayBuffer[] = [];
   let xml: string;
   let targetNetwork: TargetNetwork | undefined;
-  if ("body" in req) {
+  if ("chunks" in req) {
     try {
-      ({ xml, targetNetwork } = parseSubmitBody(new Uint8Array(req.body, 0, req.length)));
+      ({ xml, targetNetwork } = parseSubmitBody(joinChunks(req.chunks.map((c) => new Uint8Array(c)))));
     } catch (e) {
       port.postMessage({ id: req.id, ok: false, stage: "body", error: describe(e) } satisfies WorkerReply);
       return;

@@ -8,7 +8,7 @@ import { ApiError, type ErrorCode } from "../errors.js";
 import type { ParticipantId, TargetNetwork } from "../types.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
-import { parseSubmitBody } from "./request.js";
+import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./scan.js";
 
 /** 512 KiB: documents larger than this (decoded) are read on a worker thread. */
@@ -40,11 +40,12 @@ export interface WorkerSetup {
 
 /**
  * One document to read: the base64 text as received (a string: copied once, cheaper than decoding
- * here), or the raw JSON body of a submit request (transferred: the worker parses it).
+ * here), or the raw JSON body of a submit request, in the chunks it arrived in (each chunk's whole
+ * ArrayBuffer, transferred: the worker joins and parses them).
  */
 export type WorkerRequest =
   | { id: number; xml: string; limits: XmlLimits }
-  | { id: number; body: ArrayBuffer; length: number; limits: XmlLimits };
+  | { id: number; chunks: ArrayBuffer[]; limits: XmlLimits };
 
 type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[] } | { kind: "other"; name: string; message: string };
 
@@ -73,8 +74,8 @@ export type WorkerReply =
 interface Task {
   id: number;
   xml?: string;
-  body?: Uint8Array;
-  /** Hand the body's memory to the worker (the caller's buffer becomes empty) instead of copying it. */
+  body?: readonly Uint8Array[];
+  /** Hand the body's memory to the worker (the caller's buffers become empty) instead of copying it. */
   transfer?: boolean;
   limits: XmlLimits;
   /** For a JSON body: the answer, or the body's error; a document error is in the answer. */
@@ -162,21 +163,30 @@ export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_
 
 /**
  * Reads the raw JSON body of a submit request that is over the threshold on a worker thread: the
- * JSON text and the document never exist on the calling thread. The body is copied to the worker,
- * or with `transfer` handed over without a copy (the caller's buffer is then empty). Rejects with the body's 400; a
- * document error comes back in the answer, for the caller to raise in its place in the check order.
- * Below the threshold (or without workers) it does the same on the calling thread.
+ * JSON text and the document never exist on the calling thread. The body is one buffer or the
+ * chunks it arrived in (in order; they are joined on the worker, not here). It is copied to the
+ * worker, or with `transfer` handed over without a copy: each buffer that is exactly its own
+ * ArrayBuffer (as socket reads are) is then emptied, any other is copied. Rejects with the body's
+ * 400; a document error comes back in the answer, for the caller to raise in its place in the
+ * check order. Below the threshold (or without workers) it does the same on the calling thread.
  */
-export function readRequestAsync(body: Uint8Array, limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<ReadRequest> {
-  if (unavailable !== null || body.length <= config.threshold) {
+export function readRequestAsync(
+  body: Uint8Array | readonly Uint8Array[],
+  limits: XmlLimits = DEFAULT_XML_LIMITS,
+  options: { transfer?: boolean } = {},
+): Promise<ReadRequest> {
+  const chunks = body instanceof Uint8Array ? [body] : body;
+  let length = 0;
+  for (const c of chunks) length += c.byteLength;
+  if (unavailable !== null || length <= config.threshold) {
     try {
-      return Promise.resolve(readRequestInline(body, limits));
+      return Promise.resolve(readRequestInline(chunks, limits));
     } catch (e) {
       return Promise.reject(e);
     }
   }
   const p = new Promise<ReadRequest>((resolve, reject) => {
-    queue.push({ id: nextId++, body, transfer: options.transfer === true, limits, resolve: resolve as Task["resolve"], reject });
+    queue.push({ id: nextId++, body: chunks, transfer: options.transfer === true, limits, resolve: resolve as Task["resolve"], reject });
     dispatch();
   });
   const tracked = p.then(
@@ -188,8 +198,8 @@ export function readRequestAsync(body: Uint8Array, limits: XmlLimits = DEFAULT_X
   return p;
 }
 
-function readRequestInline(body: Uint8Array, limits: XmlLimits): ReadRequest {
-  const { xml, targetNetwork } = parseSubmitBody(body);
+function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits): ReadRequest {
+  const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
   try {
     return { targetNetwork, doc: readInvoice(xml, limits), error: null };
   } catch (e) {
@@ -283,12 +293,13 @@ function dispatch(): void {
     free.task = task;
     free.worker.ref();
     if (task.body !== undefined) {
-      // Transfer the body's memory when asked and it is exactly its own ArrayBuffer; otherwise copy it once.
-      const b = task.body;
-      const own = task.transfer === true && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
-      // (Buffer#slice is a view, not a copy: copy explicitly.)
-      const buffer = own ? (b.buffer as ArrayBuffer) : Uint8Array.prototype.slice.call(b).buffer;
-      free.worker.postMessage({ id: task.id, body: buffer, length: b.byteLength, limits: task.limits } satisfies WorkerRequest, [buffer]);
+      // Transfer each chunk's memory when asked and it is exactly its own ArrayBuffer; otherwise copy it once.
+      const chunks = task.body.map((b) => {
+        const own = task.transfer === true && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
+        // (Buffer#slice is a view, not a copy: copy explicitly.)
+        return own ? (b.buffer as ArrayBuffer) : (Uint8Array.prototype.slice.call(b).buffer as ArrayBuffer);
+      });
+      free.worker.postMessage({ id: task.id, chunks, limits: task.limits } satisfies WorkerRequest, chunks);
     } else {
       free.worker.postMessage({ id: task.id, xml: task.xml!, limits: task.limits } satisfies WorkerRequest);
     }

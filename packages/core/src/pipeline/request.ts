@@ -23,6 +23,11 @@ export function parseSubmitBody(bytes: Uint8Array): { xml: string; targetNetwork
   return parseWith(InvoiceRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
 }
 
+/** A body received in chunks, as one buffer (a single chunk as it is, without a copy). */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
 const PREFIX = Buffer.from('{"xml":"');
 /** A BOM after the document is not whitespace to JSON.parse: keep it, so that the tail fails as the whole body would. */
 const utf8KeepBom = new TextDecoder("utf-8", { ignoreBOM: true });
