@@ -10,6 +10,11 @@ export interface BenchServer {
   child: ChildProcess;
   /** The server's event-loop delay (p99 and max, ms) and its main thread's GCs since the last call. */
   eventLoopDelay(): Promise<LoopReport>;
+  /**
+   * Bench only: from now on, large bodies are read and dropped unparsed and answered after `ms` as
+   * if accepted (0: back to the app). For the floor of latency_under_large.
+   */
+  sinkLarge(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,6 +53,18 @@ export async function startServer(mode: "app" | "bare", nodeFlags: string[] = []
         child.on("message", on);
       });
       child.send("eld");
+      return reply;
+    },
+    async sinkLarge(ms: number) {
+      const reply = new Promise<void>((resolve) => {
+        const on = (m: { sink?: number }) => {
+          if (m.sink === undefined) return;
+          child.off("message", on);
+          resolve();
+        };
+        child.on("message", on);
+      });
+      child.send(`sink:${ms}`);
       return reply;
     },
     async stop() {

@@ -34,12 +34,27 @@ if (mode === "app") {
   throw new Error("usage: server-child.ts app|bare");
 }
 
+// For the floor of latency_under_large: when set (ms), large bodies are read from the socket and
+// dropped, and answered after that long as if accepted; small requests still go to the app.
+let sinkMs = 0;
+
 // Server-side time of each small request (from its "request" event to the end of its answer):
 // what the server itself adds, apart from the time a request waits to be read and the client's.
 const serverLatencies: number[] = [];
 const timed = (req: IncomingMessage, res: ServerResponse): void => {
   const t = performance.now();
-  if (Number(req.headers["content-length"] ?? 0) < 100_000) res.on("finish", () => serverLatencies.push(performance.now() - t));
+  const large = Number(req.headers["content-length"] ?? 0) >= 100_000;
+  if (!large) res.on("finish", () => serverLatencies.push(performance.now() - t));
+  if (large && sinkMs > 0) {
+    req.resume();
+    req.on("end", () => {
+      setTimeout(() => {
+        res.setHeader("content-type", "application/json");
+        res.end('{"data":{"submissionId":"00000000-0000-4000-8000-000000000000","success":true,"status":"sending"}}');
+      }, sinkMs);
+    });
+    return;
+  }
   app(req, res);
 };
 const server = createServer(timed);
@@ -68,6 +83,10 @@ new PerformanceObserver((list) => {
 let cpu = process.cpuUsage();
 let cpuAt = performance.now();
 process.on("message", (m) => {
+  if (typeof m === "string" && m.startsWith("sink:")) {
+    sinkMs = Number(m.slice("sink:".length));
+    process.send!({ sink: sinkMs });
+  }
   if (m === "eld") {
     // CPU of the whole process (all threads: event loop, workers, GC) in cores, since the last message.
     const used = process.cpuUsage(cpu);
