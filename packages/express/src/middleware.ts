@@ -44,11 +44,7 @@ export function jsonBody(limit: number): RequestHandler[] {
     parse,
     (req, _res, next) => {
       if (req.body !== undefined) return next();
-      const length = Number(req.headers["content-length"] ?? 0);
-      const chunked = req.headers["transfer-encoding"] !== undefined;
-      if (length > 0 || chunked) {
-        return next(new ApiError("bad_request", "Content-Type must be application/json."));
-      }
+      if (hasBody(req)) return next(new ApiError("bad_request", "Content-Type must be application/json."));
       req.body = {};
       next();
     },
@@ -75,9 +71,8 @@ export function rawJsonBody(limit: number): RequestHandler[] {
     },
     (req, res, next) => {
       const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
-      const hasBody = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
       // Compressed bodies (and the cases body-parser leaves alone: no body, another type) go to body-parser.
-      if ((encoding !== undefined && encoding !== "identity") || !hasBody || !req.is(JSON_TYPES)) return inflate(req, res, next);
+      if ((encoding !== undefined && encoding !== "identity") || !hasBody(req) || !req.is(JSON_TYPES)) return inflate(req, res, next);
       readChunks(req, limit).then((chunks) => {
         req.body = chunks;
         next();
@@ -85,9 +80,7 @@ export function rawJsonBody(limit: number): RequestHandler[] {
     },
     (req, _res, next) => {
       if (req.body !== undefined) return next();
-      const length = Number(req.headers["content-length"] ?? 0);
-      const chunked = req.headers["transfer-encoding"] !== undefined;
-      next(length > 0 || chunked ? new ApiError("bad_request", "Content-Type must be application/json.") : undefined);
+      next(hasBody(req) ? new ApiError("bad_request", "Content-Type must be application/json.") : undefined);
     },
   ];
 }
@@ -128,6 +121,11 @@ function readChunks(req: Request, limit: number): Promise<Buffer[]> {
     req.on("close", onClose);
     req.on("error", onError);
   });
+}
+
+/** Whether the request says a body follows: a Content-Length above 0, or a Transfer-Encoding. */
+function hasBody(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
 const JSON_TYPES = ["application/json", "application/*+json"];

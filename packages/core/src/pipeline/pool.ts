@@ -142,23 +142,9 @@ export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
  */
 export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<ReadInvoice> {
   if (unavailable !== null || typeof xmlBase64 !== "string" || Math.floor((xmlBase64.length * 3) / 4) <= config.threshold) {
-    try {
-      return Promise.resolve(readInvoice(xmlBase64, limits));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return settled(() => readInvoice(xmlBase64, limits));
   }
-  const p = new Promise<ReadInvoice>((resolve, reject) => {
-    queue.push({ id: nextId++, xml: xmlBase64, limits, resolve: resolve as Task["resolve"], reject });
-    dispatch();
-  });
-  const tracked = p.then(
-    () => undefined,
-    () => undefined,
-  );
-  pending.add(tracked);
-  void tracked.then(() => pending.delete(tracked));
-  return p;
+  return enqueue<ReadInvoice>({ xml: xmlBase64, limits });
 }
 
 /**
@@ -178,15 +164,23 @@ export function readRequestAsync(
   const chunks = body instanceof Uint8Array ? [body] : body;
   let length = 0;
   for (const c of chunks) length += c.byteLength;
-  if (unavailable !== null || length <= config.threshold) {
-    try {
-      return Promise.resolve(readRequestInline(chunks, limits));
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  if (unavailable !== null || length <= config.threshold) return settled(() => readRequestInline(chunks, limits));
+  return enqueue<ReadRequest>({ body: chunks, transfer: options.transfer === true, limits });
+}
+
+/** `read()` on the calling thread, its result or its error as a promise. */
+function settled<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (e) {
+    return Promise.reject(e);
   }
-  const p = new Promise<ReadRequest>((resolve, reject) => {
-    queue.push({ id: nextId++, body: chunks, transfer: options.transfer === true, limits, resolve: resolve as Task["resolve"], reject });
+}
+
+/** Queues a document for the workers; `closeInvoiceWorkers` waits for it. */
+function enqueue<T extends ReadInvoice | ReadRequest>(task: Pick<Task, "xml" | "body" | "transfer" | "limits">): Promise<T> {
+  const p = new Promise<T>((resolve, reject) => {
+    queue.push({ ...task, id: nextId++, resolve: resolve as Task["resolve"], reject });
     dispatch();
   });
   const tracked = p.then(
