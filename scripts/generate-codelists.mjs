@@ -1,4 +1,4 @@
-// Regenerates packages/core/src/codelists/participant-schemes.ts from the Peppol code list in
+// Regenerates packages/core/src/document/codelists/participant-schemes.ts from the Peppol code list in
 // ../shared/corpus/codelists/. Run: node scripts/generate-codelists.mjs
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -7,7 +7,7 @@ import { DOMParser } from "@xmldom/xmldom";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SOURCE = join(root, "..", "shared", "corpus", "codelists", "Peppol_Code_Lists_-_Participant_identifier_schemes_v9.7.xml");
-export const TARGET = join(root, "packages", "core", "src", "codelists", "participant-schemes.ts");
+export const TARGET = join(root, "packages", "core", "src", "document", "codelists", "participant-schemes.ts");
 
 export function render(xml) {
   const doc = new DOMParser({ onError: (level, msg) => { if (level !== "warning") throw new Error(msg); } })

@@ -2,7 +2,7 @@ import { defineConfig } from "tsup";
 
 export default defineConfig({
   // invoice-worker: the worker thread of the invoice pool, loaded by URL beside the bundle (dist/).
-  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "invoice-worker": "src/pipeline/invoice-worker.ts" },
+  entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "invoice-worker": "src/document/invoice-worker.ts" },
   format: ["esm"],
   dts: true,
   clean: true,

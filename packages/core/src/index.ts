@@ -1,7 +1,7 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
-export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode } from "./errors.js";
-export * from "./types.js";
-export * from "./schemas.js";
+export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode } from "./domain/errors.js";
+export * from "./domain/types.js";
+export * from "./domain/schemas.js";
 export type {
   Store,
   DeliveryStore,
@@ -16,8 +16,9 @@ export type {
   ClientUpsert,
   InsertSubmissionResult,
   CreateAccountResult,
-} from "./ports.js";
-export { sandboxNetwork, type NetworkPort, type SendRequest, type SendOutcome } from "./network.js";
+} from "./ports/store.js";
+export type { NetworkPort, SendRequest, SendOutcome } from "./ports/network.js";
+export { sandboxNetwork } from "./adapters/sandbox-network.js";
 export {
   createDispatcher,
   backoffDelay,
@@ -27,10 +28,10 @@ export {
   type DispatcherOptions,
   type DispatcherLogger,
   type RetryPolicy,
-} from "./dispatcher.js";
-export type { CoreOptions } from "./options.js";
-export { submitInvoice, submitInvoiceJson } from "./submit.js";
-export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./reads.js";
+} from "./workers/dispatcher.js";
+export type { CoreOptions } from "./use-cases/options.js";
+export { submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
+export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export {
   createAccount,
   authenticate,
@@ -40,12 +41,12 @@ export {
   getCompany,
   updateCompany,
   companyView,
-} from "./accounts.js";
-export { defaultEligibility, PEPPOL_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./eligibility.js";
-export { defaultRouting, POLISH_VAT_SCHEME } from "./routing.js";
-export { memoryStore } from "./memory-store.js";
-export { isIsoCountry } from "./countries.js";
-export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VERSION } from "./codelists/index.js";
+} from "./use-cases/accounts.js";
+export { defaultEligibility, PEPPOL_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";
+export { defaultRouting, POLISH_VAT_SCHEME } from "./domain/routing.js";
+export { memoryStore } from "./adapters/memory-store.js";
+export { isIsoCountry } from "./domain/countries.js";
+export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VERSION } from "./document/codelists/index.js";
 export {
   readInvoice,
   readInvoiceAsync,
@@ -73,8 +74,8 @@ export {
   type InvoiceFields,
   type XmlLimits,
   type ScanResult,
-} from "./pipeline/index.js";
-export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webhookBody, MAX_WEBHOOKS, type WebhookOptions } from "./webhooks.js";
-export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./webhook-sender.js";
-export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./webhook-signature.js";
-export { checkWebhookTarget, isPrivateAddress, systemResolver, type HostResolver, type TargetPolicy } from "./webhook-target.js";
+} from "./document/index.js";
+export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webhookBody, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
+export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
+export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";
+export { checkWebhookTarget, isPrivateAddress, systemResolver, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoiceJson, updateCompany } from "../src/index.js";
-import { invoiceWorkerCount } from "../src/pipeline/pool.js";
+import { invoiceWorkerCount } from "../src/document/pool.js";
 import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";

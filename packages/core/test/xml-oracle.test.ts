@@ -5,8 +5,8 @@
 import fc from "fast-check";
 import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../src/errors.js";
-import { parseXml, type XmlKeep } from "../src/pipeline/xml.js";
+import { ApiError } from "../src/domain/errors.js";
+import { parseXml, type XmlKeep } from "../src/document/xml.js";
 import { corpusBytes, readIndex } from "./support/corpus.js";
 
 const NO_SCAN = { multipleDocuments: false, encoding: null, hasDoctype: false, limitExceeded: null };

@@ -1,8 +1,8 @@
 // testDeliveryStore: the conformance suite of the DeliveryStore port (the dispatcher's queue with leases).
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DeliveryStore, Store } from "../ports.js";
-import type { InvoiceRecord } from "../types.js";
+import type { DeliveryStore, Store } from "../ports/store.js";
+import type { InvoiceRecord } from "../domain/types.js";
 import { sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 
 type S = Store & DeliveryStore;

@@ -1,6 +1,6 @@
 // Builders of valid records for the conformance suites and adapter tests.
 import { randomUUID } from "node:crypto";
-import type { Account, ApiKeyRecord, Company, InvoiceRecord } from "../types.js";
+import type { Account, ApiKeyRecord, Company, InvoiceRecord } from "../domain/types.js";
 
 export function sampleCompany(overrides: Partial<Company> = {}): Company {
   const at = "2026-01-01T00:00:00.000Z";

@@ -1,8 +1,8 @@
 // testNetwork: the network port's conformance suite. Run it against every NetworkPort.
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { NetworkPort, SendOutcome, SendRequest } from "../network.js";
-import type { ParticipantId } from "../types.js";
+import type { NetworkPort, SendOutcome, SendRequest } from "../ports/network.js";
+import type { ParticipantId } from "../domain/types.js";
 
 /** What a network under test offers: the port and recipients that lead to each outcome. */
 export interface NetworkFixture {

@@ -1,8 +1,8 @@
 // testStore: the storage port's conformance suite. Run it against every Store implementation.
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClientUpsert, Store } from "../ports.js";
-import type { Company, InvoiceRecord } from "../types.js";
+import type { ClientUpsert, Store } from "../ports/store.js";
+import type { Company, InvoiceRecord } from "../domain/types.js";
 import { sampleAccount, sampleApiKey, sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 
 /** Makes a fresh, empty store for one test; `close()` is called after it when present. */

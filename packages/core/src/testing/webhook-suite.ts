@@ -1,8 +1,8 @@
 // testWebhookStore: the conformance suite of the WebhookStore port.
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DeliveryStore, Store, WebhookStore } from "../ports.js";
-import type { Company, WebhookRecord } from "../types.js";
+import type { DeliveryStore, Store, WebhookStore } from "../ports/store.js";
+import type { Company, WebhookRecord } from "../domain/types.js";
 import { sampleAccount, sampleApiKey, sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 
 type S = Store & DeliveryStore & WebhookStore;

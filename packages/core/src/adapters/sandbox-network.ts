@@ -1,0 +1,40 @@
+// The deterministic sandbox network: an adapter of the network port for development and tests.
+import type { NetworkPort } from "../ports/network.js";
+
+/**
+ * The sandbox network: deterministic, for development and tests. It delivers after `delayMs`
+ * (default 200 ms, "within a second"); a recipient value containing `unreachable` (any case)
+ * fails permanently; one containing `flaky` fails transiently on attempts 1 and 2, then delivers.
+ * Like a real access point it honours the idempotency key: a resend of a delivered key is answered
+ * `delivered` again without a second delivery. `calls` counts every call per key; `delivered` holds
+ * the keys delivered once.
+ *
+ * @example createDispatcher({ store, networks: { peppol: sandboxNetwork(), ksef: sandboxNetwork() } })
+ */
+export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}): NetworkPort & {
+  readonly calls: ReadonlyMap<string, number>;
+  readonly delivered: ReadonlySet<string>;
+} {
+  const delayMs = options.delayMs ?? 200;
+  const calls = new Map<string, number>();
+  const delivered = new Set<string>();
+  return {
+    name: options.name ?? "sandbox",
+    calls,
+    delivered,
+    async send(req) {
+      calls.set(req.idempotencyKey, (calls.get(req.idempotencyKey) ?? 0) + 1);
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      if (delivered.has(req.idempotencyKey)) return { outcome: "delivered", detail: "Already delivered (idempotent replay)." };
+      const value = req.routing.recipient.value.toLowerCase();
+      if (value.includes("unreachable")) {
+        return { outcome: "failed", reason: `The sandbox cannot reach ${req.routing.recipient.scheme}:${req.routing.recipient.value} (the recipient is unreachable).` };
+      }
+      if (value.includes("flaky") && req.attempt <= 2) {
+        return { outcome: "retry", reason: `The sandbox access point is temporarily unavailable (attempt ${req.attempt} of a flaky recipient).` };
+      }
+      delivered.add(req.idempotencyKey);
+      return { outcome: "delivered", detail: `Delivered by the sandbox to ${req.routing.recipient.scheme}:${req.routing.recipient.value}.` };
+    },
+  };
+}

@@ -1,0 +1,181 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { b64, invoiceXml } from "../../test/support/ubl.js";
+import { ApiError } from "../domain/errors.js";
+import { closeInvoiceWorkers, configureInvoiceWorkers, DEFAULT_WORKER_THRESHOLD, invoiceWorkerCount, readInvoiceAsync } from "./pool.js";
+import { readInvoice } from "./read.js";
+import type { XmlLimits } from "./scan.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const coreRoot = join(here, "..", "..");
+const repoRoot = join(coreRoot, "..", "..");
+
+const LINE = `<cac:InvoiceLine><cbc:ID>1</cbc:ID><cbc:InvoicedQuantity unitCode="C62">2</cbc:InvoicedQuantity><cbc:LineExtensionAmount currencyID="EUR">20.00</cbc:LineExtensionAmount><cac:Item><cbc:Name>Widget &amp; co</cbc:Name><cac:SellersItemIdentification><cbc:ID>SKU-1</cbc:ID></cac:SellersItemIdentification><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>21</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item><cac:Price><cbc:PriceAmount currencyID="EUR">10.00</cbc:PriceAmount></cac:Price></cac:InvoiceLine>\n`;
+
+/** An invoice of about `bytes` bytes (invoice lines added to the small test invoice). */
+function largeXml(bytes: number, id = "LARGE-1"): string {
+  const xml = invoiceXml({ id, buyerVat: "BE0123456789", payable: "1234.56" });
+  const end = xml.lastIndexOf("</Invoice>");
+  return xml.slice(0, end) + LINE.repeat(Math.ceil(bytes / LINE.length)) + xml.slice(end);
+}
+
+/** The error a call fails with (sync or async), or null. */
+async function failure(fn: () => unknown): Promise<unknown> {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
+
+const NUL_LIMITS = null as unknown as XmlLimits;
+const SMALL_LIMITS: XmlLimits = { maxBytes: 1024, maxDepth: 256, maxElements: 1000, maxAttributes: 10 };
+
+/** One input per error the pipeline reports, with the code it must keep through the worker. */
+const ERROR_CASES: Array<[string, string, XmlLimits | undefined, string]> = [
+  ["bad base64", "!!!!" + b64(invoiceXml()), undefined, "invalid_base64_xml"],
+  ["bytes that are not UTF-8", b64(Buffer.from([0x3c, 0x61, 0xff, 0x3e])), undefined, "invalid_base64_xml"],
+  ["text that is not XML", b64("hello, not xml"), undefined, "invalid_base64_xml"],
+  ["a ZIP archive", b64(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00])), undefined, "single_xml_only"],
+  ["two documents", b64(invoiceXml() + invoiceXml()), undefined, "single_xml_only"],
+  ["malformed XML", b64("<Invoice><broken></Invoice>"), undefined, "invalid_ubl_xml"],
+  ["a DOCTYPE", b64(`<!DOCTYPE x [<!ENTITY a "b">]>` + invoiceXml({ declaration: false })), undefined, "invalid_ubl_xml"],
+  ["a credit note root", b64(invoiceXml().replace(/Invoice/g, "CreditNote")), undefined, "invalid_ubl_xml"],
+  ["a document over the size limit", b64(invoiceXml()), SMALL_LIMITS, "invalid_ubl_xml"],
+  ["a recipient without a Peppol scheme", b64(invoiceXml({ scheme: "EM" })), undefined, "missing_recipient"],
+];
+
+afterEach(async () => {
+  configureInvoiceWorkers({ threshold: DEFAULT_WORKER_THRESHOLD, size: 1 });
+  await closeInvoiceWorkers();
+});
+
+describe("readInvoiceAsync: large documents on a worker thread", () => {
+  it("reads a document above the threshold on a worker, with the result readInvoice gives", async () => {
+    const xml = b64(largeXml(DEFAULT_WORKER_THRESHOLD + 64 * 1024));
+    const inline = readInvoice(xml);
+    const worker = await readInvoiceAsync(xml);
+    expect(invoiceWorkerCount()).toBe(1);
+    expect(worker.bytes.equals(inline.bytes)).toBe(true);
+    expect(worker.bytes.byteOffset).toBe(0);
+    expect(worker.bytes.buffer.byteLength).toBe(worker.bytes.length); // the transferred buffer, no pool slack
+    expect(worker.sha256).toBe(inline.sha256);
+    expect(worker.recipient).toEqual(inline.recipient);
+    expect(worker.fields).toEqual(inline.fields);
+    expect(worker.fields.recipient.vatId).toBe("BE0123456789");
+  });
+
+  it("reads a document at or below the threshold on the calling thread", async () => {
+    const r = await readInvoiceAsync(b64(invoiceXml()));
+    expect(r.recipient.value).toBe("0123456789");
+    expect(invoiceWorkerCount()).toBe(0);
+  });
+
+  it("keeps the code and message of every pipeline error", async () => {
+    configureInvoiceWorkers({ threshold: 0 });
+    for (const [name, xml, limits, code] of ERROR_CASES) {
+      const inline = await failure(() => readInvoice(xml, limits));
+      const worker = await failure(() => readInvoiceAsync(xml, limits));
+      expect(inline, name).toBeInstanceOf(ApiError);
+      expect(worker, name).toBeInstanceOf(ApiError);
+      expect((worker as ApiError).code, name).toBe(code);
+      expect((worker as ApiError).code, name).toBe((inline as ApiError).code);
+      expect((worker as ApiError).message, name).toBe((inline as ApiError).message);
+      expect((worker as ApiError).status, name).toBe(422);
+    }
+    expect(new Set(ERROR_CASES.map((c) => c[3]))).toEqual(new Set(["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml", "missing_recipient"]));
+    expect(invoiceWorkerCount()).toBe(1); // all of them went through the worker
+  });
+
+  it("rebuilds an unexpected error with its name and message", async () => {
+    configureInvoiceWorkers({ threshold: 0 });
+    const inline = (await failure(() => readInvoice(b64(invoiceXml()), NUL_LIMITS))) as Error;
+    const worker = (await failure(() => readInvoiceAsync(b64(invoiceXml()), NUL_LIMITS))) as Error;
+    expect(inline).toBeInstanceOf(TypeError);
+    expect(worker).not.toBeInstanceOf(ApiError);
+    expect(worker.name).toBe("TypeError");
+    expect(worker.message).toBe(inline.message);
+  });
+
+  it("gives each of many concurrent documents its own result", async () => {
+    configureInvoiceWorkers({ threshold: 0, size: 2 });
+    const xmls = Array.from({ length: 12 }, (_, i) => b64(invoiceXml({ id: `INV-${i}`, endpoint: `BE${i}` })));
+    const results = await Promise.all(xmls.map((x) => readInvoiceAsync(x)));
+    expect(invoiceWorkerCount()).toBe(2);
+    results.forEach((r, i) => {
+      expect(r.fields.invoiceNumber).toBe(`INV-${i}`);
+      expect(r.recipient.value).toBe(`BE${i}`);
+      expect(r.sha256).toBe(readInvoice(xmls[i]!).sha256);
+    });
+  });
+
+  it("closeInvoiceWorkers waits for documents being read, then ends the workers", async () => {
+    configureInvoiceWorkers({ threshold: 0 });
+    const reading = readInvoiceAsync(b64(invoiceXml()));
+    await closeInvoiceWorkers();
+    expect((await reading).recipient.value).toBe("0123456789");
+    expect(invoiceWorkerCount()).toBe(0);
+    // The pool starts again on the next document.
+    expect((await readInvoiceAsync(b64(invoiceXml({ endpoint: "X1" })))).recipient.value).toBe("X1");
+    expect(invoiceWorkerCount()).toBe(1);
+  });
+
+  it("ends an idle worker after the idle timeout", async () => {
+    configureInvoiceWorkers({ threshold: 0, idleTimeoutMs: 20 });
+    await readInvoiceAsync(b64(invoiceXml()));
+    expect(invoiceWorkerCount()).toBe(1);
+    await expect.poll(() => invoiceWorkerCount(), { timeout: 5000, interval: 20 }).toBe(0);
+  });
+
+  it("does not keep the process alive: a script that never closes the pool exits (from TypeScript source)", () => {
+    const pool = pathToFileURL(join(here, "pool.ts")).href;
+    const script = `
+      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount } from ${JSON.stringify(pool)};
+      configureInvoiceWorkers({ threshold: 0 });
+      const r = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "CHILD" })))});
+      console.log(r.recipient.value, invoiceWorkerCount());`;
+    const run = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.error).toBeUndefined(); // a timeout would mean the worker held the process
+    expect(run.stderr).not.toMatch(/could not start/);
+    expect(run.stdout.trim()).toBe("CHILD 1");
+    expect(run.status).toBe(0);
+  });
+});
+
+describe("the invoice worker in the built package", () => {
+  it("is emitted by tsup beside the bundle and found from it", async () => {
+    const outDir = join(coreRoot, "node_modules", ".cache", `einvoice-pool-test-${process.pid}`);
+    rmSync(outDir, { recursive: true, force: true });
+    mkdirSync(outDir, { recursive: true });
+    try {
+      const { build } = await import("tsup");
+      const config = (await import("../../tsup.config.js")).default as Record<string, unknown>;
+      const entry = Object.fromEntries(Object.entries(config.entry as Record<string, string>).map(([k, v]) => [k, join(coreRoot, v)]));
+      await build({ ...config, entry, config: false, outDir, dts: false, sourcemap: false, silent: true, clean: false });
+      const check = join(outDir, "check.mjs");
+      writeFileSync(
+        check,
+        `import { readInvoice, readInvoiceAsync, configureInvoiceWorkers } from "./index.js";
+         configureInvoiceWorkers({ threshold: 0 });
+         const xml = ${JSON.stringify(b64(invoiceXml({ endpoint: "BUILT" })))};
+         const r = await readInvoiceAsync(xml);
+         const e = await readInvoiceAsync("!!!!").catch((e) => e);
+         console.log(r.recipient.value, r.sha256 === readInvoice(xml).sha256, e.constructor.name, e.code);`,
+      );
+      const run = spawnSync(process.execPath, [check], { cwd: outDir, encoding: "utf8", timeout: 30_000 });
+      expect(run.stderr).not.toMatch(/could not start/);
+      expect(run.stdout.trim()).toBe("BUILT true ApiError invalid_base64_xml");
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,33 @@
+// Step 6 of the document pipeline: the recipient's Peppol participant identifier.
+import { isPeppolParticipantScheme } from "./codelists/index.js";
+import { ApiError } from "../domain/errors.js";
+import type { ParticipantId } from "../domain/types.js";
+import { CAC, CBC, path, text } from "./ubl.js";
+import type { XmlElement } from "./xml.js";
+
+/**
+ * Reads `/Invoice/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID` and its `@schemeID`.
+ * Throws `missing_recipient` when it is absent, blank, or its scheme is not a Peppol participant
+ * identifier scheme (active or deprecated) of the shipped code list.
+ */
+export function extractRecipient(invoice: XmlElement): ParticipantId {
+  const endpoint = path(invoice, [CAC, "AccountingCustomerParty"], [CAC, "Party"], [CBC, "EndpointID"]);
+  const value = text(endpoint);
+  if (!endpoint || value === null) {
+    throw new ApiError(
+      "missing_recipient",
+      "The invoice has no recipient Peppol identifier: cac:AccountingCustomerParty/cac:Party/cbc:EndpointID is missing or empty.",
+    );
+  }
+  const scheme = (endpoint.getAttribute("schemeID") ?? "").trim();
+  if (scheme === "") {
+    throw new ApiError("missing_recipient", "The recipient cbc:EndpointID has no schemeID; Peppol needs one, such as 0088 or 0208.");
+  }
+  if (!isPeppolParticipantScheme(scheme)) {
+    throw new ApiError(
+      "missing_recipient",
+      `The recipient cbc:EndpointID has schemeID ${JSON.stringify(scheme)}, which is not a Peppol participant identifier scheme; the invoice cannot be routed on Peppol.`,
+    );
+  }
+  return { scheme, value };
+}

@@ -1,0 +1,68 @@
+// The JSON body of a submit request, from raw bytes: parsed and checked against the request schema.
+import { ApiError } from "../domain/errors.js";
+import { InvoiceRequestSchema, parseWith } from "../domain/schemas.js";
+import type { TargetNetwork } from "../domain/types.js";
+import { isStrictBase64 } from "./base64.js";
+
+const utf8 = new TextDecoder("utf-8");
+
+/** The JSON value of a request body; unparseable JSON is a 400 that says where, never what. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  let text = utf8.decode(bytes); // drops a BOM
+  if (text.trim() === "") text = "{}";
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const at = /position (\d+)/.exec(e instanceof Error ? e.message : "");
+    throw new ApiError("bad_request", `Request body is not valid JSON${at ? ` (at position ${at[1]})` : ""}.`);
+  }
+}
+
+/** A submit request body, checked: `xml` and `targetNetwork`, or the 400 of its shape. */
+export function parseSubmitBody(bytes: Uint8Array): { xml: string; targetNetwork: TargetNetwork } {
+  return parseWith(InvoiceRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
+}
+
+/** A body received in chunks, as one buffer (a single chunk as it is, without a copy). */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+const PREFIX = Buffer.from('{"xml":"');
+/** A BOM after the document is not whitespace to JSON.parse: keep it, so that the tail fails as the whole body would. */
+const utf8KeepBom = new TextDecoder("utf-8", { ignoreBOM: true });
+/** Below this a body goes through JSON.parse alone: the shortcut pays off only for large documents. */
+const ENVELOPE_MIN = 64 * 1024;
+/** A longer tail after the document is not the usual envelope: JSON.parse reads it. */
+const TAIL_MAX = 1024;
+
+/**
+ * The usual envelope, `{"xml":"<base64>"` followed by the rest of a JSON object, read without
+ * turning the whole body into text and parsing it (for an 8 MiB body that is two 8 MiB strings
+ * and 14 ms). Returns null for anything else, and JSON.parse decides as before: whitespace or a
+ * BOM first, escapes or anything but the base64 alphabet in the document, a tail that is not the
+ * end of an object, a second "xml" member. What it returns is what JSON.parse would have: the
+ * body is that JSON with the number 0 in place of the string, which changes neither its validity
+ * nor its other members.
+ */
+export function readEnvelope(bytes: Uint8Array): Record<string, unknown> | null {
+  if (bytes.length < ENVELOPE_MIN) return null;
+  const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!body.subarray(0, PREFIX.length).equals(PREFIX)) return null;
+  const end = body.indexOf(0x22 /* " */, PREFIX.length);
+  if (end === -1 || body.length - end - 1 > TAIL_MAX) return null;
+  const backslash = body.indexOf(0x5c /* \ */, PREFIX.length);
+  if (backslash !== -1 && backslash < end) return null;
+  let rest: unknown;
+  try {
+    rest = JSON.parse(`{"xml":0${utf8KeepBom.decode(body.subarray(end + 1))}`);
+  } catch {
+    return null;
+  }
+  if (rest === null || typeof rest !== "object" || Array.isArray(rest) || (rest as { xml?: unknown }).xml !== 0) return null;
+  // Only the base64 alphabet: no control character (invalid in JSON), nothing that UTF-8 would read otherwise.
+  const xml = body.toString("latin1", PREFIX.length, end);
+  if (!isStrictBase64(xml)) return null;
+  (rest as { xml: unknown }).xml = xml; // the first member already: the order JSON.parse gives
+  return rest as Record<string, unknown>;
+}

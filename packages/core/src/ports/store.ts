@@ -1,0 +1,244 @@
+// The ports of the core: storage and routing. Adapters implement these; the rules are written on each method.
+import type {
+  WebhookAttempt,
+  WebhookEventRecord,
+  WebhookEventStatus,
+  WebhookEventType,
+  WebhookRecord,
+  InvoiceEvent,
+  Account,
+  ApiKeyRecord,
+  ClientRecord,
+  Company,
+  InvoiceRecord,
+  InvoiceStatus,
+  Network,
+  ParticipantId,
+  TargetNetwork,
+} from "../domain/types.js";
+
+/** A position in a keyset-ordered list: the sort value and the id of the last row seen. */
+export interface Keyset {
+  at: string;
+  id: string;
+}
+
+/** A client to create or update when a submission is accepted. */
+export interface ClientUpsert {
+  /** Used only when the client does not exist yet. */
+  id: string;
+  /** `scheme:lower-cased value`: the identity of the client within its company. */
+  key: string;
+  endpointId: string;
+  name: string | null;
+  vatId: string | null;
+  country: string | null;
+}
+
+export interface NewSubmission {
+  /** The full record; `clientId` is null here and set by the store for accepted submissions. */
+  invoice: InvoiceRecord;
+  /** The decoded document, kept for delivery. Given for `sending` submissions, null for failed ones. */
+  document: Uint8Array | null;
+  /** For `sending` submissions: the client of the recipient. */
+  client: ClientUpsert | null;
+}
+
+export type InsertSubmissionResult =
+  | { inserted: true; invoice: InvoiceRecord }
+  | { inserted: false; duplicateOf: string };
+
+export type CreateAccountResult = { created: true } | { created: false; reason: "email_taken" };
+
+/**
+ * The storage port. Ids are lower-case UUIDs (the core lower-cases what it is given); an id in
+ * another form names no row. Every method is scoped to one company where it takes a `companyId`:
+ * it MUST NOT read or change another company's rows. Missing rows come back as `null` or `[]`,
+ * never as an exception; an exception means the store itself failed.
+ *
+ * Timestamps are ISO 8601 strings in UTC with milliseconds (`2026-01-02T03:04:05.678Z`), so they
+ * sort as text. Adapters hold no business rules: the core decides, the store keeps and enforces
+ * the uniqueness rules below atomically.
+ *
+ * Run `testStore(factory)` from `@einvoice/core/testing` against any implementation.
+ */
+export interface Store {
+  /** A short name for logs, such as `memory` or `postgres`. */
+  readonly name: string;
+
+  /**
+   * Creates an account, its company and its first API key together, or nothing.
+   * MUST answer `{created:false, reason:"email_taken"}` when an account with the same email exists
+   * (emails arrive lower-cased), atomically: of two concurrent calls with one email, one wins.
+   */
+  createAccount(input: { account: Account; company: Company; apiKey: ApiKeyRecord }): Promise<CreateAccountResult>;
+
+  getCompany(companyId: string): Promise<Company | null>;
+
+  /** Applies the given fields and `updatedAt`; returns the updated company, or null when unknown. */
+  updateCompany(companyId: string, patch: Partial<Omit<Company, "id" | "createdAt">>): Promise<Company | null>;
+
+  /** Adds an API key to its company. */
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+
+  /** The key with this id (revoked or not), or null. Not scoped: used to authenticate. */
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+
+  /** The company's keys that are not revoked, oldest first. */
+  listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
+
+  /** Marks the company's key revoked at `at`. Returns false when it is unknown, another company's, or already revoked. */
+  revokeApiKey(companyId: string, id: string, at: string): Promise<boolean>;
+
+  /** Records that the key was used at `at`. */
+  touchApiKey(id: string, at: string): Promise<void>;
+
+  /**
+   * Stores a submission.
+   *
+   * For a submission that is not `failed`: MUST refuse it with `{inserted:false, duplicateOf}` when the
+   * company already has a submission with the same `sha256` whose status is not `failed`, atomically:
+   * of any number of concurrent identical submissions, exactly one is inserted. When inserted, MUST
+   * in the same atomic step create the client `client.key` of the company (with `invoiceCount` 1,
+   * first and last invoice at `invoice.createdAt`) or update it (count + 1, `lastInvoiceAt`, and
+   * `name`, `vatId`, `country` from this submission; `endpointId` and `id` stay), and set the
+   * stored and returned invoice's `clientId` to that client's id.
+   *
+   * A `failed` submission is always inserted, creates no client and counts for no client.
+   */
+  insertSubmission(submission: NewSubmission): Promise<InsertSubmissionResult>;
+
+  /** The id of the company's submission with this sha256 that is not failed, or null. */
+  findActiveSubmission(companyId: string, sha256: string): Promise<string | null>;
+
+  /** The company's invoice, or null (also for another company's id). */
+  getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;
+
+  /**
+   * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after
+   * `after` in that order when given; at most `limit`. Filters combine with AND.
+   * Cost MUST NOT grow with the depth of `after` (keyset, not offset).
+   */
+  listInvoices(
+    companyId: string,
+    query: { limit: number; after: Keyset | null; status: InvoiceStatus | null; clientId: string | null },
+  ): Promise<InvoiceRecord[]>;
+
+  /** The company's clients ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */
+  listClients(companyId: string, query: { limit: number; after: Keyset | null }): Promise<ClientRecord[]>;
+
+  /** Releases what the store holds (connections). The store is unusable afterwards. */
+  close?(): Promise<void>;
+}
+
+/** What the routing port decides for one submission. */
+export type RoutingDecision = { ok: true; network: Network } | { ok: false; reason: string };
+
+/**
+ * The routing port: picks the network for a recipient. The default follows contract section 1;
+ * a participant lookup (SML/SMP) can replace it. It MUST NOT have side effects: the core may
+ * call it for a submission that ends up a duplicate.
+ */
+export interface Routing {
+  readonly name: string;
+  route(input: { recipient: ParticipantId; targetNetwork: TargetNetwork; companyId: string }): RoutingDecision | Promise<RoutingDecision>;
+}
+
+/** A submission claimed for one delivery attempt. */
+export interface DeliveryJob {
+  invoice: InvoiceRecord;
+  /** The decoded document as stored at submission. */
+  document: Uint8Array;
+  /** Attempts already made (0 for the first). */
+  attempts: number;
+}
+
+/** The outcome of one attempt, to record with the lease still held. */
+export interface AttemptRecord {
+  id: string;
+  owner: string;
+  /** Attempts made, this one included. */
+  attempts: number;
+  status: InvoiceStatus;
+  errorMessage: string | null;
+  /** Appended to the invoice's `events`. */
+  event: InvoiceEvent;
+  /** When the next attempt is due (status `sending`), or null (delivered or failed). */
+  nextAttemptAt: string | null;
+  updatedAt: string;
+  /**
+   * For a change of status: the webhook event to enqueue, in the same atomic step as the change,
+   * once for each of the company's webhooks (not deleted) subscribed to `type`. `data` is the
+   * event's JSON text. Null when the status stays as it was.
+   */
+  notify?: { type: WebhookEventType; data: string } | null;
+}
+
+/**
+ * The delivery side of a store: the dispatcher's queue of `sending` submissions, with leases.
+ * A new `sending` submission is due at once (next attempt at its `createdAt`, 0 attempts).
+ */
+export interface DeliveryStore {
+  /**
+   * Leases up to `limit` submissions to `owner` until `leaseUntil`: status `sending`, next attempt
+   * due at or before `now`, and no lease or an expired one (a dispatcher that died). Oldest due
+   * first. MUST be atomic across processes: while a lease holds, no other claim returns that
+   * submission (in SQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDeliveries(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<DeliveryJob[]>;
+
+  /**
+   * Records an attempt, only if `owner` still holds the lease (the owner is checked, not the
+   * expiry: a lease past its time that nobody claimed again is still the owner's; leases are
+   * compared with the dispatchers' clocks, so keep them in sync): sets status, errorMessage,
+   * updatedAt, attempts and the next due time, appends the event, and releases the lease.
+   * Returns the updated invoice, or null when the lease was lost (nothing is changed then).
+   */
+  completeAttempt(attempt: AttemptRecord): Promise<InvoiceRecord | null>;
+
+  /** Gives a lease back without an attempt (a graceful stop), so another dispatcher can take it now. */
+  releaseDelivery(id: string, owner: string): Promise<void>;
+}
+
+/** A webhook event claimed for one delivery attempt, with where and how to send it. */
+export interface WebhookJob {
+  event: WebhookEventRecord;
+  url: string;
+  secret: string;
+}
+
+/**
+ * The webhook side of a store: the companies' webhooks and the queue of their events. Events are
+ * enqueued by `DeliveryStore.completeAttempt` (its `notify`), in the same atomic step as the
+ * status change, so that no change is lost and none is announced that did not happen.
+ */
+export interface WebhookStore {
+  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /** The company's webhooks that are not deleted, oldest first. */
+  listWebhooks(companyId: string): Promise<WebhookRecord[]>;
+  /** The company's webhook (not deleted), or null. */
+  getWebhook(companyId: string, id: string): Promise<WebhookRecord | null>;
+  /** Deletes the company's webhook at `at`; its pending events are never sent. False when unknown, another company's or deleted. */
+  deleteWebhook(companyId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Leases up to `limit` pending events whose next attempt is due at `now`, not leased (or the lease
+   * expired), of webhooks not deleted; oldest due first. Atomic across processes like `claimDeliveries`.
+   */
+  claimWebhookEvents(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<WebhookJob[]>;
+  /**
+   * Records an attempt if `owner` still holds the lease: appends to the log (keeping the last 20),
+   * sets status, attempts, next due time and delivery time, and releases the lease. False when the
+   * lease was lost.
+   */
+  completeWebhookEvent(input: {
+    id: string;
+    owner: string;
+    status: WebhookEventStatus;
+    attempts: number;
+    nextAttemptAt: string | null;
+    deliveredAt: string | null;
+    attempt: WebhookAttempt;
+  }): Promise<boolean>;
+  /** The webhook's most recent events, newest first (by createdAt, then id), at most `limit`. */
+  listWebhookEvents(companyId: string, webhookId: string, limit: number): Promise<WebhookEventRecord[]>;
+}

@@ -1,0 +1,186 @@
+// Accounts, companies and API keys: sign-up, authentication, key management, operator updates.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { ApiError } from "../domain/errors.js";
+import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
+import type { Store } from "../ports/store.js";
+import {
+  AccountRequestSchema,
+  CompanyPatchSchema,
+  isUuid,
+  parseWith,
+  type AccountCreated,
+  type ApiKeyCreated,
+  type ApiKeyView,
+  type CompanyView,
+} from "../domain/schemas.js";
+import type { ApiKeyRecord, AuthContext, Company } from "../domain/types.js";
+
+const KEY_PATTERN = /^einv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
+const TOUCH_INTERVAL_MS = 60_000;
+
+function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** Makes a new random API key (256 bits of secret). Returns the record to store and the key to show once. */
+function mintApiKey(companyId: string, id: string, createdAt: string): { record: ApiKeyRecord; apiKey: string } {
+  const secret = randomBytes(32).toString("base64url");
+  const compactId = id.replace(/-/g, "");
+  const apiKey = `einv_${compactId}_${secret}`;
+  return {
+    apiKey,
+    record: {
+      id,
+      companyId,
+      prefix: `einv_${compactId.slice(0, 8)}`,
+      hash: hashSecret(secret),
+      createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    },
+  };
+}
+
+function uuidFromCompact(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const DUMMY_HASH = Buffer.from(hashSecret("not-a-key"), "hex");
+
+/**
+ * Creates an account, its company (not yet eligible: no enterprise, free subscription, no legal
+ * entity, sending off) and its first API key. The key is returned once and stored only as a hash.
+ *
+ * @example const { apiKey } = await createAccount(store, { email: "ap@acme.nl", companyName: "Acme", country: "NL" })
+ */
+export async function createAccount(store: Store, body: unknown, options?: CoreOptions): Promise<AccountCreated> {
+  const input = parseWith(AccountRequestSchema, body);
+  const o = resolveOptions(options);
+  const s = guardStore(store);
+  const now = o.now();
+  const accountId = o.newId();
+  const companyId = o.newId();
+  const company: Company = {
+    id: companyId,
+    name: input.companyName,
+    country: input.country,
+    enterprise: false,
+    subscription: "free",
+    legalEntityId: null,
+    peppolSendingEnabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const { record, apiKey } = mintApiKey(companyId, o.newId(), now);
+  const result = await s.createAccount({
+    account: { id: accountId, email: input.email.toLowerCase(), companyId, createdAt: now },
+    company,
+    apiKey: record,
+  });
+  if (!result.created) {
+    throw new ApiError("email_taken", "An account with this email already exists; use its API key or sign up with another email.");
+  }
+  return { accountId, companyId, apiKey };
+}
+
+/**
+ * Resolves an API key to its company. Missing, malformed, unknown and revoked keys all give
+ * `invalid_api_key`; the secret is compared in constant time.
+ *
+ * @example const auth = await authenticate(store, "einv_…")
+ */
+export async function authenticate(store: Store, apiKey: string | null | undefined, options?: CoreOptions): Promise<AuthContext> {
+  if (!apiKey) {
+    throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API key>.");
+  }
+  const m = KEY_PATTERN.exec(apiKey);
+  const record = m ? await guardStore(store).getApiKey(uuidFromCompact(m[1]!)) : null;
+  const presented = Buffer.from(hashSecret(m?.[2] ?? apiKey), "hex");
+  const expected = record && !record.revokedAt ? Buffer.from(record.hash, "hex") : DUMMY_HASH;
+  const match = timingSafeEqual(presented, expected);
+  if (!record || record.revokedAt || !match) {
+    throw new ApiError("invalid_api_key", "The API key is not valid: it is unknown or has been revoked.");
+  }
+  const o = resolveOptions(options);
+  const now = o.now();
+  if (!record.lastUsedAt || Date.parse(now) - Date.parse(record.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+    await guardStore(store).touchApiKey(record.id, now);
+  }
+  return { companyId: record.companyId, apiKeyId: record.id };
+}
+
+function keyView(k: ApiKeyRecord): ApiKeyView {
+  return { id: k.id, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
+}
+
+/** Lists the company's active keys (never the keys themselves). `lastUsedAt` is updated at most once a minute. */
+export async function listApiKeys(store: Store, auth: AuthContext): Promise<ApiKeyView[]> {
+  return (await guardStore(store).listApiKeys(auth.companyId)).map(keyView);
+}
+
+/** Makes another API key for the caller's company; the key is in the answer and nowhere else. */
+export async function createApiKey(store: Store, auth: AuthContext, options?: CoreOptions): Promise<ApiKeyCreated> {
+  const o = resolveOptions(options);
+  const { record, apiKey } = mintApiKey(auth.companyId, o.newId(), o.now());
+  await guardStore(store).insertApiKey(record);
+  return { id: record.id, apiKey, prefix: record.prefix, createdAt: record.createdAt };
+}
+
+/**
+ * Revokes one of the caller's keys; it gets 401 from the next request on. Unknown or another
+ * company's: `api_key_not_found`. The company's last active key cannot be revoked
+ * (`last_api_key`): make another first, so the company is never locked out.
+ */
+export async function revokeApiKey(store: Store, auth: AuthContext, id: string, options?: CoreOptions): Promise<void> {
+  const s = guardStore(store);
+  const keys = await s.listApiKeys(auth.companyId);
+  const key = isUuid(id) ? keys.find((k) => k.id === id.toLowerCase()) : undefined;
+  if (!key) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
+  if (keys.length === 1) {
+    throw new ApiError("last_api_key", "This is the company's last active API key; create another with POST /v1/api-keys before revoking it.");
+  }
+  const ok = await s.revokeApiKey(auth.companyId, key.id, resolveOptions(options).now());
+  if (!ok) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
+}
+
+export function companyView(c: Company): CompanyView {
+  return {
+    id: c.id,
+    name: c.name,
+    country: c.country,
+    enterprise: c.enterprise,
+    subscription: c.subscription,
+    legalEntityId: c.legalEntityId,
+    peppolSendingEnabled: c.peppolSendingEnabled,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+  };
+}
+
+function companyNotFound(companyId: string): ApiError {
+  return new ApiError("company_not_found", `No company with id ${JSON.stringify(companyId)}.`);
+}
+
+/** The company, for operators (`GET /admin/companies/{id}`) and for its own users (`GET /v1/company`). */
+export async function getCompany(store: Store, companyId: string): Promise<CompanyView> {
+  const c = isUuid(companyId) ? await guardStore(store).getCompany(companyId.toLowerCase()) : null;
+  if (!c) throw companyNotFound(companyId);
+  return companyView(c);
+}
+
+/**
+ * Operator update of a company: any subset of enterprise, subscription, country, legalEntityId,
+ * peppolSendingEnabled (strict: other keys are a 400).
+ *
+ * @example await updateCompany(store, companyId, { enterprise: true, subscription: "pro" })
+ */
+export async function updateCompany(store: Store, companyId: string, body: unknown, options?: CoreOptions): Promise<CompanyView> {
+  const patch = parseWith(CompanyPatchSchema, body);
+  if (!isUuid(companyId)) throw companyNotFound(companyId);
+  const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const s = guardStore(store);
+  const id = companyId.toLowerCase();
+  const c = Object.keys(clean).length === 0 ? await s.getCompany(id) : await s.updateCompany(id, { ...clean, updatedAt: resolveOptions(options).now() });
+  if (!c) throw companyNotFound(companyId);
+  return companyView(c);
+}

@@ -1,0 +1,77 @@
+// Options shared by the core's use-cases, and the one place port failures are wrapped.
+import { randomUUID } from "node:crypto";
+import { defaultEligibility, type EligibilityPolicy } from "../domain/eligibility.js";
+import { ApiError } from "../domain/errors.js";
+import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/scan.js";
+import type { Routing, Store } from "../ports/store.js";
+import { defaultRouting } from "../domain/routing.js";
+
+export interface CoreOptions {
+  /** The time source (tests pass a fake clock). Default: `new Date()`. */
+  clock?: () => Date;
+  /** New ids: UUIDs (lower-cased on use). Default: `crypto.randomUUID`. */
+  newId?: () => string;
+  /** Who may submit. Default: `defaultEligibility`. */
+  eligibility?: EligibilityPolicy;
+  /** Where submissions go. Default: `defaultRouting()`. */
+  routing?: Routing;
+  /** XML size limits. Default: `DEFAULT_XML_LIMITS`. */
+  limits?: Partial<XmlLimits>;
+}
+
+export interface ResolvedOptions {
+  now: () => string;
+  newId: () => string;
+  eligibility: EligibilityPolicy;
+  routing: Routing;
+  limits: XmlLimits;
+}
+
+const DEFAULT_ROUTING = defaultRouting();
+const DEFAULTS: ResolvedOptions = {
+  now: () => new Date().toISOString(),
+  newId: randomUUID,
+  eligibility: defaultEligibility,
+  routing: DEFAULT_ROUTING,
+  limits: DEFAULT_XML_LIMITS,
+};
+
+export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
+  if (!options) return DEFAULTS;
+  const clock = options.clock;
+  return {
+    now: clock ? () => clock().toISOString() : DEFAULTS.now,
+    newId: options.newId ? () => options.newId!().toLowerCase() : randomUUID,
+    eligibility: options.eligibility ?? defaultEligibility,
+    routing: options.routing ?? DEFAULT_ROUTING,
+    limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
+  };
+}
+
+const guarded = new WeakMap<object, object>();
+
+/**
+ * Wraps a store once so that any failure of the adapter surfaces as one `internal_error` ApiError
+ * with the adapter's error as `cause` (the HTTP layer logs it once and answers a generic 500).
+ */
+export function guardStore<S extends Store>(store: S): S {
+  let g = guarded.get(store) as S | undefined;
+  if (!g) {
+    g = new Proxy(store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          try {
+            return await value.apply(target, args);
+          } catch (e) {
+            if (e instanceof ApiError) throw e;
+            throw new ApiError("internal_error", `The ${target.name} store failed during ${String(prop)}.`, { cause: e });
+          }
+        };
+      },
+    });
+    guarded.set(store, g);
+  }
+  return g;
+}

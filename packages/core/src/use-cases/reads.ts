@@ -1,0 +1,139 @@
+// The read side: invoices and clients of the caller's company, with keyset cursor pagination.
+import { ApiError, badRequest } from "../domain/errors.js";
+import { guardStore } from "./options.js";
+import type { Keyset, Store } from "../ports/store.js";
+import {
+  BAD_CURSOR,
+  isUuid,
+  ListClientsQuerySchema,
+  ListInvoicesQuerySchema,
+  parseWith,
+  type Client,
+  type Invoice,
+} from "../domain/schemas.js";
+import type { AuthContext, ClientRecord, InvoiceRecord } from "../domain/types.js";
+
+export interface Page<T> {
+  data: T[];
+  /** Pass as `cursor` to get the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+const DEFAULT_LIMIT = 20;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Encodes a keyset position as an opaque cursor. The kind letter keeps an invoice cursor out of the client list. */
+export function encodeCursor(kind: "i" | "c", k: Keyset): string {
+  return Buffer.from(JSON.stringify([kind, k.at, k.id])).toString("base64url");
+}
+
+/** Decodes a cursor made by `encodeCursor`; anything else is a 400. */
+export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
+  try {
+    if (/^[A-Za-z0-9_-]+$/.test(cursor)) {
+      const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+      if (
+        Array.isArray(v) &&
+        v.length === 3 &&
+        v[0] === kind &&
+        typeof v[1] === "string" &&
+        ISO.test(v[1]) &&
+        !Number.isNaN(Date.parse(v[1])) &&
+        new Date(v[1]).toISOString() === v[1] &&
+        typeof v[2] === "string" &&
+        isUuid(v[2])
+      ) {
+        return { at: v[1], id: v[2].toLowerCase() };
+      }
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest([BAD_CURSOR]);
+}
+
+/** The public view of a stored invoice. */
+export function invoiceView(r: InvoiceRecord): Invoice {
+  return {
+    id: r.id,
+    status: r.status,
+    targetNetwork: r.targetNetwork,
+    network: r.network,
+    errorMessage: r.errorMessage,
+    invoiceNumber: r.invoiceNumber,
+    issueDate: r.issueDate,
+    dueDate: r.dueDate,
+    currency: r.currency,
+    totals: { ...r.totals },
+    supplier: { ...r.supplier },
+    recipient: { ...r.recipient },
+    clientId: r.clientId,
+    sha256: r.sha256,
+    size: r.size,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    events: r.events.map((e) => ({ ...e })),
+  };
+}
+
+/** The public view of a stored client. */
+export function clientView(r: ClientRecord): Client {
+  return {
+    id: r.id,
+    name: r.name,
+    endpointId: r.endpointId,
+    vatId: r.vatId,
+    country: r.country,
+    invoiceCount: r.invoiceCount,
+    firstInvoiceAt: r.firstInvoiceAt,
+    lastInvoiceAt: r.lastInvoiceAt,
+  };
+}
+
+/**
+ * Lists the company's invoices, newest first. `query` is the raw query string as an object
+ * (`{limit:"10", status:"failed"}`); a repeated parameter arrives as an array and is refused.
+ *
+ * @example const { data, nextCursor } = await listInvoices(store, auth, { limit: "50" })
+ */
+export async function listInvoices(store: Store, auth: AuthContext, query: unknown = {}): Promise<Page<Invoice>> {
+  const q = parseWith(ListInvoicesQuerySchema, query);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = q.cursor === undefined ? null : decodeCursor("i", q.cursor);
+  const rows = await guardStore(store).listInvoices(auth.companyId, {
+    limit: limit + 1,
+    after,
+    status: q.status ?? null,
+    clientId: q.clientId?.toLowerCase() ?? null,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(invoiceView),
+    nextCursor: rows.length > limit && last ? encodeCursor("i", { at: last.createdAt, id: last.id }) : null,
+  };
+}
+
+/**
+ * One invoice of the company. Unknown, malformed and other companies' ids are all
+ * `invoice_not_found`: another company's invoice is never revealed.
+ */
+export async function getInvoice(store: Store, auth: AuthContext, id: string): Promise<Invoice> {
+  const r = isUuid(id) ? await guardStore(store).getInvoice(auth.companyId, id.toLowerCase()) : null;
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  return invoiceView(r);
+}
+
+/** Lists the company's clients, latest invoice first. */
+export async function listClients(store: Store, auth: AuthContext, query: unknown = {}): Promise<Page<Client>> {
+  const q = parseWith(ListClientsQuerySchema, query);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = q.cursor === undefined ? null : decodeCursor("c", q.cursor);
+  const rows = await guardStore(store).listClients(auth.companyId, { limit: limit + 1, after });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(clientView),
+    nextCursor: rows.length > limit && last ? encodeCursor("c", { at: last.lastInvoiceAt, id: last.id }) : null,
+  };
+}

@@ -1,0 +1,163 @@
+// submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
+import { ApiError } from "../domain/errors.js";
+import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
+import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
+import type { Store } from "../ports/store.js";
+import { InvoiceRequestSchema, parseWith, type Submission } from "../domain/schemas.js";
+import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "../domain/types.js";
+
+/**
+ * Submits one base64 UBL invoice for the authenticated company.
+ *
+ * Runs, in order: body shape (400), eligibility (403), account preconditions (422
+ * `no_legal_entity`, `peppol_sending_not_enabled`), the document pipeline (422), then the
+ * duplicate rule and routing. Throws an `ApiError` for the first check that fails; otherwise stores
+ * a tracked submission and returns it: `sending`, or `failed` with `errorMessage` (a duplicate, or a
+ * route that cannot be taken).
+ *
+ * @example
+ * const auth = await authenticate(store, apiKey)
+ * const { submissionId, status } = await submitInvoice(store, auth, { xml: base64, targetNetwork: "auto" })
+ */
+export async function submitInvoice(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+  const body = parseWith(InvoiceRequestSchema, request);
+  // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
+  return submitChecked(store, auth, body.targetNetwork, (limits) => readInvoiceAsync(body.xml, limits), options);
+}
+
+/**
+ * `submitInvoice` from the raw bytes of the JSON body, as an HTTP adapter receives them. A large
+ * body is parsed, checked and read on a worker thread (its JSON text and its document never exist
+ * on the calling thread); a small one as `submitInvoice` does. Same checks, same order, same answers;
+ * unparseable JSON is a 400 `bad_request` with a string message. The body may be the chunks it
+ * arrived in, in order: a large one is then joined on the worker, not on the calling thread. With
+ * `transfer: true` a large body's memory is handed to the worker instead of copied: each buffer
+ * that is exactly its own ArrayBuffer (as socket reads are) is empty afterwards.
+ *
+ * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceJson(store, auth, req.body) }))
+ */
+export async function submitInvoiceJson(
+  store: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array | readonly Uint8Array[],
+  options?: CoreOptions & { transfer?: boolean },
+): Promise<Submission> {
+  const o = resolveOptions(options);
+  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true });
+  return submitChecked(
+    store,
+    auth,
+    read.targetNetwork,
+    async () => {
+      if (read.doc) return read.doc;
+      throw read.error;
+    },
+    options,
+  );
+}
+
+/** The checks after the body's shape, in order: eligibility, preconditions, the document, duplicates and routing. */
+async function submitChecked(
+  store: Store,
+  auth: AuthContext,
+  targetNetwork: TargetNetwork,
+  readDocument: (limits: ResolvedOptions["limits"]) => Promise<ReadInvoice>,
+  options?: CoreOptions,
+): Promise<Submission> {
+  const body = { targetNetwork };
+  const o = resolveOptions(options);
+  const s = guardStore(store);
+
+  const company = await s.getCompany(auth.companyId);
+  if (!company) throw new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists.");
+  const refusal = await o.eligibility(company);
+  if (refusal) throw new ApiError(refusal.code, refusal.message);
+  if (!company.legalEntityId) {
+    throw new ApiError(
+      "no_legal_entity",
+      "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
+    );
+  }
+  if (!company.peppolSendingEnabled) {
+    throw new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
+  }
+
+  const doc = await readDocument(o.limits);
+  const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  const now = o.now();
+  const id = o.newId();
+
+  if (!decision.ok) {
+    const earlier = await s.findActiveSubmission(company.id, doc.sha256);
+    const reason = earlier ? duplicateMessage(earlier) : decision.reason;
+    return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, reason)));
+  }
+
+  const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null);
+  const value = doc.recipient.value;
+  const result = await s.insertSubmission({
+    invoice: accepted,
+    document: doc.bytes,
+    client: {
+      id: o.newId(),
+      key: `${doc.recipient.scheme}:${value.toLowerCase()}`,
+      endpointId: `${doc.recipient.scheme}:${value}`,
+      name: doc.fields.recipient.name,
+      vatId: doc.fields.recipient.vatId,
+      country: doc.fields.recipient.country,
+    },
+  });
+  if (result.inserted) return { submissionId: id, success: true, status: "sending" };
+  return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(result.duplicateOf))));
+}
+
+function duplicateMessage(earlierId: string): string {
+  return `Duplicate invoice: the same XML was already submitted as ${earlierId}, which has not failed; it is not sent again.`;
+}
+
+function record(
+  id: string,
+  companyId: string,
+  doc: ReadInvoice,
+  targetNetwork: TargetNetwork,
+  network: Network | null,
+  now: string,
+  errorMessage: string | null,
+): InvoiceRecord {
+  const f = doc.fields;
+  return {
+    id,
+    companyId,
+    status: errorMessage === null ? "sending" : "failed",
+    targetNetwork,
+    network,
+    errorMessage,
+    invoiceNumber: f.invoiceNumber,
+    issueDate: f.issueDate,
+    dueDate: f.dueDate,
+    currency: f.currency,
+    totals: f.totals,
+    supplier: f.supplier,
+    recipient: f.recipient,
+    clientId: null,
+    sha256: doc.sha256,
+    size: doc.bytes.length,
+    createdAt: now,
+    updatedAt: now,
+    events: [
+      errorMessage === null
+        ? { status: "sending", at: now, detail: `Accepted and queued for sending on ${network}.` }
+        : { status: "failed", at: now, detail: errorMessage },
+    ],
+  };
+}
+
+async function insertFailed(s: Store, invoice: InvoiceRecord): Promise<InvoiceRecord> {
+  const result = await s.insertSubmission({ invoice, document: null, client: null });
+  if (!result.inserted) throw new ApiError("internal_error", `The ${s.name} store refused a failed submission.`);
+  return result.invoice;
+}
+
+function failed(invoice: InvoiceRecord): Submission {
+  return { submissionId: invoice.id, success: false, status: "failed", errorMessage: invoice.errorMessage ?? "Failed." };
+}

@@ -1,0 +1,192 @@
+// The dispatcher: takes `sending` submissions from the store with a lease, hands them to their
+// network, retries transient failures with backoff and jitter, and records every attempt.
+import { randomUUID } from "node:crypto";
+import type { NetworkPort, SendOutcome } from "../ports/network.js";
+import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
+import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
+import { invoiceView } from "../use-cases/reads.js";
+import type { InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included; after the last transient failure the invoice fails. Default 8. */
+  maxAttempts: number;
+  /** Delay before the first retry. Default 30 s. */
+  baseDelayMs: number;
+  /** Largest delay between attempts. Default 1 h. */
+  maxDelayMs: number;
+  /** Growth of the delay per attempt. Default 2. */
+  factor: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
+
+/** Where the dispatcher reports what went wrong. */
+export type DispatcherLogger = WorkerLogger;
+
+export interface DispatcherOptions extends QueueWorkerOptions {
+  store: Store & DeliveryStore;
+  /** The network of each route. A route without a network fails its submissions with a clear reason. */
+  networks: Partial<Record<Network, NetworkPort>>;
+  retry?: Partial<RetryPolicy>;
+  /** Default 60 s. In-flight sends still running after `stopTimeoutMs` have their leases given back. */
+  leaseMs?: number;
+}
+
+export interface Dispatcher {
+  /** Claims and processes one batch; resolves with how many submissions it attempted. */
+  runOnce(): Promise<number>;
+  /** Runs rounds until `stop()`. */
+  start(): void;
+  /** Stops taking work, waits for in-flight sends (up to `stopTimeoutMs`), gives back what is left. */
+  stop(): Promise<void>;
+  readonly owner: string;
+}
+
+/** Splits a stored `scheme:value` endpoint into a participant id. */
+export function parseEndpointId(endpointId: string | null): ParticipantId | null {
+  if (!endpointId) return null;
+  const i = endpointId.indexOf(":");
+  return i <= 0 ? null : { scheme: endpointId.slice(0, i), value: endpointId.slice(i + 1) };
+}
+
+/** The delay before attempt `attempts + 1`, after `attempts` failures: exponential, capped, with jitter in [50%, 100%]. */
+export function backoffDelay(policy: RetryPolicy, attempts: number, random: () => number): number {
+  const raw = Math.min(policy.maxDelayMs, policy.baseDelayMs * Math.pow(policy.factor, Math.max(0, attempts - 1)));
+  return Math.round(raw * (0.5 + random() * 0.5));
+}
+
+/**
+ * Makes a dispatcher. Run one or many (on one or several machines) against one store: the
+ * store's leases keep them from sending a submission twice at once, and a resend after a crash
+ * carries the same idempotency key (the submission id).
+ *
+ * @example
+ * const d = createDispatcher({ store, networks: { peppol: sandboxNetwork(), ksef: sandboxNetwork() } })
+ * d.start(); process.on("SIGTERM", () => d.stop())
+ */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { store, networks } = options;
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const leaseMs = options.leaseMs ?? 60_000;
+  const batchSize = options.batchSize ?? 10;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+  const owner = options.owner ?? `dispatcher-${randomUUID()}`;
+  const clock = options.clock ?? (() => new Date());
+  const random = options.random ?? Math.random;
+  const logger = options.logger;
+  const inFlight = new Set<string>();
+
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function attempt(job: DeliveryJob): Promise<void> {
+    const inv = job.invoice;
+    const attemptNo = job.attempts + 1;
+    const network = inv.network ? networks[inv.network] : undefined;
+    let outcome: SendOutcome;
+    if (!inv.network || !network) {
+      outcome = { outcome: "failed", reason: `No network is configured for route ${inv.network ?? "(none)"}.` };
+    } else {
+      const recipient = parseEndpointId(inv.recipient.endpointId);
+      const company = await store.getCompany(inv.companyId);
+      if (!recipient) outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
+      else if (!company?.legalEntityId) outcome = { outcome: "retry", reason: "The company has no legal entity at the access point any more." };
+      else {
+        try {
+          outcome = await network.send({
+            submissionId: inv.id,
+            idempotencyKey: inv.id,
+            document: job.document,
+            routing: { network: inv.network, recipient },
+            legalEntityId: company.legalEntityId,
+            attempt: attemptNo,
+          });
+        } catch (e) {
+          outcome = { outcome: "retry", reason: `The ${network.name} network call failed (${e instanceof Error ? e.name : "error"}).` };
+        }
+      }
+    }
+    const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
+    const updated = await store.completeAttempt(record);
+    if (!updated) logger?.error({ submissionId: inv.id, owner }, "lease lost before the attempt was recorded; another dispatcher will retry");
+  }
+
+  /** For a change of status: the webhook event, carrying the invoice as it will read after the change. */
+  function withNotice(inv: InvoiceRecord, record: AttemptRecord): AttemptRecord {
+    if (record.status === inv.status) return record;
+    const after: InvoiceRecord = {
+      ...inv,
+      status: record.status,
+      errorMessage: record.errorMessage,
+      updatedAt: record.updatedAt,
+      events: [...inv.events, record.event],
+    };
+    return { ...record, notify: { type: "invoice.status_changed", data: JSON.stringify({ invoice: invoiceView(after) }) } };
+  }
+
+  function toAttempt(inv: InvoiceRecord, attemptNo: number, outcome: SendOutcome): AttemptRecord {
+    const nowMs = clock().getTime();
+    const at = iso(nowMs);
+    const on = inv.network ?? "no network";
+    const base = { id: inv.id, owner, attempts: attemptNo, updatedAt: at, notify: null };
+    if (outcome.outcome === "delivered") {
+      return {
+        ...base,
+        status: "delivered",
+        errorMessage: null,
+        nextAttemptAt: null,
+        event: { status: "delivered", at, detail: `Delivered on ${on} (attempt ${attemptNo}).${outcome.detail ? " " + outcome.detail : ""}` },
+      };
+    }
+    if (outcome.outcome === "failed" || attemptNo >= retry.maxAttempts) {
+      const message =
+        outcome.outcome === "failed"
+          ? `Delivery on ${on} failed: ${outcome.reason}`
+          : `Delivery on ${on} failed after ${attemptNo} attempts; the last said: ${outcome.reason}`;
+      return { ...base, status: "failed", errorMessage: message, nextAttemptAt: null, event: { status: "failed", at, detail: message } };
+    }
+    const delay = Math.max(backoffDelay(retry, attemptNo, random), outcome.retryAfterMs ?? 0);
+    const next = iso(nowMs + delay);
+    return {
+      ...base,
+      status: "sending",
+      errorMessage: null,
+      nextAttemptAt: next,
+      event: { status: "sending", at, detail: `Attempt ${attemptNo} on ${on} failed: ${outcome.reason} Next try at ${next}.` },
+    };
+  }
+
+  async function runOnce(): Promise<number> {
+    const nowMs = clock().getTime();
+    const jobs = await store.claimDeliveries({ owner, now: iso(nowMs), leaseUntil: iso(nowMs + leaseMs), limit: batchSize });
+    await Promise.all(
+      jobs.map(async (job) => {
+        inFlight.add(job.invoice.id);
+        try {
+          await attempt(job);
+        } catch (e) {
+          logger?.error({ submissionId: job.invoice.id, error: e instanceof Error ? e.name : typeof e }, "delivery attempt could not be recorded");
+        } finally {
+          inFlight.delete(job.invoice.id);
+        }
+      }),
+    );
+    return jobs.length;
+  }
+
+  const loop = pollingLoop(runOnce, {
+    pollIntervalMs,
+    stopTimeoutMs,
+    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "dispatcher round failed"),
+  });
+
+  return {
+    owner,
+    runOnce,
+    start: loop.start,
+    async stop() {
+      await loop.stop();
+      await Promise.all([...inFlight].map((id) => store.releaseDelivery(id, owner).catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// The webhook sender: takes due events from the store with a lease, POSTs them signed, retries
+// failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
+import { randomUUID } from "node:crypto";
+import { backoffDelay, type RetryPolicy } from "./dispatcher.js";
+import { pollingLoop, type QueueWorkerOptions } from "./polling-loop.js";
+import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
+import type { WebhookAttempt } from "../domain/types.js";
+import { signWebhook } from "../domain/webhook-signature.js";
+import { checkWebhookTarget, type TargetPolicy } from "../domain/webhook-target.js";
+import { webhookBody } from "../use-cases/webhooks.js";
+
+/** 10 attempts over about 4 hours: 10 s, 20 s, 40 s, ... up to 1 h apart. */
+export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 10, baseDelayMs: 10_000, maxDelayMs: 3_600_000, factor: 2 });
+
+export interface WebhookSenderOptions extends QueueWorkerOptions {
+  store: Store & WebhookStore;
+  /** The HTTP call. Default: the global `fetch`. */
+  fetch?: typeof fetch;
+  retry?: Partial<RetryPolicy>;
+  /** Per-request timeout. Default 5 s. */
+  timeoutMs?: number;
+  /** Which targets may be called (checked again at every send: DNS may have changed). */
+  targets?: TargetPolicy;
+}
+
+export interface WebhookSender {
+  /** Claims and sends one batch; resolves with how many events it attempted. */
+  runOnce(): Promise<number>;
+  start(): void;
+  /** Stops taking work and waits for the sends in flight (up to `stopTimeoutMs`). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Makes a webhook sender. Each POST carries `Content-Type: application/json`,
+ * `Einvoice-Event-Id` and `Einvoice-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>`; redirects
+ * are not followed; a 2xx is success, anything else (or no answer in time) is retried.
+ *
+ * @example const sender = createWebhookSender({ store }); sender.start()
+ */
+export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
+  const { store } = options;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...options.retry };
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const leaseMs = options.leaseMs ?? Math.max(30_000, timeoutMs * 3);
+  const batchSize = options.batchSize ?? 10;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+  const owner = options.owner ?? `webhooks-${randomUUID()}`;
+  const clock = options.clock ?? (() => new Date());
+  const random = options.random ?? Math.random;
+  const logger = options.logger;
+
+  async function post(job: WebhookJob): Promise<WebhookAttempt> {
+    const startedMs = clock().getTime();
+    const at = new Date(startedMs).toISOString();
+    const done = (statusCode: number | null, error: string | null): WebhookAttempt => ({
+      at,
+      statusCode,
+      error,
+      durationMs: Math.max(0, clock().getTime() - startedMs),
+    });
+    const refusal = await checkWebhookTarget(job.url, options.targets);
+    if (refusal) return done(null, `Not sent: ${refusal}.`);
+    const body = webhookBody(job.event);
+    const timestamp = Math.floor(startedMs / 1000);
+    try {
+      const res = await doFetch(job.url, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "einvoice-webhooks/1",
+          "einvoice-event-id": job.event.id,
+          "einvoice-signature": signWebhook(job.secret, timestamp, body),
+        },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body?.cancel().catch(() => undefined);
+      return res.status >= 200 && res.status < 300 ? done(res.status, null) : done(res.status, `The receiver answered HTTP ${res.status}.`);
+    } catch (e) {
+      const name = e instanceof Error ? e.name : "Error";
+      const timedOut = name === "TimeoutError" || name === "AbortError";
+      const code = (e as { cause?: { code?: unknown } })?.cause?.code;
+      return done(null, timedOut ? `No answer within ${timeoutMs} ms.` : `The receiver could not be reached${typeof code === "string" ? ` (${code})` : ""}.`);
+    }
+  }
+
+  async function attempt(job: WebhookJob): Promise<void> {
+    const result = await post(job);
+    const attempts = job.event.attempts + 1;
+    const ok = result.error === null;
+    const giveUp = !ok && attempts >= retry.maxAttempts;
+    const next = ok || giveUp ? null : new Date(clock().getTime() + backoffDelay(retry, attempts, random)).toISOString();
+    const recorded = await store.completeWebhookEvent({
+      id: job.event.id,
+      owner,
+      status: ok ? "delivered" : giveUp ? "failed" : "pending",
+      attempts,
+      nextAttemptAt: next,
+      deliveredAt: ok ? result.at : null,
+      attempt: result,
+    });
+    if (!recorded) logger?.error({ eventId: job.event.id, owner }, "webhook lease lost before the attempt was recorded");
+  }
+
+  async function runOnce(): Promise<number> {
+    const nowMs = clock().getTime();
+    const jobs = await store.claimWebhookEvents({
+      owner,
+      now: new Date(nowMs).toISOString(),
+      leaseUntil: new Date(nowMs + leaseMs).toISOString(),
+      limit: batchSize,
+    });
+    await Promise.all(
+      jobs.map((job) =>
+        attempt(job).catch((e: unknown) =>
+          logger?.error({ eventId: job.event.id, error: e instanceof Error ? e.name : typeof e }, "webhook attempt could not be recorded"),
+        ),
+      ),
+    );
+    return jobs.length;
+  }
+
+  const loop = pollingLoop(runOnce, {
+    pollIntervalMs,
+    stopTimeoutMs,
+    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "webhook round failed"),
+  });
+
+  return { runOnce, start: loop.start, stop: loop.stop };
+}
