@@ -1,0 +1,153 @@
+// The document model the validation rules read: a compact tree of the whole UBL document, built in
+// one pass by the reader (document/xml.ts), values kept as their XML text (never floats).
+//
+// Contract shared by the rule families (rules/*.ts) and the builder. Rules navigate with the helpers
+// below, using the UBL prefixes "cbc:", "cac:", "ext:" (any other namespace is written "{uri}local").
+
+export const NS = {
+  cbc: "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
+  cac: "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
+  ext: "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2",
+  invoice: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
+  creditNote: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2",
+} as const;
+
+/** One element of the document. */
+export interface UblNode {
+  /** Namespace URI ("" for none). */
+  readonly ns: string;
+  /** Local name. */
+  readonly name: string;
+  /** The qualified name the rules use: "cbc:ID", "cac:Party", "Invoice" for the root, "{uri}x" otherwise. */
+  readonly qname: string;
+  /** Attributes in no namespace, by name, values as written (entity references expanded). */
+  readonly attrs: Readonly<Record<string, string>>;
+  /** The element's own character data (not its descendants'), untrimmed, line ends normalised. */
+  readonly text: string;
+  /** Child elements, in document order. */
+  readonly children: readonly UblNode[];
+  /** The parent element; null for the root. */
+  readonly parent: UblNode | null;
+  /** 1-based position among the parent's children with the same qname (for locations). */
+  readonly index: number;
+}
+
+/** The prefixes rules may use in qnames. */
+export function qnameOf(ns: string, local: string, isRoot: boolean): string {
+  if (ns === NS.cbc) return `cbc:${local}`;
+  if (ns === NS.cac) return `cac:${local}`;
+  if (ns === NS.ext) return `ext:${local}`;
+  if (isRoot && (ns === NS.invoice || ns === NS.creditNote)) return local;
+  return ns === "" ? local : `{${ns}}${local}`;
+}
+
+/** The first child with this qname, or null. */
+export function child(node: UblNode | null | undefined, qname: string): UblNode | null {
+  if (!node) return null;
+  for (const c of node.children) if (c.qname === qname) return c;
+  return null;
+}
+
+/** Every child with this qname. */
+export function children(node: UblNode | null | undefined, qname: string): UblNode[] {
+  if (!node) return [];
+  const out: UblNode[] = [];
+  for (const c of node.children) if (c.qname === qname) out.push(c);
+  return out;
+}
+
+/**
+ * Every node at a relative path of qnames separated by "/" (like the XPath `a/b/c` with child steps
+ * only), in document order. `"@name"` as the last step is not supported: read `attrs`.
+ */
+export function select(node: UblNode | null | undefined, path: string): UblNode[] {
+  if (!node) return [];
+  let cur: UblNode[] = [node];
+  for (const step of path.split("/")) {
+    const next: UblNode[] = [];
+    for (const n of cur) for (const c of n.children) if (c.qname === step) next.push(c);
+    cur = next;
+    if (cur.length === 0) break;
+  }
+  return cur;
+}
+
+/** The first node at a relative path, or null. */
+export function first(node: UblNode | null | undefined, path: string): UblNode | null {
+  return select(node, path)[0] ?? null;
+}
+
+/** Every descendant (not the node itself) with this qname, in document order. */
+export function descendants(node: UblNode | null | undefined, qname: string): UblNode[] {
+  const out: UblNode[] = [];
+  const walk = (n: UblNode): void => {
+    for (const c of n.children) {
+      if (c.qname === qname) out.push(c);
+      walk(c);
+    }
+  };
+  if (node) walk(node);
+  return out;
+}
+
+/** XPath string(): the concatenated text of the node and all its descendants. */
+export function stringValue(node: UblNode | null | undefined): string {
+  if (!node) return "";
+  if (node.children.length === 0) return node.text;
+  let s = node.text;
+  for (const c of node.children) s += stringValue(c);
+  return s;
+}
+
+/** XPath normalize-space(string(node)): XML whitespace (space, tab, CR, LF) collapsed and trimmed. */
+export function norm(node: UblNode | null | undefined): string {
+  return normalizeSpace(stringValue(node));
+}
+
+/** XPath normalize-space() on a string: only the four XML whitespace characters count. */
+export function normalizeSpace(s: string): string {
+  return s.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+}
+
+/** The normalised text at a relative path (first match), or "" when absent: normalize-space(path). */
+export function textAt(node: UblNode | null | undefined, path: string): string {
+  return norm(first(node, path));
+}
+
+/** True when the path exists (XPath `exists(path)` / `boolean(path)`). */
+export function exists(node: UblNode | null | undefined, path: string): boolean {
+  return first(node, path) !== null;
+}
+
+/** The location of a node in the form `/Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount`. */
+export function locationOf(node: UblNode | null | undefined): string {
+  if (!node) return "/";
+  const parts: string[] = [];
+  for (let n: UblNode | null = node; n; n = n.parent) {
+    parts.push(n.parent === null ? n.qname : `${n.qname}[${n.index}]`);
+  }
+  return "/" + parts.reverse().join("/");
+}
+
+/** What a rule reports. */
+export interface Finding {
+  /** The official rule id, such as "BR-CO-10" or "PEPPOL-EN16931-R001". */
+  rule: string;
+  flag: "fatal" | "warning";
+  /** What is wrong, for a bookkeeper, naming the values involved. */
+  message: string;
+  /** Where (see locationOf). */
+  location: string;
+}
+
+/** What a rule family gets. */
+export interface RuleContext {
+  /** The root element (Invoice or CreditNote). */
+  readonly root: UblNode;
+  readonly documentType: "Invoice" | "CreditNote";
+  /** Report a broken assertion at `node` (the Schematron context node). */
+  report(rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null): void;
+}
+
+/** A rule family: checks every assertion it holds and reports what is broken. */
+export type RuleFamily = (ctx: RuleContext) => void;
