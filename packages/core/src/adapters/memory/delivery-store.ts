@@ -1,0 +1,73 @@
+// The `DeliveryStore` port in memory: the dispatcher's queue, and the webhook events an attempt enqueues.
+import { randomUUID } from "node:crypto";
+import type { AttemptRecord, DeliveryJob, DeliveryStore } from "../../ports/store.js";
+import { activeKey, clone, compareKey, type DeliveryState, type MemoryState } from "./state.js";
+
+export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
+  const { invoices, active, documents, delivery, webhooks, webhookEvents } = state;
+  return {
+    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+      const due: Array<[string, DeliveryState]> = [];
+      for (const entry of delivery) {
+        const [id, d] = entry;
+        if (invoices.get(id)?.status !== "sending" || d.nextAttemptAt === null || d.nextAttemptAt > now) continue;
+        if (d.leaseUntil !== null && d.leaseUntil > now) continue;
+        due.push(entry);
+      }
+      due.sort((a, b) => compareKey(a[1].nextAttemptAt!, a[0], b[1].nextAttemptAt!, b[0]));
+      return due.slice(0, limit).map(([id, d]) => {
+        d.leaseOwner = owner;
+        d.leaseUntil = leaseUntil;
+        return { invoice: clone(invoices.get(id)!), document: documents.get(id) ?? new Uint8Array(), attempts: d.attempts };
+      });
+    },
+
+    async completeAttempt(a: AttemptRecord) {
+      const d = delivery.get(a.id);
+      const inv = invoices.get(a.id);
+      if (!d || !inv || d.leaseOwner !== a.owner) return null;
+      inv.status = a.status;
+      inv.errorMessage = a.errorMessage;
+      inv.updatedAt = a.updatedAt;
+      inv.events.push(clone(a.event));
+      d.attempts = a.attempts;
+      d.nextAttemptAt = a.nextAttemptAt;
+      d.leaseOwner = null;
+      d.leaseUntil = null;
+      if (a.status === "failed") {
+        const key = activeKey(inv.companyId, inv.sha256);
+        if (active.get(key) === inv.id) active.delete(key);
+      }
+      if (a.notify) {
+        for (const w of webhooks.values()) {
+          if (w.companyId !== inv.companyId || w.deletedAt || !w.events.includes(a.notify.type)) continue;
+          const id = randomUUID();
+          webhookEvents.set(id, {
+            id,
+            webhookId: w.id,
+            companyId: w.companyId,
+            type: a.notify.type,
+            createdAt: a.updatedAt,
+            data: a.notify.data,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: a.updatedAt,
+            deliveredAt: null,
+            log: [],
+            owner: null,
+            until: null,
+          });
+        }
+      }
+      return clone(inv);
+    },
+
+    async releaseDelivery(id, owner) {
+      const d = delivery.get(id);
+      if (d && d.leaseOwner === owner) {
+        d.leaseOwner = null;
+        d.leaseUntil = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// The memory store's state, shared by its three ports (a delivery attempt enqueues webhook events,
+// a submission enqueues its delivery), and the ordering helpers they use.
+import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
+
+/** The delivery queue state of one `sending` submission. */
+export interface DeliveryState {
+  attempts: number;
+  nextAttemptAt: string | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+/** Who holds a webhook event, and until when. */
+export interface Lease {
+  owner: string | null;
+  until: string | null;
+}
+
+export interface MemoryState {
+  accountsByEmail: Map<string, Account>;
+  companies: Map<string, Company>;
+  apiKeys: Map<string, ApiKeyRecord>;
+  invoices: Map<string, InvoiceRecord>;
+  /** Per company, ascending by (createdAt, id). */
+  invoiceOrder: Map<string, InvoiceRecord[]>;
+  /** `${companyId} ${sha256}` -> id of the submission that is not failed. */
+  active: Map<string, string>;
+  /** Per company, by client key. */
+  clients: Map<string, Map<string, ClientRecord>>;
+  documents: Map<string, Uint8Array>;
+  /** Delivery queue state of `sending` submissions. */
+  delivery: Map<string, DeliveryState>;
+  webhooks: Map<string, WebhookRecord>;
+  webhookEvents: Map<string, WebhookEventRecord & Lease>;
+}
+
+export function emptyState(): MemoryState {
+  return {
+    accountsByEmail: new Map(),
+    companies: new Map(),
+    apiKeys: new Map(),
+    invoices: new Map(),
+    invoiceOrder: new Map(),
+    active: new Map(),
+    clients: new Map(),
+    documents: new Map(),
+    delivery: new Map(),
+    webhooks: new Map(),
+    webhookEvents: new Map(),
+  };
+}
+
+/** The key of the duplicate rule: one submission per company and document that has not failed. */
+export const activeKey = (companyId: string, sha256: string): string => `${companyId} ${sha256}`;
+
+/** Orders by (at, id) ascending. */
+export function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {
+  return aAt < bAt ? -1 : aAt > bAt ? 1 : aId < bId ? -1 : aId > bId ? 1 : 0;
+}
+
+/** Index of the first element of the ascending `list` that is >= (at, id). */
+export function lowerBound(list: InvoiceRecord[], at: string, id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const r = list[mid]!;
+    if (compareKey(r.createdAt, r.id, at, id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export const clone = <T>(v: T): T => structuredClone(v);

@@ -1,0 +1,132 @@
+// The `Store` port in memory: accounts, companies, API keys, submissions, invoices and clients.
+import type { CreateAccountResult, InsertSubmissionResult, NewSubmission, Store } from "../../ports/store.js";
+import type { InvoiceRecord } from "../../domain/types.js";
+import { activeKey, clone, compareKey, lowerBound, type MemoryState } from "./state.js";
+
+export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
+  const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, clients, documents, delivery } = state;
+  return {
+    async createAccount({ account, company, apiKey }): Promise<CreateAccountResult> {
+      if (accountsByEmail.has(account.email)) return { created: false, reason: "email_taken" };
+      accountsByEmail.set(account.email, clone(account));
+      companies.set(company.id, clone(company));
+      apiKeys.set(apiKey.id, clone(apiKey));
+      return { created: true };
+    },
+
+    async getCompany(companyId) {
+      const c = companies.get(companyId);
+      return c ? clone(c) : null;
+    },
+
+    async updateCompany(companyId, patch) {
+      const c = companies.get(companyId);
+      if (!c) return null;
+      const next = { ...c, ...clone(patch), id: c.id, createdAt: c.createdAt };
+      companies.set(companyId, next);
+      return clone(next);
+    },
+
+    async insertApiKey(key) {
+      apiKeys.set(key.id, clone(key));
+    },
+
+    async getApiKey(id) {
+      const k = apiKeys.get(id);
+      return k ? clone(k) : null;
+    },
+
+    async listApiKeys(companyId) {
+      return [...apiKeys.values()]
+        .filter((k) => k.companyId === companyId && !k.revokedAt)
+        .sort((a, b) => compareKey(a.createdAt, a.id, b.createdAt, b.id))
+        .map(clone);
+    },
+
+    async revokeApiKey(companyId, id, at) {
+      const k = apiKeys.get(id);
+      if (!k || k.companyId !== companyId || k.revokedAt) return false;
+      k.revokedAt = at;
+      return true;
+    },
+
+    async touchApiKey(id, at) {
+      const k = apiKeys.get(id);
+      if (k) k.lastUsedAt = at;
+    },
+
+    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+      const key = activeKey(invoice.companyId, invoice.sha256);
+      const stored = clone(invoice);
+      if (stored.status !== "failed") {
+        const earlier = active.get(key);
+        if (earlier) return { inserted: false, duplicateOf: earlier };
+        active.set(key, stored.id);
+        if (client) {
+          let byKey = clients.get(stored.companyId);
+          if (!byKey) clients.set(stored.companyId, (byKey = new Map()));
+          const existing = byKey.get(client.key);
+          if (existing) {
+            existing.invoiceCount += 1;
+            existing.lastInvoiceAt = stored.createdAt;
+            existing.name = client.name;
+            existing.vatId = client.vatId;
+            existing.country = client.country;
+            stored.clientId = existing.id;
+          } else {
+            byKey.set(client.key, {
+              id: client.id,
+              companyId: stored.companyId,
+              key: client.key,
+              name: client.name,
+              endpointId: client.endpointId,
+              vatId: client.vatId,
+              country: client.country,
+              invoiceCount: 1,
+              firstInvoiceAt: stored.createdAt,
+              lastInvoiceAt: stored.createdAt,
+            });
+            stored.clientId = client.id;
+          }
+        }
+      }
+      if (document) documents.set(stored.id, document);
+      if (stored.status === "sending") delivery.set(stored.id, { attempts: 0, nextAttemptAt: stored.createdAt, leaseOwner: null, leaseUntil: null });
+      invoices.set(stored.id, stored);
+      let order = invoiceOrder.get(stored.companyId);
+      if (!order) invoiceOrder.set(stored.companyId, (order = []));
+      const last = order[order.length - 1];
+      if (!last || compareKey(last.createdAt, last.id, stored.createdAt, stored.id) < 0) order.push(stored);
+      else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
+      return { inserted: true, invoice: clone(stored) };
+    },
+
+    async findActiveSubmission(companyId, sha256) {
+      return active.get(activeKey(companyId, sha256)) ?? null;
+    },
+
+    async getInvoice(companyId, id) {
+      const r = invoices.get(id);
+      return r && r.companyId === companyId ? clone(r) : null;
+    },
+
+    async listInvoices(companyId, { limit, after, status, clientId }) {
+      const order = invoiceOrder.get(companyId) ?? [];
+      const out: InvoiceRecord[] = [];
+      let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
+      for (; i >= 0 && out.length < limit; i--) {
+        const r = order[i]!;
+        if (status && r.status !== status) continue;
+        if (clientId && r.clientId !== clientId) continue;
+        out.push(clone(r));
+      }
+      return out;
+    },
+
+    async listClients(companyId, { limit, after }) {
+      const all = [...(clients.get(companyId)?.values() ?? [])].sort((a, b) => compareKey(b.lastInvoiceAt, b.id, a.lastInvoiceAt, a.id));
+      const start = after ? all.findIndex((c) => compareKey(c.lastInvoiceAt, c.id, after.at, after.id) < 0) : 0;
+      return start === -1 ? [] : all.slice(start, start + limit).map(clone);
+    },
+  };
+}

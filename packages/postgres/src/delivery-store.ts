@@ -1,0 +1,103 @@
+// The `DeliveryStore` port on PostgreSQL: the dispatcher's queue, kept in the invoices table
+// (attempts, next_attempt_at, lease_owner, lease_until), and the webhook events an attempt enqueues.
+import type { AttemptRecord, DeliveryJob, DeliveryStore, InvoiceRecord, WebhookEventRecord } from "@einvoice/core";
+import { randomUUID } from "node:crypto";
+import { DbError } from "./db.js";
+import { decodeDocument } from "./documents.js";
+import { INVOICES, WEBHOOK_EVENTS, text } from "./rows.js";
+import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
+
+export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
+  return {
+    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+      if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimDeliveries needs port timestamps");
+      // SKIP LOCKED: a row another dispatcher is claiming right now is left to it; its lease then
+      // keeps this claim away (the row is re-checked once the other claim commits).
+      const { rows } = await db.query(
+        `WITH due AS (
+           SELECT id FROM ${t.invoices}
+           WHERE status = 'sending' AND next_attempt_at <= $1::timestamptz
+             AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
+           ORDER BY next_attempt_at, id
+           LIMIT $2::integer
+           FOR UPDATE SKIP LOCKED
+         )
+         UPDATE ${t.invoices} AS i SET lease_owner = $3, lease_until = $4::timestamptz
+         FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
+         WHERE i.id = due.id
+         RETURNING ${INVOICES.select("i.")},
+           i.attempts, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
+        [now, limit, owner, leaseUntil],
+      );
+      rows.sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)));
+      const jobs: DeliveryJob[] = [];
+      for (const r of rows) {
+        const content = Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex");
+        jobs.push({
+          invoice: INVOICES.fromRow(r),
+          document: await decodeDocument(content, typeof r.content_encoding === "string" ? r.content_encoding : "identity"),
+          attempts: Number(r.attempts),
+        });
+      }
+      return jobs;
+    },
+
+    async completeAttempt(a: AttemptRecord): Promise<InvoiceRecord | null> {
+      if (!isId(a.id)) return null;
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query(
+          `UPDATE ${t.invoices} SET
+             status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
+             next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
+             events = events || $8::jsonb
+           WHERE id = $1::uuid AND lease_owner = $2
+           RETURNING ${INVOICES.select()}`,
+          [
+            a.id,
+            a.owner,
+            a.status,
+            a.errorMessage,
+            a.updatedAt,
+            a.attempts,
+            a.nextAttemptAt,
+            JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
+          ],
+        );
+        const updated = rows[0] ? INVOICES.fromRow(rows[0]) : null;
+        if (updated && a.notify) {
+          // In the same transaction as the change: one event per subscribed webhook of the company.
+          const hooks = await tx.query<{ id: string }>(
+            `SELECT id::text AS id FROM ${t.webhooks}
+             WHERE company_id = $1::uuid AND deleted_at IS NULL AND events ? $2 ORDER BY created_at, id`,
+            [updated.companyId, a.notify.type],
+          );
+          for (const h of hooks.rows) {
+            const event: WebhookEventRecord = {
+              id: randomUUID(),
+              webhookId: h.id,
+              companyId: updated.companyId,
+              type: a.notify.type,
+              data: a.notify.data,
+              createdAt: a.updatedAt,
+              status: "pending",
+              attempts: 0,
+              nextAttemptAt: a.updatedAt,
+              deliveredAt: null,
+              log: [],
+            };
+            await tx.query(
+              `INSERT INTO ${t.webhookEvents} (${WEBHOOK_EVENTS.list()}) VALUES (${WEBHOOK_EVENTS.placeholders()})`,
+              WEBHOOK_EVENTS.params(event),
+            );
+          }
+        }
+        return updated;
+      });
+    },
+
+    async releaseDelivery(id, owner) {
+      if (!isId(id)) return;
+      await db.query(`UPDATE ${t.invoices} SET lease_owner = NULL, lease_until = NULL WHERE id = $1::uuid AND lease_owner = $2`, [id, owner]);
+    },
+  };
+}

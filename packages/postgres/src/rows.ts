@@ -1,0 +1,357 @@
+// The row mapping, in one place: per table, its columns (name and SQL type) and the two mappings
+// between a row and the core's record. The SELECT lists, the INSERT column lists, their
+// placeholders and their parameters are all derived from these, so a new column is one entry
+// here (plus its migration).
+import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
+import { iso } from "./sql.js";
+
+export type SqlType = "uuid" | "text" | "boolean" | "integer" | "timestamptz" | "jsonb";
+
+/** A table's columns and its row mapping; `C` are the column names. */
+export interface RowMapping<T, C extends string> {
+  /** The column names, in the order they were declared. */
+  readonly names: readonly C[];
+  readonly types: Readonly<Record<C, SqlType>>;
+  /**
+   * The SELECT (or RETURNING) list for the table or its alias `p` (such as `"i."`): uuids as text,
+   * timestamps in the port's ISO form, every column under its own name.
+   */
+  select(p?: string): string;
+  /** `name, name, ...` of `names`, for an INSERT. */
+  list(names?: readonly C[]): string;
+  /** `$first::type, ...` for `names`, in the same order as `params`. */
+  placeholders(names?: readonly C[], first?: number): string;
+  /** The placeholder of one column within `placeholders(names, first)`. */
+  placeholder(name: C, names?: readonly C[], first?: number): string;
+  /** The record's values of `names`, in order. */
+  params(record: T, names?: readonly C[]): unknown[];
+  /** The record of a row read with `select()`. */
+  fromRow(row: Record<string, unknown>): T;
+}
+
+function rowMapping<T, const C extends string>(spec: {
+  columns: Record<C, SqlType>;
+  toRow(record: T): Record<C, unknown>;
+  fromRow(row: Record<C, unknown>): T;
+}): RowMapping<T, C> {
+  const names = Object.keys(spec.columns) as C[];
+  const types = spec.columns;
+  const cast = (name: C): string => (types[name] === "text" ? "" : `::${types[name]}`);
+  const placeholder = (name: C, of: readonly C[] = names, first = 1): string => {
+    const i = of.indexOf(name);
+    if (i < 0) throw new Error(`column ${name} is not among the placeholders`);
+    return `$${first + i}${cast(name)}`;
+  };
+  return {
+    names,
+    types,
+    select: (p = "") =>
+      names
+        .map((n) => (types[n] === "uuid" ? `${p}${n}::text AS ${n}` : types[n] === "timestamptz" ? iso(`${p}${n}`, n) : `${p}${n}`))
+        .join(", "),
+    list: (of = names) => of.join(", "),
+    placeholders: (of = names, first = 1) => of.map((n, i) => `$${first + i}${cast(n)}`).join(", "),
+    placeholder,
+    params: (record, of = names) => {
+      const row = spec.toRow(record);
+      return of.map((n) => row[n]);
+    },
+    fromRow: (row) => spec.fromRow(row as Record<C, unknown>),
+  };
+}
+
+const text = (v: unknown): string => String(v);
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+/** jsonb comes back parsed from both drivers; a string means a driver configured to leave it raw. */
+export const json = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
+/** A jsonb parameter. */
+const jsonParam = (v: unknown): string => JSON.stringify(v);
+
+export const COMPANIES = rowMapping({
+  columns: {
+    id: "uuid",
+    name: "text",
+    country: "text",
+    enterprise: "boolean",
+    subscription: "text",
+    legal_entity_id: "text",
+    peppol_sending_enabled: "boolean",
+    created_at: "timestamptz",
+    updated_at: "timestamptz",
+  },
+  toRow: (c: Company) => ({
+    id: c.id,
+    name: c.name,
+    country: c.country,
+    enterprise: c.enterprise,
+    subscription: c.subscription,
+    legal_entity_id: c.legalEntityId,
+    peppol_sending_enabled: c.peppolSendingEnabled,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  }),
+  fromRow: (r): Company => ({
+    id: text(r.id),
+    name: text(r.name),
+    country: text(r.country),
+    enterprise: r.enterprise === true,
+    subscription: text(r.subscription) as Company["subscription"],
+    legalEntityId: textOrNull(r.legal_entity_id),
+    peppolSendingEnabled: r.peppol_sending_enabled === true,
+    createdAt: text(r.created_at),
+    updatedAt: text(r.updated_at),
+  }),
+});
+
+/** The column of each field a company patch may set. */
+export const COMPANY_PATCH_COLUMNS: Readonly<Record<string, (typeof COMPANIES.names)[number]>> = {
+  name: "name",
+  country: "country",
+  enterprise: "enterprise",
+  subscription: "subscription",
+  legalEntityId: "legal_entity_id",
+  peppolSendingEnabled: "peppol_sending_enabled",
+  updatedAt: "updated_at",
+};
+
+export const API_KEYS = rowMapping({
+  columns: {
+    id: "uuid",
+    company_id: "uuid",
+    prefix: "text",
+    hash: "text",
+    created_at: "timestamptz",
+    last_used_at: "timestamptz",
+    revoked_at: "timestamptz",
+  },
+  toRow: (k: ApiKeyRecord) => ({
+    id: k.id,
+    company_id: k.companyId,
+    prefix: k.prefix,
+    hash: k.hash,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  }),
+  fromRow: (r): ApiKeyRecord => ({
+    id: text(r.id),
+    companyId: text(r.company_id),
+    prefix: text(r.prefix),
+    hash: text(r.hash),
+    createdAt: text(r.created_at),
+    lastUsedAt: textOrNull(r.last_used_at),
+    revokedAt: textOrNull(r.revoked_at),
+  }),
+});
+
+/** Clients are written only by `insert_accepted` (migration 4); the store reads them. */
+export const CLIENTS = rowMapping({
+  columns: {
+    id: "uuid",
+    company_id: "uuid",
+    key: "text",
+    name: "text",
+    endpoint_id: "text",
+    vat_id: "text",
+    country: "text",
+    invoice_count: "integer",
+    first_invoice_at: "timestamptz",
+    last_invoice_at: "timestamptz",
+  },
+  toRow: (c: ClientRecord) => ({
+    id: c.id,
+    company_id: c.companyId,
+    key: c.key,
+    name: c.name,
+    endpoint_id: c.endpointId,
+    vat_id: c.vatId,
+    country: c.country,
+    invoice_count: c.invoiceCount,
+    first_invoice_at: c.firstInvoiceAt,
+    last_invoice_at: c.lastInvoiceAt,
+  }),
+  fromRow: (r): ClientRecord => ({
+    id: text(r.id),
+    companyId: text(r.company_id),
+    key: text(r.key),
+    name: textOrNull(r.name),
+    endpointId: text(r.endpoint_id),
+    vatId: textOrNull(r.vat_id),
+    country: textOrNull(r.country),
+    invoiceCount: Number(r.invoice_count),
+    firstInvoiceAt: text(r.first_invoice_at),
+    lastInvoiceAt: text(r.last_invoice_at),
+  }),
+});
+
+function toParty(v: unknown): Party {
+  const p = (json(v) ?? {}) as Record<string, unknown>;
+  return { name: textOrNull(p.name), endpointId: textOrNull(p.endpointId), vatId: textOrNull(p.vatId), country: textOrNull(p.country) };
+}
+const partyParam = (p: Party): string => jsonParam({ name: p.name, endpointId: p.endpointId, vatId: p.vatId, country: p.country });
+
+/**
+ * The invoice columns of the record. The queue's own columns (attempts, next_attempt_at, lease_*)
+ * are the delivery store's. Declared in the order of `insert_accepted`'s first parameters
+ * (migration 4), see `INVOICE_WRITE`.
+ */
+export const INVOICES = rowMapping({
+  columns: {
+    id: "uuid",
+    company_id: "uuid",
+    status: "text",
+    target_network: "text",
+    network: "text",
+    error_message: "text",
+    invoice_number: "text",
+    issue_date: "text",
+    due_date: "text",
+    currency: "text",
+    total_tax_exclusive: "text",
+    total_tax_inclusive: "text",
+    total_payable: "text",
+    supplier: "jsonb",
+    recipient: "jsonb",
+    sha256: "text",
+    size: "integer",
+    created_at: "timestamptz",
+    updated_at: "timestamptz",
+    events: "jsonb",
+    client_id: "uuid",
+  },
+  toRow: (inv: InvoiceRecord) => ({
+    id: inv.id,
+    company_id: inv.companyId,
+    status: inv.status,
+    target_network: inv.targetNetwork,
+    network: inv.network,
+    error_message: inv.errorMessage,
+    invoice_number: inv.invoiceNumber,
+    issue_date: inv.issueDate,
+    due_date: inv.dueDate,
+    currency: inv.currency,
+    total_tax_exclusive: inv.totals.taxExclusive,
+    total_tax_inclusive: inv.totals.taxInclusive,
+    total_payable: inv.totals.payable,
+    supplier: partyParam(inv.supplier),
+    recipient: partyParam(inv.recipient),
+    sha256: inv.sha256,
+    size: inv.size,
+    created_at: inv.createdAt,
+    updated_at: inv.updatedAt,
+    events: jsonParam(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
+    client_id: inv.clientId,
+  }),
+  fromRow: (r): InvoiceRecord => ({
+    id: text(r.id),
+    companyId: text(r.company_id),
+    status: text(r.status) as InvoiceRecord["status"],
+    targetNetwork: text(r.target_network) as InvoiceRecord["targetNetwork"],
+    network: textOrNull(r.network) as InvoiceRecord["network"],
+    errorMessage: textOrNull(r.error_message),
+    invoiceNumber: textOrNull(r.invoice_number),
+    issueDate: textOrNull(r.issue_date),
+    dueDate: textOrNull(r.due_date),
+    currency: textOrNull(r.currency),
+    totals: {
+      taxExclusive: textOrNull(r.total_tax_exclusive),
+      taxInclusive: textOrNull(r.total_tax_inclusive),
+      payable: textOrNull(r.total_payable),
+    },
+    supplier: toParty(r.supplier),
+    recipient: toParty(r.recipient),
+    clientId: textOrNull(r.client_id),
+    sha256: text(r.sha256),
+    size: Number(r.size),
+    createdAt: text(r.created_at),
+    updatedAt: text(r.updated_at),
+    events: (json(r.events) as Array<Record<string, unknown>>).map((e) => ({
+      status: text(e.status) as InvoiceRecord["status"],
+      at: text(e.at),
+      detail: text(e.detail),
+    })),
+  }),
+});
+
+/**
+ * The invoice columns a submission writes: all but `client_id`, which the store sets (null for a
+ * failed submission, the upserted client's id in `insert_accepted`). In this order they are the
+ * first parameters of `insert_accepted` (migration 4); a column added later is set by a new
+ * version of that function.
+ */
+export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id");
+
+export const WEBHOOKS = rowMapping({
+  columns: {
+    id: "uuid",
+    company_id: "uuid",
+    url: "text",
+    events: "jsonb",
+    secret: "text",
+    created_at: "timestamptz",
+    deleted_at: "timestamptz",
+  },
+  toRow: (w: WebhookRecord) => ({
+    id: w.id,
+    company_id: w.companyId,
+    url: w.url,
+    events: jsonParam(w.events),
+    secret: w.secret,
+    created_at: w.createdAt,
+    deleted_at: w.deletedAt,
+  }),
+  fromRow: (r): WebhookRecord => ({
+    id: text(r.id),
+    companyId: text(r.company_id),
+    url: text(r.url),
+    events: json(r.events) as WebhookRecord["events"],
+    secret: text(r.secret),
+    createdAt: text(r.created_at),
+    deletedAt: textOrNull(r.deleted_at),
+  }),
+});
+
+/** Webhook events are created by `completeAttempt` and updated by `completeWebhookEvent`. */
+export const WEBHOOK_EVENTS = rowMapping({
+  columns: {
+    id: "uuid",
+    webhook_id: "uuid",
+    company_id: "uuid",
+    type: "text",
+    data: "text",
+    created_at: "timestamptz",
+    status: "text",
+    attempts: "integer",
+    next_attempt_at: "timestamptz",
+    delivered_at: "timestamptz",
+    log: "jsonb",
+  },
+  toRow: (e: WebhookEventRecord) => ({
+    id: e.id,
+    webhook_id: e.webhookId,
+    company_id: e.companyId,
+    type: e.type,
+    data: e.data,
+    created_at: e.createdAt,
+    status: e.status,
+    attempts: e.attempts,
+    next_attempt_at: e.nextAttemptAt,
+    delivered_at: e.deliveredAt,
+    log: jsonParam(e.log),
+  }),
+  fromRow: (r): WebhookEventRecord => ({
+    id: text(r.id),
+    webhookId: text(r.webhook_id),
+    companyId: text(r.company_id),
+    type: text(r.type) as WebhookEventRecord["type"],
+    createdAt: text(r.created_at),
+    data: text(r.data),
+    status: text(r.status) as WebhookEventRecord["status"],
+    attempts: Number(r.attempts),
+    nextAttemptAt: textOrNull(r.next_attempt_at),
+    deliveredAt: textOrNull(r.delivered_at),
+    log: json(r.log) as WebhookEventRecord["log"],
+  }),
+});
+
+export { text };

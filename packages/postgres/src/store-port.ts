@@ -1,0 +1,235 @@
+// The `Store` port on PostgreSQL: accounts, companies, API keys, submissions, invoices and clients.
+import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
+import { DbError, type Queryable } from "./db.js";
+import { encodeDocument } from "./documents.js";
+import { API_KEYS, CLIENTS, COMPANIES, COMPANY_PATCH_COLUMNS, INVOICES, INVOICE_WRITE } from "./rows.js";
+import { isId, validKeyset, type StoreContext } from "./sql.js";
+
+/** Thrown inside a transaction to roll it back; never leaves the store. */
+class Rollback<T> {
+  constructor(readonly result: T) {}
+}
+
+async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof Rollback) return e.result as T;
+    throw e;
+  }
+}
+
+/** How many times a duplicate whose winner vanished (it failed meanwhile) is retried. */
+const DUPLICATE_RETRIES = 5;
+
+/** The arguments of `insert_accepted` (migration 4) after the invoice's: the client's six, then the document's two. */
+const ACCEPTED_EXTRA_ARGS = 8;
+const INSERT_ACCEPTED_ARGS = Array.from({ length: INVOICE_WRITE.length + ACCEPTED_EXTRA_ARGS }, (_, i) => `$${i + 1}`).join(", ");
+
+/** The `Store` port. The duplicate rule lives in the database (see `insertSubmission`). */
+export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
+  /** Inserts a failed submission's invoice: no client, not queued for delivery. */
+  async function insertFailedInvoice(tx: Queryable, inv: InvoiceRecord): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${t.invoices} (${INVOICES.list(INVOICE_WRITE)}, client_id, attempts, next_attempt_at)
+       VALUES (${INVOICES.placeholders(INVOICE_WRITE)}, NULL, 0, NULL)`,
+      INVOICES.params(inv, INVOICE_WRITE),
+    );
+  }
+
+  /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
+  async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
+    const doc = document ? await encodeDocument(document) : null;
+    const params: unknown[] = [
+      ...INVOICES.params(inv, INVOICE_WRITE),
+      client?.id ?? null,
+      client?.key ?? null,
+      client?.endpointId ?? null,
+      client?.name ?? null,
+      client?.vatId ?? null,
+      client?.country ?? null,
+      doc?.hex ?? null,
+      doc?.encoding ?? null,
+    ];
+    const { rows } = await db.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params);
+    if (rows.length !== 1) throw new DbError("the submission was not stored");
+    return rows[0]!.client_id ?? null;
+  }
+
+  async function activeSubmission(q: Queryable, companyId: string, sha256: string): Promise<string | null> {
+    const { rows } = await q.query<{ id: string }>(
+      `SELECT id::text AS id FROM ${t.invoices} WHERE company_id = $1::uuid AND sha256 = $2 AND status <> 'failed' LIMIT 1`,
+      [companyId, sha256],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  async function insertApiKeyRow(q: Queryable, key: ApiKeyRecord): Promise<void> {
+    await q.query(`INSERT INTO ${t.apiKeys} (${API_KEYS.list()}) VALUES (${API_KEYS.placeholders()})`, API_KEYS.params(key));
+  }
+
+  return {
+    async createAccount({ account, company, apiKey }): Promise<CreateAccountResult> {
+      return rollbackWith(() =>
+        db.transaction(async (tx) => {
+          await tx.query(`INSERT INTO ${t.companies} (${COMPANIES.list()}) VALUES (${COMPANIES.placeholders()})`, COMPANIES.params(company));
+          // A concurrent sign-up with the same email waits here for the other to commit or roll back.
+          const inserted = await tx.query(
+            `INSERT INTO ${t.accounts} (id, email, company_id, created_at) VALUES ($1::uuid, $2, $3::uuid, $4::timestamptz)
+             ON CONFLICT (email) DO NOTHING RETURNING id`,
+            [account.id, account.email, account.companyId, account.createdAt],
+          );
+          if (inserted.rows.length === 0) throw new Rollback<CreateAccountResult>({ created: false, reason: "email_taken" });
+          await insertApiKeyRow(tx, apiKey);
+          return { created: true } as const;
+        }),
+      );
+    },
+
+    async getCompany(companyId) {
+      if (!isId(companyId)) return null;
+      const { rows } = await db.query(`SELECT ${COMPANIES.select()} FROM ${t.companies} WHERE id = $1::uuid`, [companyId]);
+      return rows[0] ? COMPANIES.fromRow(rows[0]) : null;
+    },
+
+    async updateCompany(companyId, patch) {
+      if (!isId(companyId)) return null;
+      const sets: string[] = [];
+      const params: unknown[] = [companyId];
+      for (const [field, value] of Object.entries(patch)) {
+        const column = COMPANY_PATCH_COLUMNS[field];
+        if (!column || value === undefined) continue;
+        params.push(value);
+        sets.push(`${column} = $${params.length}::${COMPANIES.types[column]}`);
+      }
+      const { rows } = sets.length
+        ? await db.query(`UPDATE ${t.companies} SET ${sets.join(", ")} WHERE id = $1::uuid RETURNING ${COMPANIES.select()}`, params)
+        : await db.query(`SELECT ${COMPANIES.select()} FROM ${t.companies} WHERE id = $1::uuid`, params);
+      return rows[0] ? COMPANIES.fromRow(rows[0]) : null;
+    },
+
+    async insertApiKey(key) {
+      await insertApiKeyRow(db, key);
+    },
+
+    async getApiKey(id) {
+      if (!isId(id)) return null;
+      const { rows } = await db.query(`SELECT ${API_KEYS.select()} FROM ${t.apiKeys} WHERE id = $1::uuid`, [id]);
+      return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
+    },
+
+    async listApiKeys(companyId) {
+      if (!isId(companyId)) return [];
+      const { rows } = await db.query(
+        `SELECT ${API_KEYS.select()} FROM ${t.apiKeys} AS k WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY k.created_at, k.id`,
+        [companyId],
+      );
+      return rows.map(API_KEYS.fromRow);
+    },
+
+    async revokeApiKey(companyId, id, at) {
+      if (!isId(companyId) || !isId(id)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.apiKeys} SET revoked_at = $3::timestamptz WHERE id = $2::uuid AND company_id = $1::uuid AND revoked_at IS NULL RETURNING id`,
+        [companyId, id, at],
+      );
+      return rows.length === 1;
+    },
+
+    async touchApiKey(id, at) {
+      if (!isId(id)) return;
+      await db.query(`UPDATE ${t.apiKeys} SET last_used_at = $2::timestamptz WHERE id = $1::uuid`, [id, at]);
+    },
+
+    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+      const stored: InvoiceRecord = { ...invoice, clientId: null };
+      if (stored.status === "failed") {
+        // A failed submission is always stored and creates no client.
+        // Deflated before the transaction: a large document is not compressed while it holds the database.
+        const doc = document ? await encodeDocument(document) : null;
+        await db.transaction(async (tx) => {
+          await insertFailedInvoice(tx, stored);
+          if (doc) {
+            await tx.query(
+              `INSERT INTO ${t.documents} (invoice_id, company_id, content, content_encoding) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'), $4)`,
+              [stored.id, stored.companyId, doc.hex, doc.encoding],
+            );
+          }
+        });
+        return { inserted: true, invoice: structuredClone(stored) };
+      }
+      for (let attempt = 0; ; attempt++) {
+        try {
+          // One statement, so one round trip and atomic by itself: the client upsert, the invoice
+          // (with its client), the document. The unique partial index refuses a second active
+          // submission of the document; the error undoes the whole statement, client count included.
+          const clientId = await insertAccepted(stored, client, document);
+          return { inserted: true, invoice: { ...structuredClone(stored), clientId } };
+        } catch (e) {
+          if (!(e instanceof DbError && e.code === "23505" && e.constraint === "invoices_active_sha256_key")) throw e;
+          // Under READ COMMITTED the winner is visible once it has committed.
+          const winner = await activeSubmission(db, stored.companyId, stored.sha256);
+          if (winner) return { inserted: false, duplicateOf: winner };
+          // The winner failed or rolled back in between: try again.
+          if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate submission");
+        }
+      }
+    },
+
+    async findActiveSubmission(companyId, sha256) {
+      if (!isId(companyId)) return null;
+      return activeSubmission(db, companyId, sha256);
+    },
+
+    async getInvoice(companyId, id) {
+      if (!isId(companyId) || !isId(id)) return null;
+      const { rows } = await db.query(`SELECT ${INVOICES.select()} FROM ${t.invoices} WHERE company_id = $1::uuid AND id = $2::uuid`, [
+        companyId,
+        id,
+      ]);
+      return rows[0] ? INVOICES.fromRow(rows[0]) : null;
+    },
+
+    async listInvoices(companyId, { limit, after, status, clientId }) {
+      if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
+      const where = ["company_id = $1::uuid"];
+      const params: unknown[] = [companyId];
+      if (after) {
+        params.push(after.at, after.id);
+        where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+      }
+      if (status !== null) {
+        params.push(status);
+        where.push(`status = $${params.length}`);
+      }
+      if (clientId !== null) {
+        params.push(clientId);
+        where.push(`client_id = $${params.length}::uuid`);
+      }
+      params.push(limit);
+      const { rows } = await db.query(
+        `SELECT ${INVOICES.select()} FROM ${t.invoices} WHERE ${where.join(" AND ")}
+         ORDER BY ${t.invoices}.created_at DESC, ${t.invoices}.id DESC LIMIT $${params.length}::integer`,
+        params,
+      );
+      return rows.map(INVOICES.fromRow);
+    },
+
+    async listClients(companyId, { limit, after }) {
+      if (!isId(companyId) || !validKeyset(after)) return [];
+      const params: unknown[] = [companyId];
+      let keyset = "";
+      if (after) {
+        params.push(after.at, after.id);
+        keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
+      }
+      params.push(limit);
+      const { rows } = await db.query(
+        `SELECT ${CLIENTS.select()} FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
+         ORDER BY ${t.clients}.last_invoice_at DESC, ${t.clients}.id DESC LIMIT $${params.length}::integer`,
+        params,
+      );
+      return rows.map(CLIENTS.fromRow);
+    },
+  };
+}

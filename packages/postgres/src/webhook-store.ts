@@ -1,0 +1,104 @@
+// The `WebhookStore` port on PostgreSQL: webhooks and the queue of their events.
+import type { WebhookJob, WebhookStore } from "@einvoice/core";
+import { DbError } from "./db.js";
+import { WEBHOOKS, WEBHOOK_EVENTS, text } from "./rows.js";
+import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
+
+/** How many attempts an event's log keeps (the newest). */
+const LOG_LENGTH = 20;
+
+export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
+  return {
+    async insertWebhook(w) {
+      await db.query(`INSERT INTO ${t.webhooks} (${WEBHOOKS.list()}) VALUES (${WEBHOOKS.placeholders()})`, WEBHOOKS.params(w));
+    },
+
+    async listWebhooks(companyId) {
+      if (!isId(companyId)) return [];
+      const { rows } = await db.query(
+        `SELECT ${WEBHOOKS.select()} FROM ${t.webhooks} AS w WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY w.created_at, w.id`,
+        [companyId],
+      );
+      return rows.map(WEBHOOKS.fromRow);
+    },
+
+    async getWebhook(companyId, id) {
+      if (!isId(companyId) || !isId(id)) return null;
+      const { rows } = await db.query(
+        `SELECT ${WEBHOOKS.select()} FROM ${t.webhooks} WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL`,
+        [companyId, id],
+      );
+      return rows[0] ? WEBHOOKS.fromRow(rows[0]) : null;
+    },
+
+    async deleteWebhook(companyId, id, at) {
+      if (!isId(companyId) || !isId(id) || !isPortTime(at)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.webhooks} SET deleted_at = $3::timestamptz
+         WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL RETURNING id`,
+        [companyId, id, at],
+      );
+      return rows.length === 1;
+    },
+
+    async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
+      if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimWebhookEvents needs port timestamps");
+      const { rows } = await db.query(
+        `WITH due AS (
+           SELECT e.id FROM ${t.webhookEvents} AS e
+           JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
+           WHERE e.status = 'pending' AND e.next_attempt_at <= $1::timestamptz
+             AND (e.lease_until IS NULL OR e.lease_until <= $1::timestamptz)
+           ORDER BY e.next_attempt_at, e.id
+           LIMIT $2::integer
+           FOR UPDATE OF e SKIP LOCKED
+         )
+         UPDATE ${t.webhookEvents} AS e SET lease_owner = $3, lease_until = $4::timestamptz
+         FROM due, ${t.webhooks} AS w
+         WHERE e.id = due.id AND w.company_id = e.company_id AND w.id = e.webhook_id
+         RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret, ${iso("e.next_attempt_at", "due_at")}`,
+        [now, limit, owner, leaseUntil],
+      );
+      return rows
+        .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
+        .map((r) => ({ event: WEBHOOK_EVENTS.fromRow(r), url: text(r.url), secret: text(r.secret) }));
+    },
+
+    async completeWebhookEvent(input) {
+      if (!isId(input.id)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.webhookEvents} SET
+           status = $3, attempts = $4::integer, next_attempt_at = $5::timestamptz, delivered_at = $6::timestamptz,
+           log = (SELECT coalesce(jsonb_agg(x ORDER BY n), '[]'::jsonb) FROM (
+                    SELECT x, n FROM jsonb_array_elements(log || $7::jsonb) WITH ORDINALITY AS a(x, n)
+                    ORDER BY n DESC LIMIT ${LOG_LENGTH}) AS last),
+           lease_owner = NULL, lease_until = NULL
+         WHERE id = $1::uuid AND lease_owner = $2
+         RETURNING id`,
+        [
+          input.id,
+          input.owner,
+          input.status,
+          input.attempts,
+          input.nextAttemptAt,
+          input.deliveredAt,
+          JSON.stringify([
+            { at: input.attempt.at, statusCode: input.attempt.statusCode, error: input.attempt.error, durationMs: input.attempt.durationMs },
+          ]),
+        ],
+      );
+      return rows.length === 1;
+    },
+
+    async listWebhookEvents(companyId, webhookId, limit) {
+      if (!isId(companyId) || !isId(webhookId)) return [];
+      const { rows } = await db.query(
+        `SELECT ${WEBHOOK_EVENTS.select("e.")} FROM ${t.webhookEvents} AS e
+         WHERE e.company_id = $1::uuid AND e.webhook_id = $2::uuid
+         ORDER BY e.created_at DESC, e.id DESC LIMIT $3::integer`,
+        [companyId, webhookId, limit],
+      );
+      return rows.map(WEBHOOK_EVENTS.fromRow);
+    },
+  };
+}
