@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, getCompany, updateCompany, type CoreOptions, type Store } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, requestId, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, malformedPath, noQuery, notFound, requestId, wrap } from "./middleware.js";
 import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 
 export interface AdminRouterOptions extends CoreOptions {
@@ -44,6 +44,12 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
 
   router.use(requestId());
   router.use(apiHeaders());
+  router.use(
+    malformedPath((path) => {
+      const [, collection, id = ""] = path.split("/");
+      return collection === "companies" ? new ApiError("company_not_found", `No company with id ${JSON.stringify(id)}.`) : null;
+    }),
+  );
   const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, options.clock);
   if (limiter) router.use(rateLimit(limiter, clientIp, "client IP"));
   router.use(operator);

@@ -139,8 +139,15 @@ export function rawQuery(req: Request): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (q === -1) return out;
   for (const [k, v] of new URLSearchParams(req.originalUrl.slice(q + 1))) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    // defineProperty, not assignment: `__proto__` (or `constructor`) is a parameter like any other,
+    // which the schemas then refuse by name, not a way to reach the object's prototype.
+    Object.defineProperty(out, k, {
+      value: prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -149,6 +156,7 @@ interface BodyParserError {
   type?: string;
   status?: number;
   message?: string;
+  code?: string;
 }
 
 /** Turns what the body parser throws into our errors. */
@@ -169,6 +177,12 @@ function fromBodyParser(err: BodyParserError, limit: number): ApiError | null {
     case "stream.encoding.set":
       return new ApiError("bad_request", "Request body was not received whole.");
     default:
+      // A body that does not inflate (Content-Encoding gzip, deflate or br over bytes that are not):
+      // zlib's error, passed on by body-parser as a 400 without a type.
+      // zlib's codes are Z_DATA_ERROR and the like, the Brotli decoder's ERR__ERROR_FORMAT_… .
+      if (typeof err.code === "string" && (err.code.startsWith("Z_") || err.code.startsWith("ERR__ERROR_"))) {
+        return new ApiError("bad_request", "Request body could not be decompressed: it does not match its Content-Encoding.");
+      }
       return null;
   }
 }
@@ -176,6 +190,11 @@ function fromBodyParser(err: BodyParserError, limit: number): ApiError | null {
 /** The error middleware of a router: documented errors get their status and body; anything else a logged generic 500. */
 export function errorHandler(logger: Logger, limit: number) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    // A URL that does not decode and that `malformedPath` did not answer (an app's own route): 404, not an error.
+    if (err instanceof URIError && !res.headersSent) {
+      notFound()(req, res, _next);
+      return;
+    }
     let error: ApiError;
     if (err instanceof ApiError) error = err;
     else {
@@ -187,6 +206,34 @@ export function errorHandler(logger: Logger, limit: number) {
     }
     const { status, body } = toHttp(error);
     if (res.headersSent) return;
+    res.status(status).json(body);
+  };
+}
+
+/** Whether every segment of a URL path decodes (`%` followed by two hex digits, forming valid UTF-8). */
+export function pathDecodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Answers a path that does not decode (`/invoices/%`, `/invoices/%ff`: a stray `%` or bytes that
+ * are not UTF-8) with 404 before anything else, as any malformed id is: Express would otherwise
+ * fail to decode the route's parameter and hand its URIError on as an unexpected error (500).
+ * `notFoundFor` picks the 404's error by the path (`invoice_not_found` under `/invoices/…`); a path
+ * it does not know gets the plain 404 of `notFound`. Runs before authentication and rate limits:
+ * a path that names nothing needs neither, and costs no more than the plain 404.
+ */
+export function malformedPath(notFoundFor: (path: string) => ApiError | null): RequestHandler {
+  return (req, res, next) => {
+    if (pathDecodes(req.path)) return next();
+    const error = notFoundFor(req.path);
+    if (!error) return notFound()(req, res, next);
+    const { status, body } = toHttp(error);
     res.status(status).json(body);
   };
 }

@@ -1,5 +1,6 @@
 // The /v1 router: HTTP in, a core call, HTTP out. No rules live here.
 import {
+  ApiError,
   authenticate,
   createAccount,
   createApiKey,
@@ -23,7 +24,7 @@ import express, { type Request, type RequestHandler, type Router } from "express
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { openApiDocument } from "./openapi.js";
 import { mountWebhooks } from "./webhooks.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, noQuery, notFound, rawJsonBody, rawQuery, requestId, wrap } from "./middleware.js";
+import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, malformedPath, noQuery, notFound, rawJsonBody, rawQuery, requestId, wrap } from "./middleware.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 
 export interface V1RouterOptions extends CoreOptions {
@@ -39,6 +40,16 @@ export interface V1RouterOptions extends CoreOptions {
   rateLimit?: RateLimitOptions | false;
   /** Sign-ups (`POST /accounts`) per client IP (`req.ip`: set `trust proxy` behind a proxy). Default 20 an hour; `false`: off. */
   signUpRateLimit?: RateLimitOptions | false;
+}
+
+/** The 404 of a path whose id does not decode, by the collection it names (see `malformedPath`). */
+function malformedIdNotFound(path: string): ApiError | null {
+  const [, collection, id = ""] = path.split("/");
+  const quoted = JSON.stringify(id);
+  if (collection === "invoices") return new ApiError("invoice_not_found", `No invoice with id ${quoted} in this company.`);
+  if (collection === "api-keys") return new ApiError("api_key_not_found", `No active API key ${quoted} in this company.`);
+  if (collection === "webhooks") return new ApiError("webhook_not_found", `No webhook ${quoted} in this company.`);
+  return null;
 }
 
 const AUTH = Symbol("einvoice.auth");
@@ -80,6 +91,7 @@ export function createV1Router(options: V1RouterOptions): Router {
 
   router.use(requestId());
   router.use(apiHeaders());
+  router.use(malformedPath(malformedIdNotFound));
 
   router.get("/openapi.json", (_req, res) => {
     res.json(openApiDocument());

@@ -20,7 +20,8 @@ export interface Page<T> {
 }
 
 const DEFAULT_LIMIT = 20;
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** A port timestamp of the years 0001 to 9999: year 0 is a valid JavaScript date but not a PostgreSQL one (error 22008). */
+const ISO = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Encodes a keyset position as an opaque cursor. The kind letter keeps an invoice cursor out of the client list. */
 export function encodeCursor(kind: "i" | "c", k: Keyset): string {

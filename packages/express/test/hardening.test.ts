@@ -1,0 +1,131 @@
+// Issue 16, the answers an attacker could turn into 500s: ids that do not decode, bodies that do
+// not inflate, `__proto__` as a query parameter, a cursor date PostgreSQL has no room for. Each gets
+// its documented 4xx, nothing is logged as an unexpected error.
+import { gzipSync } from "node:zlib";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, makeApp, signUp } from "./support.js";
+
+/** One request on a real socket (supertest re-encodes a Buffer body sent with a Content-Encoding). */
+async function raw(app: Express, method: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { method, headers: { "content-type": "application/json", ...headers }, body });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
+const corruptGzip = () => Buffer.concat([gzipSync(Buffer.from('{"email":"a@b.example"}')).subarray(0, 10), Buffer.from("this is not deflate data at all")]);
+
+describe("ids that do not decode (a stray %, bytes that are not UTF-8) are not found: 404 before authentication and rate limits, nothing logged", () => {
+  const cases: Array<[string, string, string]> = [
+    ["get", "/v1/invoices/%", "invoice_not_found"],
+    ["get", "/v1/invoices/%ff", "invoice_not_found"],
+    ["get", "/v1/invoices/%e0%80", "invoice_not_found"],
+    ["get", "/v1/webhooks/%c0/deliveries", "webhook_not_found"],
+    ["delete", "/v1/webhooks/%", "webhook_not_found"],
+    ["delete", "/v1/api-keys/%", "api_key_not_found"],
+    ["get", "/admin/companies/%", "company_not_found"],
+    ["patch", "/admin/companies/%zz", "company_not_found"],
+  ];
+  for (const [method, path, code] of cases) {
+    it(`${method.toUpperCase()} ${path} without a key → 404 ${code}`, async () => {
+      const { app, logs } = makeApp();
+      const res = await request(app)[method as "get"](path);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ code });
+      expect(typeof res.body.message).toBe("string");
+      expect(res.headers["ratelimit-limit"]).toBeUndefined(); // answered before the rate limit counts it
+      expect(logs).toEqual([]);
+    });
+  }
+
+  it("a path that does not decode on no route of ours → the plain 404, nothing logged", async () => {
+    const { app, logs } = makeApp();
+    const res = await request(app).get("/v1/%zz/x");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ statusCode: 404, error: "Not Found" });
+    expect(logs).toEqual([]);
+  });
+
+  it("with a valid key the same malformed id is the same 404 (a well-formed unknown id answers alike)", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const bad = await request(app).get("/v1/invoices/%ff").set("Authorization", `Bearer ${apiKey}`);
+    const unknown = await request(app).get("/v1/invoices/00000000-0000-4000-8000-000000000000").set("Authorization", `Bearer ${apiKey}`);
+    expect([bad.status, unknown.status]).toEqual([404, 404]);
+    expect(bad.body.code).toBe(unknown.body.code);
+  });
+});
+
+describe("a compressed body that does not inflate → 400, nothing logged", () => {
+  it("POST /v1/accounts (no key) with Content-Encoding: gzip over bytes that are not gzip → 400 naming the encoding", async () => {
+    const { app, logs } = makeApp();
+    const res = await raw(app, "POST", "/v1/accounts", { "content-encoding": "gzip" }, corruptGzip());
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    expect(res.body.message).toMatch(/decompress/);
+    expect(logs).toEqual([]);
+  });
+
+  it("every body route: submit, API keys, webhooks, the admin patch → 400 (deflate and br too)", async () => {
+    const { app, logs } = makeApp();
+    const { apiKey, companyId } = await signUp(app);
+    const routes: Array<["post" | "patch", string, string]> = [
+      ["post", "/v1/peppol/invoice", apiKey],
+      ["post", "/v1/api-keys", apiKey],
+      ["post", "/v1/webhooks", apiKey],
+      ["patch", `/admin/companies/${companyId}`, ADMIN_TOKEN],
+    ];
+    for (const [method, path, token] of routes) {
+      for (const encoding of ["gzip", "deflate", "br"]) {
+        const res = await raw(app, method.toUpperCase(), path, { authorization: `Bearer ${token}`, "content-encoding": encoding }, corruptGzip());
+        expect(res.status, `${method} ${path} ${encoding}: ${JSON.stringify(res.body)}`).toBe(400);
+        expect(res.body.message).toMatch(/decompress/);
+      }
+    }
+    expect(logs).toEqual([]);
+  });
+
+  it("a valid gzip body is still read (control)", async () => {
+    const { app } = makeApp();
+    const body = gzipSync(Buffer.from(JSON.stringify({ email: "gz@example.com", companyName: "Gz", country: "NL" })));
+    const res = await raw(app, "POST", "/v1/accounts", { "content-encoding": "gzip" }, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+});
+
+describe("query parameters named like Object's own properties are parameters like any other", () => {
+  it("GET /v1/invoices?__proto__=1 → 400 'property __proto__ should not exist'", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    for (const path of ["/v1/invoices?__proto__=1", "/v1/clients?__proto__=1", "/v1/company?__proto__=1", "/v1/invoices?__proto__=1&__proto__=2"]) {
+      const res = await request(app).get(path).set("Authorization", `Bearer ${apiKey}`);
+      expect(res.status, path).toBe(400);
+      expect(res.body.message, path).toEqual(["property __proto__ should not exist"]);
+    }
+    const ctor = await request(app).get("/v1/invoices?constructor=x").set("Authorization", `Bearer ${apiKey}`);
+    expect(ctor.body.message).toEqual(["property constructor should not exist"]);
+  });
+});
+
+describe("a well-formed cursor whose date no database can hold", () => {
+  it("year 0 (PostgreSQL has none) → 400 bad cursor on /v1/invoices and /v1/clients", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    for (const [path, kind] of [["/v1/invoices", "i"], ["/v1/clients", "c"]] as const) {
+      const cursor = Buffer.from(JSON.stringify([kind, "0000-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000000"])).toString("base64url");
+      const res = await request(app).get(`${path}?cursor=${cursor}`).set("Authorization", `Bearer ${apiKey}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message[0]).toMatch(/^cursor must be a valid pagination cursor/);
+      const year1 = Buffer.from(JSON.stringify([kind, "0001-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000000"])).toString("base64url");
+      expect((await request(app).get(`${path}?cursor=${year1}`).set("Authorization", `Bearer ${apiKey}`)).status).toBe(200);
+    }
+  });
+});
