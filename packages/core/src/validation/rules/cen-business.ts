@@ -1,4 +1,454 @@
-// Rule family: BR-01..BR-65 and BR-B-*, BR-CO-*, BR-DEC-*.
-import type { RuleFamily } from "../model.js";
+// Rule family: BR-01..BR-65 and BR-B-*, BR-CO-*, BR-DEC-* of the CEN EN 16931 UBL rules (validation
+// artefacts 1.3.16, ubl/schematron/preprocessed/EN16931-UBL-validation-preprocessed.sch, pattern UBL-model).
+// Grouped by Schematron context; each assertion is reproduced as the XPath reads (normalize-space, exists,
+// xs:decimal arithmetic with round(x * 100) div 100), and reported at the context node. Within the pattern an
+// element is checked by the first rule whose context matches it, as Schematron does (a line's InvoicePeriod
+// gets BR-30/BR-CO-20, not BR-29/BR-CO-19).
+import { round2, sum, type Decimal } from "../decimal.js";
+import { child, children, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { VAT_PREFIXES } from "../codelists/cen.js";
+import {
+  all, allLines, chargeIndicator, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
+  quote, round0, show,
+} from "./cen-common.js";
 
-export const cenBusinessRules: RuleFamily = () => {};
+type Report = (rule: string, message: string, node: UblNode | null) => void;
+
+export const cenBusinessRules: RuleFamily = (ctx) => {
+  const root = ctx.root;
+  const report: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  if (isUblRoot(root)) documentRules(ctx, report);
+  for (const n of all(root, "cac:AdditionalDocumentReference")) {
+    if (norm(child(n, "cbc:ID")) === "") report("BR-52", "An additional supporting document (BG-24) has no document reference (BT-122).", n);
+  }
+  endpointAndAddressRules(root, report, ctx);
+  allowanceChargeRules(root, report);
+  for (const n of all(root, "cac:LegalMonetaryTotal")) totalsRules(n, report);
+  for (const line of allLines(root)) lineRules(line, report);
+  periodRules(root, report);
+  itemRules(root, report);
+  paymentRules(root, report);
+  for (const n of all(root, "cac:BillingReference")) {
+    if (!exists(n, "cac:InvoiceDocumentReference/cbc:ID")) report("BR-55", "A preceding invoice reference (BG-3) has no preceding invoice number (BT-25).", n);
+  }
+  partyRules(root, report);
+  taxTotalRules(root, report);
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Context /ubl:Invoice | /cn:CreditNote
+function documentRules(ctx: RuleContext, report: Report): void {
+  const d = ctx.root;
+  const missing = (rule: string, ok: boolean, what: string) => { if (!ok) report(rule, what, d); };
+  missing("BR-01", textAt(d, "cbc:CustomizationID") !== "", "The invoice has no specification identifier (BT-24, cbc:CustomizationID).");
+  missing("BR-02", textAt(d, "cbc:ID") !== "", "The invoice has no invoice number (BT-1, cbc:ID).");
+  missing("BR-03", textAt(d, "cbc:IssueDate") !== "", "The invoice has no issue date (BT-2, cbc:IssueDate).");
+  missing("BR-04", textAt(d, "cbc:InvoiceTypeCode") !== "" || textAt(d, "cbc:CreditNoteTypeCode") !== "",
+    "The invoice has no invoice type code (BT-3, cbc:InvoiceTypeCode or cbc:CreditNoteTypeCode).");
+  missing("BR-05", textAt(d, "cbc:DocumentCurrencyCode") !== "", "The invoice has no currency code (BT-5, cbc:DocumentCurrencyCode).");
+  missing("BR-06", textAt(d, "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName") !== "",
+    "The seller's name (BT-27, PartyLegalEntity/RegistrationName) is missing.");
+  missing("BR-07", textAt(d, "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName") !== "",
+    "The buyer's name (BT-44, PartyLegalEntity/RegistrationName) is missing.");
+  missing("BR-08", exists(d, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress"), "The seller's postal address (BG-5) is missing.");
+  missing("BR-10", exists(d, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"), "The buyer's postal address (BG-8) is missing.");
+  missing("BR-16", exists(d, "cac:InvoiceLine") || exists(d, "cac:CreditNoteLine"), "The invoice has no invoice lines (BG-25); it needs at least one.");
+
+  // BR-53: every $taxcurrency in cbc:TaxCurrencyCode satisfies exists(//cac:TaxTotal/cbc:TaxAmount[@currencyID=$taxcurrency])
+  const taxAmounts = all(d, "cac:TaxTotal").flatMap((t) => children(t, "cbc:TaxAmount"));
+  for (const tc of children(d, "cbc:TaxCurrencyCode")) {
+    const cur = stringValue(tc);
+    if (!taxAmounts.some((a) => a.attrs.currencyID === cur)) {
+      report("BR-53", `The VAT accounting currency (BT-6) is ${quote(tc)}, but no VAT total amount is given in that currency (BT-111).`, d);
+    }
+  }
+
+  // BR-CO-03: a VAT point date (BT-7) and a VAT point date code (BT-8) exclude each other.
+  if (exists(d, "cbc:TaxPointDate") && exists(d, "cac:InvoicePeriod/cbc:DescriptionCode")) {
+    report("BR-CO-03", `The invoice has both a VAT point date (BT-7, ${quote(child(d, "cbc:TaxPointDate"))}) and a VAT point date code (BT-8, ${quote(first(d, "cac:InvoicePeriod/cbc:DescriptionCode"))}); only one is allowed.`, d);
+  }
+
+  // BR-CO-15: every $Currency in cbc:DocumentCurrencyCode satisfies exactly one VAT total in that currency and
+  // TaxInclusiveAmount = round((TaxExclusiveAmount + that VAT total) * 100) div 100.
+  for (const cc of children(d, "cbc:DocumentCurrencyCode")) {
+    const cur = stringValue(cc);
+    const inCurrency = children(d, "cac:TaxTotal").flatMap((t) => children(t, "cbc:TaxAmount").filter((a) => a.attrs.currencyID === cur));
+    const lmt = child(d, "cac:LegalMonetaryTotal");
+    const incl = decAt(lmt, "cbc:TaxInclusiveAmount"), excl = decAt(lmt, "cbc:TaxExclusiveAmount");
+    const vat = inCurrency.length === 1 ? decOf(inCurrency[0]) : null;
+    const ok = inCurrency.length === 1 && incl !== null && excl !== null && vat !== null && incl.eq(round2(excl.plus(vat)));
+    if (!ok) {
+      const msg = inCurrency.length !== 1
+        ? `The invoice must give its total VAT amount (BT-110) exactly once in the invoice currency ${quote(cc)}; it gives it ${inCurrency.length} times.`
+        : `The total with VAT (BT-112) is ${show(incl)}, but the total without VAT (BT-109) ${show(excl)} plus the VAT total (BT-110) ${show(vat)} is ${excl && vat ? show(round2(excl.plus(vat))) : "not computable"}.`;
+      report("BR-CO-15", msg, d);
+    }
+  }
+
+  if (!exists(d, "cac:TaxTotal/cac:TaxSubtotal")) report("BR-CO-18", "The invoice has no VAT breakdown (BG-23, cac:TaxTotal/cac:TaxSubtotal); it needs at least one.", d);
+
+  // BR-DEC-13 and BR-DEC-15 test //cac:TaxTotal/cbc:TaxAmount[@currencyID = cbc:DocumentCurrencyCode]: inside
+  // the predicate cbc:DocumentCurrencyCode is a child of the TaxAmount, which never exists, so as published both
+  // assertions always hold. Reproduced as such: they never fire.
+
+  // BR-B-01: split payment (B) only in Italian invoices: no country code other than IT anywhere.
+  const usesB = all(d, "cac:TaxCategory").some((c) => idIs(c, "B")) || all(d, "cac:ClassifiedTaxCategory").some((c) => idIs(c, "B"));
+  if (usesB) {
+    const notIt = all(d, "cbc:IdentificationCode").find((c) => stringValue(c) !== "IT");
+    if (notIt) report("BR-B-01", `Split payment (VAT category B) is only for Italian domestic invoices, but the invoice has the country code '${stringValue(notIt)}'.`, d);
+  }
+  // BR-B-02: split payment (B) and standard rate (S) exclude each other.
+  const docUses = (code: string) =>
+    select(d, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory").some((c) => idIs(c, code)) ||
+    select(d, "cac:AllowanceCharge/cac:TaxCategory").some((c) => idIs(c, code)) ||
+    all(d, "cac:ClassifiedTaxCategory").some((c) => idIs(c, code));
+  if (docUses("B") && docUses("S")) {
+    report("BR-B-02", "An invoice with split payment (VAT category B) cannot also have standard rated (S) lines, allowances, charges or VAT breakdowns.", d);
+  }
+}
+
+/** `cac:X/cbc:ID = 'code'` (general comparison on the text as written, not normalised). */
+const idIs = (category: UblNode, code: string) => children(category, "cbc:ID").some((i) => stringValue(i) === code);
+
+// ---------------------------------------------------------------------------------------------------------
+// Parties' electronic addresses and postal addresses.
+function endpointAndAddressRules(root: UblNode, report: Report, _ctx: RuleContext): void {
+  for (const e of all(root, "cbc:EndpointID")) {
+    if (e.attrs.schemeID !== undefined) continue;
+    if (hasParents(e, "cac:Party", "cac:AccountingCustomerParty")) report("BR-63", `The buyer's electronic address (BT-49) ${quote(e)} has no scheme identifier (schemeID).`, e);
+    else if (hasParents(e, "cac:Party", "cac:AccountingSupplierParty")) report("BR-62", `The seller's electronic address (BT-34) ${quote(e)} has no scheme identifier (schemeID).`, e);
+  }
+  for (const a of all(root, "cac:PostalAddress")) {
+    const country = norm(first(a, "cac:Country/cbc:IdentificationCode"));
+    if (country !== "") continue;
+    if (hasParents(a, "cac:Party", "cac:AccountingCustomerParty")) report("BR-11", "The buyer's postal address (BG-8) has no country code (BT-55).", a);
+    else if (hasParents(a, "cac:Party", "cac:AccountingSupplierParty")) report("BR-09", "The seller's postal address (BG-5) has no country code (BT-40).", a);
+    else if (hasParents(a, "cac:TaxRepresentativeParty")) report("BR-20", "The seller's tax representative's postal address (BG-12) has no country code (BT-69).", a);
+  }
+  for (const a of all(root, "cac:Address")) {
+    if (hasParents(a, "cac:DeliveryLocation", "cac:Delivery") && !exists(a, "cac:Country/cbc:IdentificationCode")) {
+      report("BR-57", "The deliver-to address (BG-15) has no country code (BT-80).", a);
+    }
+  }
+  for (const p of all(root, "cbc:PrimaryAccountNumberID")) {
+    if (hasParents(p, "cac:CardAccount", "cac:PaymentMeans") && codepoints(norm(p)) > 10) {
+      ctxWarning(_ctx, "BR-51", `The card number (BT-87) shows ${codepoints(norm(p))} characters; for card security an invoice should show at most the first 6 and last 4 digits.`, p);
+    }
+  }
+}
+
+function ctxWarning(ctx: RuleContext, rule: string, message: string, node: UblNode): void {
+  ctx.report(rule, "warning", message, node);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Allowances and charges: document level (children of the root) and line level.
+function allowanceChargeRules(root: UblNode, report: Report): void {
+  for (const ac of all(root, "cac:AllowanceCharge")) {
+    const parent = ac.parent!;
+    const charge = chargeIndicator(ac);
+    if (charge === null) continue;
+    const hasReason = exists(ac, "cbc:AllowanceChargeReason") || exists(ac, "cbc:AllowanceChargeReasonCode");
+    const amount = child(ac, "cbc:Amount"), base = child(ac, "cbc:BaseAmount");
+    if (isUblRoot(parent)) {
+      const what = charge ? "document level charge (BG-21)" : "document level allowance (BG-20)";
+      const [rAmount, rCat, rReason, rCoReason, rDecAmount, rDecBase] = charge
+        ? ["BR-36", "BR-37", "BR-38", "BR-CO-22", "BR-DEC-05", "BR-DEC-06"]
+        : ["BR-31", "BR-32", "BR-33", "BR-CO-21", "BR-DEC-01", "BR-DEC-02"];
+      if (!amount) report(rAmount!, `A ${what} has no amount (${charge ? "BT-99" : "BT-92"}).`, ac);
+      if (!children(ac, "cac:TaxCategory").some((c) => isVat(c) && exists(c, "cbc:ID"))) {
+        report(rCat!, `A ${what} has no VAT category code (${charge ? "BT-102" : "BT-95"}).`, ac);
+      }
+      if (!hasReason) {
+        const m = `A ${what} has neither a reason (${charge ? "BT-104" : "BT-97"}) nor a reason code (${charge ? "BT-105" : "BT-98"}).`;
+        report(rReason!, m, ac);
+        report(rCoReason!, m, ac);
+      }
+      // BR-CO-05 / BR-CO-06 assert true() in 1.3.16: nothing to check.
+      if (fractionDigits(amount) > 2) report(rDecAmount!, `The ${what} amount ${quote(amount)} has more than 2 decimals.`, ac);
+      if (fractionDigits(base) > 2) report(rDecBase!, `The ${what} base amount ${quote(base)} has more than 2 decimals.`, ac);
+    } else if (isLine(parent)) {
+      const what = charge ? "invoice line charge (BG-28)" : "invoice line allowance (BG-27)";
+      const [rAmount, rReason, rCoReason, rDecAmount, rDecBase] = charge
+        ? ["BR-43", "BR-44", "BR-CO-24", "BR-DEC-27", "BR-DEC-28"]
+        : ["BR-41", "BR-42", "BR-CO-23", "BR-DEC-24", "BR-DEC-25"];
+      if (!amount) report(rAmount!, `An ${what} has no amount (${charge ? "BT-141" : "BT-136"}).`, ac);
+      if (!hasReason) {
+        const m = `An ${what} has neither a reason (${charge ? "BT-144" : "BT-139"}) nor a reason code (${charge ? "BT-145" : "BT-140"}).`;
+        report(rReason!, m, ac);
+        report(rCoReason!, m, ac);
+      }
+      // BR-CO-07 / BR-CO-08 assert true() in 1.3.16: nothing to check.
+      if (fractionDigits(amount) > 2) report(rDecAmount!, `The ${what} amount ${quote(amount)} has more than 2 decimals.`, ac);
+      if (fractionDigits(base) > 2) report(rDecBase!, `The ${what} base amount ${quote(base)} has more than 2 decimals.`, ac);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Context cac:LegalMonetaryTotal: the document totals (BG-22).
+function totalsRules(t: UblNode, report: Report): void {
+  const el = (q: string) => child(t, q);
+  const has = (q: string) => el(q) !== null;
+  if (!has("cbc:LineExtensionAmount")) report("BR-12", "The invoice has no sum of invoice line net amounts (BT-106, LineExtensionAmount).", t);
+  if (!has("cbc:TaxExclusiveAmount")) report("BR-13", "The invoice has no total amount without VAT (BT-109, TaxExclusiveAmount).", t);
+  if (!has("cbc:TaxInclusiveAmount")) report("BR-14", "The invoice has no total amount with VAT (BT-112, TaxInclusiveAmount).", t);
+  if (!has("cbc:PayableAmount")) report("BR-15", "The invoice has no amount due for payment (BT-115, PayableAmount).", t);
+
+  const lineTotal = decAt(t, "cbc:LineExtensionAmount");
+  const root = t.parent;
+  // BR-CO-10: BT-106 = round(Σ BT-131 * 100) div 100 over every line of the document.
+  if (root) {
+    const lines = allLines(root);
+    const s = round2(sum(lines.map((l) => decAt(l, "cbc:LineExtensionAmount")).filter(notNull)));
+    if (!eq(lineTotal, s)) {
+      report("BR-CO-10", `The sum of the invoice lines' net amounts (BT-131) is ${show(s)}, but the document's line total (BT-106) says ${show(lineTotal)}.`, t);
+    }
+    // BR-CO-11 / BR-CO-12: BT-107 / BT-108 = rounded sum of the document level allowances / charges.
+    for (const charge of [false, true]) {
+      const acs = children(root, "cac:AllowanceCharge").filter((a) => chargeIndicator(a) === charge);
+      const totalQ = charge ? "cbc:ChargeTotalAmount" : "cbc:AllowanceTotalAmount";
+      const total = decAt(t, totalQ);
+      const s2 = round2(sum(acs.map((a) => decAt(a, "cbc:Amount")).filter(notNull)));
+      const ok = eq(total, s2) || (!has(totalQ) && acs.length === 0);
+      if (!ok) {
+        const [rule, bt, what] = charge ? ["BR-CO-12", "BT-108", "charges"] : ["BR-CO-11", "BT-107", "allowances"];
+        report(rule, `The document level ${what} add up to ${show(s2)}, but the sum of ${what} on document level (${bt}) says ${has(totalQ) ? show(total) : "nothing (it is missing)"}.`, t);
+      }
+    }
+  }
+
+  // BR-CO-13: BT-109 = BT-106 - BT-107 + BT-108 (rounded to 2 decimals), each term only when present.
+  const excl = decAt(t, "cbc:TaxExclusiveAmount");
+  const hasCharges = has("cbc:ChargeTotalAmount"), hasAllowances = has("cbc:AllowanceTotalAmount");
+  const charges = decAt(t, "cbc:ChargeTotalAmount"), allowances = decAt(t, "cbc:AllowanceTotalAmount");
+  let expected: Decimal | null = null;
+  if (lineTotal !== null && (!hasCharges || charges !== null) && (!hasAllowances || allowances !== null)) {
+    const raw = lineTotal.plus(hasCharges ? charges! : 0).minus(hasAllowances ? allowances! : 0);
+    expected = hasCharges || hasAllowances ? round2(raw) : raw;
+  }
+  if (!eq(excl, expected)) {
+    report("BR-CO-13", `The total without VAT (BT-109) is ${show(excl)}, but the line total (BT-106) ${show(lineTotal)} minus allowances (BT-107) ${hasAllowances ? show(allowances) : "0"} plus charges (BT-108) ${hasCharges ? show(charges) : "0"} is ${show(expected)}.`, t);
+  }
+
+  // BR-CO-16: BT-115 = BT-112 - BT-113 + BT-114.
+  const payable = decAt(t, "cbc:PayableAmount"), incl = decAt(t, "cbc:TaxInclusiveAmount");
+  const hasPrepaid = has("cbc:PrepaidAmount"), hasRounding = has("cbc:PayableRoundingAmount");
+  const prepaid = decAt(t, "cbc:PrepaidAmount"), rounding = decAt(t, "cbc:PayableRoundingAmount");
+  const due = hasPrepaid ? (incl && prepaid ? round2(incl.minus(prepaid)) : null) : incl;
+  const paid = hasRounding ? (payable && rounding ? round2(payable.minus(rounding)) : null) : payable;
+  if (!eq(paid, due)) {
+    const expectedDue = due && hasRounding && rounding ? due.plus(rounding) : due;
+    report("BR-CO-16", `The amount due (BT-115) is ${show(payable)}, but the total with VAT (BT-112) ${show(incl)} minus the paid amount (BT-113) ${hasPrepaid ? show(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? show(rounding) : "0"} is ${show(expectedDue)}.`, t);
+  }
+
+  const decimals: [string, string, string][] = [
+    ["BR-DEC-09", "cbc:LineExtensionAmount", "sum of invoice line net amounts (BT-106)"],
+    ["BR-DEC-10", "cbc:AllowanceTotalAmount", "sum of allowances on document level (BT-107)"],
+    ["BR-DEC-11", "cbc:ChargeTotalAmount", "sum of charges on document level (BT-108)"],
+    ["BR-DEC-12", "cbc:TaxExclusiveAmount", "total without VAT (BT-109)"],
+    ["BR-DEC-14", "cbc:TaxInclusiveAmount", "total with VAT (BT-112)"],
+    ["BR-DEC-16", "cbc:PrepaidAmount", "paid amount (BT-113)"],
+    ["BR-DEC-17", "cbc:PayableRoundingAmount", "rounding amount (BT-114)"],
+    ["BR-DEC-18", "cbc:PayableAmount", "amount due for payment (BT-115)"],
+  ];
+  for (const [rule, q, what] of decimals) {
+    if (fractionDigits(el(q)) > 2) report(rule, `The ${what} ${quote(el(q))} has more than 2 decimals.`, t);
+  }
+}
+
+const notNull = <T>(x: T | null): x is T => x !== null;
+
+// ---------------------------------------------------------------------------------------------------------
+// Context cac:InvoiceLine | cac:CreditNoteLine.
+function lineRules(line: UblNode, report: Report): void {
+  const id = textAt(line, "cbc:ID");
+  const which = id === "" ? "An invoice line" : `Invoice line ${id}`;
+  if (id === "") report("BR-21", "An invoice line has no line identifier (BT-126).", line);
+  const qty = child(line, "cbc:InvoicedQuantity") ?? child(line, "cbc:CreditedQuantity");
+  if (!qty) report("BR-22", `${which} has no invoiced quantity (BT-129).`, line);
+  const hasUnit = children(line, "cbc:InvoicedQuantity").some((q) => q.attrs.unitCode !== undefined) ||
+    children(line, "cbc:CreditedQuantity").some((q) => q.attrs.unitCode !== undefined);
+  if (!hasUnit) report("BR-23", `${which} has no unit of measure (BT-130, the quantity's unitCode).`, line);
+  if (!exists(line, "cbc:LineExtensionAmount")) report("BR-24", `${which} has no net amount (BT-131).`, line);
+  if (textAt(line, "cac:Item/cbc:Name") === "") report("BR-25", `${which} has no item name (BT-153).`, line);
+  const prices = select(line, "cac:Price/cbc:PriceAmount");
+  if (prices.length === 0) report("BR-26", `${which} has no item net price (BT-146).`, line);
+  if (!prices.some((p) => nonNegative(p))) {
+    report("BR-27", prices.length === 0
+      ? `${which} has no item net price (BT-146); it must be given, and be 0 or more.`
+      : `${which} has the item net price (BT-146) ${quote(prices[0])}; it cannot be negative.`, line);
+  }
+  const bases = select(line, "cac:Price/cac:AllowanceCharge/cbc:BaseAmount");
+  if (bases.length > 0 && !bases.some((b) => nonNegative(b))) {
+    report("BR-28", `${which} has the item gross price (BT-148) ${quote(bases[0])}; it cannot be negative.`, line);
+  }
+  if (!select(line, "cac:Item/cac:ClassifiedTaxCategory").some((c) => isVat(c) && exists(c, "cbc:ID"))) {
+    report("BR-CO-04", `${which} has no VAT category code (BT-151, Item/ClassifiedTaxCategory with the VAT scheme).`, line);
+  }
+  const lea = child(line, "cbc:LineExtensionAmount");
+  if (fractionDigits(lea) > 2) report("BR-DEC-23", `${which} has the net amount (BT-131) ${quote(lea)}, with more than 2 decimals.`, line);
+}
+
+/** `(path) >= 0`: the value compared as a number (absent is false). */
+function nonNegative(n: UblNode): boolean {
+  const v = decOf(n);
+  return v !== null && v.gte(0);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Contexts cac:InvoiceLine/cac:InvoicePeriod | cac:CreditNoteLine/cac:InvoicePeriod, then cac:InvoicePeriod.
+function periodRules(root: UblNode, report: Report): void {
+  for (const p of all(root, "cac:InvoicePeriod")) {
+    const start = child(p, "cbc:StartDate"), end = child(p, "cbc:EndDate");
+    const line = isLine(p.parent);
+    if (start && end) {
+      const s = dateKey(stringValue(start)), e = dateKey(stringValue(end));
+      if (s !== null && e !== null && e < s) {
+        report(line ? "BR-30" : "BR-29", `The ${line ? "invoice line period" : "invoicing period"} ends (${quote(end)}) before it starts (${quote(start)}).`, p);
+      }
+    }
+    if (line) {
+      if (!start && !end) report("BR-CO-20", "An invoice line period (BG-26) has neither a start date (BT-134) nor an end date (BT-135).", p);
+    } else if (!start && !end && !exists(p, "cbc:DescriptionCode")) {
+      report("BR-CO-19", "The invoicing period (BG-14) has neither a start date (BT-73), an end date (BT-74) nor a VAT point date code (BT-8).", p);
+    }
+  }
+}
+
+/** xs:date as a comparable number (timezone ignored), or null when not a date (the official rules stop there). */
+function dateKey(s: string): number | null {
+  const m = /^[ \t\r\n]*(-?\d{4,})-(\d\d)-(\d\d)(Z|[+-]\d\d:\d\d)?[ \t\r\n]*$/.exec(s);
+  if (!m) return null;
+  return Number(m[1]) * 10000 + Number(m[2]) * 100 + Number(m[3]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Item attributes, classification and standard identifiers.
+function itemRules(root: UblNode, report: Report): void {
+  for (const p of all(root, "cac:AdditionalItemProperty")) {
+    if (!exists(p, "cbc:Name") || !exists(p, "cbc:Value")) {
+      report("BR-54", `An item attribute (BG-32) needs both a name (BT-160) and a value (BT-161); it has ${exists(p, "cbc:Name") ? "no value" : "no name"}.`, p);
+    }
+  }
+  for (const c of all(root, "cbc:ItemClassificationCode")) {
+    if (c.attrs.listID === undefined && hasParents(c, "cac:CommodityClassification", "cac:Item") && isLine(c.parent!.parent!.parent)) {
+      report("BR-65", `The item classification ${quote(c)} (BT-158) has no scheme identifier (listID).`, c);
+    }
+  }
+  for (const s of all(root, "cac:StandardItemIdentification")) {
+    if (!hasParents(s, "cac:Item") || !isLine(s.parent!.parent)) continue;
+    for (const id of children(s, "cbc:ID")) {
+      if (id.attrs.schemeID === undefined) report("BR-64", `The item standard identifier ${quote(id)} (BT-157) has no scheme identifier (schemeID).`, id);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Payment: payee, payment means, payee account.
+function paymentRules(root: UblNode, report: Report): void {
+  for (const payee of all(root, "cac:PayeeParty")) {
+    const names = select(payee, "cac:PartyName/cbc:Name").map(stringValue);
+    const parent = payee.parent;
+    const sellerNames = select(parent, "cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name").map(stringValue);
+    const ids = select(payee, "cac:PartyIdentification/cbc:ID").map(stringValue);
+    const sellerIds = select(parent, "cac:AccountingSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID").map(stringValue);
+    if (names.length === 0) report("BR-17", "The payee (BG-10) has no name (BT-59).", payee);
+    else if (names.some((n) => sellerNames.includes(n)) || ids.some((i) => sellerIds.includes(i))) {
+      report("BR-17", "The payee (BG-10) is the seller (same name or identifier); give a payee only when it differs from the seller.", payee);
+    }
+  }
+  for (const pm of all(root, "cac:PaymentMeans")) {
+    const codeEl = child(pm, "cbc:PaymentMeansCode");
+    if (!codeEl) report("BR-49", "A payment instruction (BG-16) has no payment means type code (BT-81).", pm);
+    const code = norm(codeEl);
+    if ((code === "30" || code === "58") && !exists(pm, "cac:PayeeFinancialAccount/cbc:ID")) {
+      report("BR-61", `Payment means ${code} is a credit transfer, so the payment account identifier (BT-84) is required.`, pm);
+    }
+    if (children(pm, "cbc:PaymentMeansCode").some((c) => stringValue(c) === "30" || stringValue(c) === "58")) {
+      for (const acc of children(pm, "cac:PayeeFinancialAccount")) {
+        if (norm(child(acc, "cbc:ID")) === "") report("BR-50", "The payment account identifier (BT-84) is empty; a credit transfer needs it.", acc);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Seller, tax representative, VAT identifiers.
+function partyRules(root: UblNode, report: Report): void {
+  for (const s of all(root, "cac:AccountingSupplierParty")) {
+    const ok = select(s, "cac:Party/cac:PartyTaxScheme").some((p) => isPtsVat(p) && exists(p, "cbc:CompanyID")) ||
+      select(s, "cac:Party/cac:PartyIdentification/cbc:ID").some((i) => i.attrs.schemeID !== "SEPA") ||
+      exists(s, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
+    if (!ok) report("BR-CO-26", "The seller has no identifier (BT-29), legal registration identifier (BT-30) or VAT identifier (BT-31); at least one is required.", s);
+  }
+  for (const t of all(root, "cac:TaxRepresentativeParty")) {
+    if (textAt(t, "cac:PartyName/cbc:Name") === "") report("BR-18", "The seller's tax representative (BG-11) has no name (BT-62).", t);
+    if (!exists(t, "cac:PostalAddress")) report("BR-19", "The seller's tax representative (BG-11) has no postal address (BG-12).", t);
+    if (!children(t, "cac:PartyTaxScheme").some((p) => isPtsVat(p) && exists(p, "cbc:CompanyID"))) {
+      report("BR-56", "The seller's tax representative (BG-11) has no VAT identifier (BT-63).", t);
+    }
+  }
+  for (const p of all(root, "cac:PartyTaxScheme")) {
+    if (!isPtsVat(p)) continue;
+    const prefix = [...stringValue(child(p, "cbc:CompanyID"))].slice(0, 2).join("");
+    if (!VAT_PREFIX_TEXT.includes(prefix)) {
+      report("BR-CO-09", `The VAT identifier ${quote(child(p, "cbc:CompanyID"))} must start with a country code (ISO 3166-1 alpha-2, or EL for Greece); '${prefix}' is not one.`, p);
+    }
+  }
+}
+
+/** `cac:PartyTaxScheme[cac:TaxScheme/normalize-space(upper-case(cbc:ID))='VAT']`. */
+const isPtsVat = isVat;
+
+// BR-CO-09 tests contains(' 1A AD ... ZW ', substring(cbc:CompanyID, 1, 2)): a substring of the joined list.
+const VAT_PREFIX_TEXT = ` ${VAT_PREFIXES.join(" ")} `;
+
+// ---------------------------------------------------------------------------------------------------------
+// Contexts /ubl:Invoice/cac:TaxTotal | /cn:CreditNote/cac:TaxTotal and cac:TaxTotal/cac:TaxSubtotal.
+function taxTotalRules(root: UblNode, report: Report): void {
+  if (isUblRoot(root)) {
+    for (const tt of children(root, "cac:TaxTotal")) {
+      const subs = children(tt, "cac:TaxSubtotal");
+      if (subs.length === 0) continue;
+      const total = decAt(tt, "cbc:TaxAmount");
+      const s = round2(sum(subs.map((st) => decAt(st, "cbc:TaxAmount")).filter(notNull)));
+      if (!eq(total, s)) report("BR-CO-14", `The VAT total (BT-110) is ${show(total)}, but the VAT breakdown's category amounts (BT-117) add up to ${show(s)}.`, tt);
+    }
+  }
+  for (const st of all(root, "cac:TaxSubtotal")) {
+    if (st.parent?.qname !== "cac:TaxTotal") continue;
+    const vatCats = children(st, "cac:TaxCategory").filter(isVat);
+    const code = norm(child(vatCats[0], "cbc:ID"));
+    const label = code ? `The VAT breakdown for category ${code}` : "A VAT breakdown";
+    if (!exists(st, "cbc:TaxableAmount")) report("BR-45", `${label} has no taxable amount (BT-116).`, st);
+    if (!exists(st, "cbc:TaxAmount")) report("BR-46", `${label} has no VAT amount (BT-117).`, st);
+    if (!vatCats.some((c) => exists(c, "cbc:ID"))) report("BR-47", "A VAT breakdown (BG-23) has no VAT category code (BT-118).", st);
+    if (!vatCats.some((c) => exists(c, "cbc:Percent")) && !vatCats.some((c) => norm(child(c, "cbc:ID")) === "O")) {
+      report("BR-48", `${label} has no VAT rate (BT-119); only category O (not subject to VAT) may leave it out.`, st);
+    }
+    // BR-CO-17: BT-117 = BT-116 * BT-119 / 100, with a tolerance of 1 (and 0 at a zero rate).
+    const rateCat = vatCats.find((c) => exists(c, "cbc:Percent"));
+    const rate = rateCat ? decAt(rateCat, "cbc:Percent") : null;
+    const taxAmount = decAt(st, "cbc:TaxAmount"), taxable = decAt(st, "cbc:TaxableAmount");
+    const amountIsZero = taxAmount !== null && round0(taxAmount).eq(0);
+    let ok: boolean;
+    let expected: Decimal | null = null;
+    if (!rateCat) ok = amountIsZero;
+    else if (rate === null) ok = false;
+    else if (round0(rate).eq(0)) ok = amountIsZero;
+    else {
+      expected = taxable === null ? null : round2(taxable.abs().times(rate.div(100)));
+      ok = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
+    }
+    if (!ok) {
+      const m = expected !== null
+        ? `${label}: the VAT amount (BT-117) is ${show(taxAmount)}, but the taxable amount (BT-116) ${show(taxable)} at ${show(rate)}% gives ${show(expected)}.`
+        : `${label}: the VAT amount (BT-117) is ${show(taxAmount)}, but with a VAT rate of ${rateCat ? show(rate) : "none"} it must be 0.`;
+      report("BR-CO-17", m, st);
+    }
+    const taxableEl = child(st, "cbc:TaxableAmount"), amountEl = child(st, "cbc:TaxAmount");
+    if (fractionDigits(taxableEl) > 2) report("BR-DEC-19", `${label}: the taxable amount (BT-116) ${quote(taxableEl)} has more than 2 decimals.`, st);
+    if (fractionDigits(amountEl) > 2) report("BR-DEC-20", `${label}: the VAT amount (BT-117) ${quote(amountEl)} has more than 2 decimals.`, st);
+  }
+}

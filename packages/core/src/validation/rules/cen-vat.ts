@@ -1,4 +1,327 @@
-// Rule family: the VAT category families BR-S/Z/E/AE/IC/G/O/AF/AG-*.
-import type { RuleFamily } from "../model.js";
+// Rule family: the VAT category families of the CEN EN 16931 UBL rules (validation artefacts 1.3.16):
+// BR-S-* (standard rate), BR-Z-* (zero rated), BR-E-* (exempt), BR-AE-* (reverse charge), BR-IC-* (intra-community,
+// code K), BR-G-* (export outside the EU), BR-O-* (not subject to VAT), BR-AF-* (IGIC, code L), BR-AG-* (IPSI,
+// code M). Each family has the same shape, by Schematron context:
+//   /ubl:Invoice | /cn:CreditNote                         -01 breakdown present, -02..-04 who must have a VAT id
+//   cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory     -05 the line's VAT rate
+//   cac:AllowanceCharge[false|true]/cac:TaxCategory        -06 / -07 the allowance's / charge's VAT rate
+//   /*/cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory        -08 taxable amount, -09 VAT amount, -10 exemption reason
+// The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
+// ID is normalised); each difference is kept and commented where it is.
+import { round2, sum, type Decimal } from "../decimal.js";
+import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import {
+  all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, show,
+} from "./cen-common.js";
 
-export const cenVatRules: RuleFamily = () => {};
+type Report = (rule: string, message: string, node: UblNode | null) => void;
+
+/** The nine VAT categories: code, rule prefix, and a name for messages. */
+const CATEGORIES = [
+  { code: "S", prefix: "BR-S", name: "standard rated (S)" },
+  { code: "Z", prefix: "BR-Z", name: "zero rated (Z)" },
+  { code: "E", prefix: "BR-E", name: "exempt from VAT (E)" },
+  { code: "AE", prefix: "BR-AE", name: "VAT reverse charge (AE)" },
+  { code: "K", prefix: "BR-IC", name: "intra-community supply (K)" },
+  { code: "G", prefix: "BR-G", name: "export outside the EU (G)" },
+  { code: "O", prefix: "BR-O", name: "not subject to VAT (O)" },
+  { code: "L", prefix: "BR-AF", name: "IGIC, Canary Islands (L)" },
+  { code: "M", prefix: "BR-AG", name: "IPSI, Ceuta and Melilla (M)" },
+] as const;
+type Category = (typeof CATEGORIES)[number];
+
+export const cenVatRules: RuleFamily = (ctx) => {
+  const root = ctx.root;
+  const report: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  if (isUblRoot(root)) documentRules(ctx, report);
+  lineAndAllowanceRates(root, report);
+  breakdownRules(root, report);
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// The document's facts the -01..-04 rules look at.
+interface Facts {
+  root: UblNode;
+  taxCategories: readonly UblNode[]; // //cac:TaxCategory
+  classified: readonly UblNode[]; // //cac:ClassifiedTaxCategory
+  breakdown: UblNode[]; // cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory of the root
+  /** //cac:AllowanceCharge[ChargeIndicator = charge]/cac:TaxCategory (any level); `docOnly`: children of the root only. */
+  acCategories(charge: boolean | null, docOnly?: boolean): UblNode[];
+  sellerAnyId: boolean; // //cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID (any scheme)
+  sellerVatId: boolean; // the same with the VAT scheme
+  taxRepVatId: boolean; // //cac:TaxRepresentativeParty/cac:PartyTaxScheme[VAT]/cbc:CompanyID
+  buyerVatId: boolean; // //cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme[VAT]/cbc:CompanyID
+  buyerLegalId: boolean; // //cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID
+}
+
+function facts(root: UblNode): Facts {
+  const pts = (party: string) => all(root, party).flatMap((p) => select(p, "cac:Party/cac:PartyTaxScheme"));
+  const withId = (list: UblNode[], vat: boolean) => list.some((p) => (!vat || isVat(p)) && exists(p, "cbc:CompanyID"));
+  const sellerPts = pts("cac:AccountingSupplierParty"), buyerPts = pts("cac:AccountingCustomerParty");
+  const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((t) => children(t, "cac:PartyTaxScheme"));
+  return {
+    root,
+    taxCategories: all(root, "cac:TaxCategory"),
+    classified: all(root, "cac:ClassifiedTaxCategory"),
+    breakdown: select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory"),
+    acCategories(charge, docOnly = false) {
+      return all(root, "cac:AllowanceCharge")
+        .filter((ac) => (!docOnly || ac.parent === root) && (charge === null || chargeIndicator(ac) === charge))
+        .flatMap((ac) => children(ac, "cac:TaxCategory"));
+    },
+    sellerAnyId: withId(sellerPts, false),
+    sellerVatId: withId(sellerPts, true),
+    taxRepVatId: withId(taxRepPts, true),
+    buyerVatId: withId(buyerPts, true),
+    buyerLegalId: all(root, "cac:AccountingCustomerParty").some((p) => exists(p, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID")),
+  };
+}
+
+/** `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
+const coded = (list: readonly UblNode[], code: string, vat: boolean) => list.filter((c) => categoryCode(c) === code && (!vat || isVat(c)));
+/** `X[cbc:ID = code]`: the ID as written, not normalised. */
+const codedRaw = (list: readonly UblNode[], code: string, vat: boolean) =>
+  list.filter((c) => children(c, "cbc:ID").some((i) => stringValue(i) === code) && (!vat || isVat(c)));
+
+// ---------------------------------------------------------------------------------------------------------
+// Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
+function documentRules(ctx: RuleContext, report: Report): void {
+  const f = facts(ctx.root);
+  const d = ctx.root;
+  for (const cat of CATEGORIES) {
+    presenceRule(cat, f, d, report);
+    identifierRules(cat, f, d, report);
+  }
+
+  // BR-IC-11 / BR-IC-12: an intra-community supply needs the delivery date or invoicing period, and the
+  // deliver-to country.
+  if (coded(f.breakdown, "K", true).length > 0) {
+    const actual = stringValue(select(d, "cac:Delivery/cbc:ActualDeliveryDate")[0] ?? null);
+    const periodHasChild = select(d, "cac:InvoicePeriod").some((p) => p.children.length > 0);
+    if (!(codepoints(actual) > 1 || periodHasChild)) {
+      report("BR-IC-11", "An intra-community supply (VAT category K) needs the actual delivery date (BT-72) or the invoicing period (BG-14).", d);
+    }
+    const country = stringValue(select(d, "cac:Delivery/cac:DeliveryLocation/cac:Address/cac:Country/cbc:IdentificationCode")[0] ?? null);
+    if (!(codepoints(country) > 1)) {
+      report("BR-IC-12", "An intra-community supply (VAT category K) needs the deliver-to country code (BT-80).", d);
+    }
+  }
+
+  // BR-O-11..14: a "not subject to VAT" breakdown excludes every other VAT category in the invoice.
+  if (coded(f.breakdown, "O", true).length > 0) {
+    const others = (list: readonly UblNode[]) => list.filter((c) => categoryCode(c) !== "O" && isVat(c));
+    const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(f.acCategories(false)), o14 = others(f.acCategories(true));
+    const codes = (l: UblNode[]) => [...new Set(l.map((c) => categoryCode(c) || "(none)"))].join(", ");
+    if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, d);
+    if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, d);
+    if (o13.length) report("BR-O-13", `The VAT breakdown has category O (not subject to VAT), so every document level allowance must be O, but one has ${codes(o13)}.`, d);
+    if (o14.length) report("BR-O-14", `The VAT breakdown has category O (not subject to VAT), so every document level charge must be O, but one has ${codes(o14)}.`, d);
+  }
+}
+
+/** BR-x-01: a category used on a line, allowance or charge appears in the VAT breakdown (exactly once for most). */
+function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void {
+  const { code } = cat;
+  let ok: boolean;
+  let inBreakdown: number;
+  if (code === "S" || code === "L" || code === "M") {
+    // count(//cac:AllowanceCharge/cac:TaxCategory[S]) + count(//cac:ClassifiedTaxCategory[S]) > 0 and the
+    // breakdown has it, or neither; S requires no VAT scheme, L and M do (and test the breakdown's ID
+    // unnormalised in the first branch).
+    const vat = code !== "S";
+    const used = coded(f.acCategories(null), code, vat).length + coded(f.classified, code, vat).length;
+    const first = code === "S" ? coded(f.breakdown, code, false).length : codedRaw(f.breakdown, code, code === "M").length;
+    inBreakdown = code === "S" ? first : coded(f.breakdown, code, true).length;
+    ok = (used > 0 && first > 0) || (used === 0 && inBreakdown === 0);
+    if (!ok) {
+      report(`${cat.prefix}-01`, used > 0
+        ? `The invoice has lines, allowances or charges that are ${cat.name}, but the VAT breakdown (BG-23) has no ${code} category.`
+        : `The VAT breakdown (BG-23) has a ${cat.name} category, but no line, allowance or charge is ${code}.`, d);
+    }
+    return;
+  }
+  // Exactly one breakdown of the category when any (VAT) tax category of the document has it.
+  const used = coded(f.taxCategories, code, true).length + coded(f.classified, code, true).length > 0;
+  inBreakdown = coded(f.breakdown, code, true).length;
+  if (used && inBreakdown !== 1) {
+    report(`${cat.prefix}-01`, `The invoice uses VAT category ${cat.name}, so the VAT breakdown (BG-23) must have exactly one ${code} category; it has ${inBreakdown}.`, d);
+  }
+}
+
+/** BR-x-02 (lines), -03 (document allowances), -04 (document charges): the VAT identifiers the category needs. */
+function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): void {
+  const { code } = cat;
+  let idsOk: boolean, need: string;
+  switch (code) {
+    case "S": case "Z": case "E": case "L": case "M":
+      idsOk = f.sellerAnyId || f.taxRepVatId;
+      need = "the seller's VAT identifier (BT-31) or the tax representative's VAT identifier (BT-63)";
+      break;
+    case "AE":
+      idsOk = (f.sellerAnyId || f.taxRepVatId) && (f.buyerVatId || f.buyerLegalId);
+      need = "the seller's VAT identifier (BT-31) or the tax representative's (BT-63), and the buyer's VAT identifier (BT-48) or legal registration identifier (BT-47)";
+      break;
+    case "G":
+      idsOk = f.sellerVatId || f.taxRepVatId;
+      need = "the seller's VAT identifier (BT-31) or the tax representative's VAT identifier (BT-63)";
+      break;
+    case "K":
+      idsOk = (f.sellerVatId || f.taxRepVatId) && f.buyerVatId;
+      need = "the seller's VAT identifier (BT-31) or the tax representative's (BT-63), and the buyer's VAT identifier (BT-48)";
+      break;
+    case "O":
+      idsOk = !f.sellerVatId && !f.taxRepVatId && !f.buyerVatId;
+      need = "";
+      break;
+  }
+  const what = ["lines (BG-25)", "document level allowances (BG-20)", "document level charges (BG-21)"];
+  const used: [boolean, boolean][] = [
+    // -02: //cac:ClassifiedTaxCategory[code][VAT]; S's closing not(exists(...)) omits the VAT scheme.
+    [coded(f.classified, code, true).length > 0, coded(f.classified, code, code !== "S").length > 0],
+    // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
+    ...[false, true].map((charge): [boolean, boolean] => {
+      const acs = f.acCategories(charge, code === "O");
+      // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
+      const firstVat = code !== "G";
+      const guard = code === "L" && charge ? codedRaw(acs, code, true) : coded(acs, code, true);
+      return [coded(acs, code, firstVat).length > 0, guard.length > 0];
+    }),
+  ];
+  used.forEach(([first, guard], i) => {
+    if ((first && idsOk) || !guard) return;
+    const rule = `${cat.prefix}-0${i + 2}`;
+    report(rule, code === "O"
+      ? `The invoice has ${what[i]} not subject to VAT (O), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
+      : `The invoice has ${what[i]} that are ${cat.name}, so it needs ${need}.`, d);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Contexts cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory (-05) and
+// cac:AllowanceCharge[cbc:ChargeIndicator=false()|true()]/cac:TaxCategory (-06 / -07), with the VAT scheme.
+function lineAndAllowanceRates(root: UblNode, report: Report): void {
+  for (const c of all(root, "cac:ClassifiedTaxCategory")) {
+    if (!hasParents(c, "cac:Item") || !isLine(c.parent!.parent) || !isVat(c)) continue;
+    const cat = byCode.get(categoryCode(c));
+    if (cat) rateRule(cat, "-05", c, `an invoice line's item (BT-152)`, report);
+  }
+  for (const c of all(root, "cac:TaxCategory")) {
+    const ac = c.parent;
+    if (!ac || ac.qname !== "cac:AllowanceCharge" || !isVat(c)) continue;
+    const charge = chargeIndicator(ac);
+    if (charge === null) continue;
+    const cat = byCode.get(categoryCode(c));
+    if (cat) rateRule(cat, charge ? "-07" : "-06", c, charge ? "a document level charge (BT-103)" : "a document level allowance (BT-96)", report);
+  }
+}
+
+const byCode = new Map<string, Category>(CATEGORIES.map((c) => [c.code, c]));
+
+function rateRule(cat: Category, suffix: string, c: UblNode, where: string, report: Report): void {
+  const percentEl = child(c, "cbc:Percent");
+  const rate = decAt(c, "cbc:Percent");
+  const rule = cat.prefix + suffix;
+  switch (cat.code) {
+    case "S": // (cbc:Percent) > 0
+      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, standard rated (S), must be more than 0; it is ${percentEl ? show(rate) : "missing"}.`, c);
+      break;
+    case "L": case "M": // (cbc:Percent) >= 0
+      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, ${cat.name}, must be 0 or more; it is ${percentEl ? show(rate) : "missing"}.`, c);
+      break;
+    case "O": // not(cbc:Percent)
+      if (percentEl) report(rule, `The VAT rate of ${where} must not be given when it is not subject to VAT (O); it is ${show(rate)}.`, c);
+      break;
+    default: // xs:decimal(cbc:Percent) = 0
+      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, ${cat.name}, must be 0; it is ${percentEl ? show(rate) : "missing"}.`, c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Context /*/cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory[code][VAT]: -08, -09, -10.
+function breakdownRules(root: UblNode, report: Report): void {
+  for (const c of select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")) {
+    if (!isVat(c)) continue;
+    const cat = byCode.get(categoryCode(c));
+    if (!cat) continue;
+    const sub = c.parent!;
+    const taxable = decAt(sub, "cbc:TaxableAmount"), taxAmount = decAt(sub, "cbc:TaxAmount");
+    const rule = (n: string) => `${cat.prefix}-${n}`;
+    const tolerant = cat.code === "S" || cat.code === "L" || cat.code === "M";
+
+    if (tolerant) {
+      // -08: every $rate in xs:decimal(cbc:Percent) satisfies TaxableAmount - 1 < Σ < TaxableAmount + 1, with Σ over
+      // the lines, charges and allowances of the category at that rate (for S, one of them must exist).
+      const rate = decAt(c, "cbc:Percent");
+      if (child(c, "cbc:Percent") && rate !== null) {
+        const inv = categorySum(root, "cac:InvoiceLine", cat.code, rate), cn = categorySum(root, "cac:CreditNoteLine", cat.code, rate);
+        const near = (s: Decimal) => taxable !== null && taxable.minus(1).lt(s) && taxable.plus(1).gt(s);
+        let ok: boolean;
+        if (cat.code === "S") {
+          const acAtRate = all(root, "cac:AllowanceCharge").some((ac) => matches(children(ac, "cac:TaxCategory"), "S", rate));
+          const lineAtRate = (q: string) => all(root, q).some((l) => matches(select(l, "cac:Item/cac:ClassifiedTaxCategory"), "S", rate));
+          ok = ((lineAtRate("cac:InvoiceLine") || acAtRate) && near(inv)) || ((lineAtRate("cac:CreditNoteLine") || acAtRate) && near(cn));
+        } else {
+          ok = (all(root, "cac:InvoiceLine").length > 0 && near(inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(cn));
+        }
+        if (!ok) {
+          const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
+          report(rule("08"), `The VAT breakdown for ${cat.name} at ${show(rate)}% has the taxable amount (BT-116) ${show(taxable)}, but the lines, charges and allowances at that category and rate add up to ${show(s)}.`, c);
+        }
+      }
+      // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
+      const pct = decAt(c, "cbc:Percent");
+      const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(100))) : null;
+      const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
+      if (!ok9) {
+        report(rule("09"), `The VAT breakdown for ${cat.name} has the VAT amount (BT-117) ${show(taxAmount)}, but the taxable amount (BT-116) ${show(taxable)} at ${show(pct)}% gives ${show(expected)}.`, c);
+      }
+      // -10: no exemption reason.
+      if (exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode")) {
+        report(rule("10"), `The VAT breakdown for ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+      }
+      continue;
+    }
+
+    // -08: (exists(//cac:InvoiceLine) and TaxableAmount = Σ) or (exists(//cac:CreditNoteLine) and TaxableAmount = Σ),
+    // Σ over the lines, charges and allowances of the category (any rate).
+    const inv = categorySum(root, "cac:InvoiceLine", cat.code, null), cn = categorySum(root, "cac:CreditNoteLine", cat.code, null);
+    const ok8 = (all(root, "cac:InvoiceLine").length > 0 && eq(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && eq(taxable, cn));
+    if (!ok8) {
+      const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
+      report(rule("08"), `The VAT breakdown for ${cat.name} has the taxable amount (BT-116) ${show(taxable)}, but the lines, charges and allowances of that category add up to ${show(s)}.`, c);
+    }
+    // -09: the VAT amount is 0.
+    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown for ${cat.name} must have the VAT amount (BT-117) 0; it is ${show(taxAmount)}.`, c);
+    // -10: Z must not have an exemption reason; AE, E, G, K and O must have one.
+    const hasReason = exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode");
+    if (cat.code === "Z" ? hasReason : !hasReason) {
+      report(rule("10"), cat.code === "Z"
+        ? `The VAT breakdown for ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`
+        : `The VAT breakdown for ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+    }
+  }
+}
+
+const ZERO = round2(sum([]));
+
+/** Some category of the list is `code` and some has the rate (two independent tests, as the Schematron writes). */
+function matches(categories: UblNode[], code: string, rate: Decimal | null): boolean {
+  return categories.some((c) => categoryCode(c) === code) && (rate === null || categories.some((c) => eq(decAt(c, "cbc:Percent"), rate)));
+}
+
+/**
+ * Σ line net amounts (lines of kind `lineQ`, children of the root) + Σ document charges - Σ document allowances
+ * whose category is `code` (and whose rate is `rate`, when given). No VAT scheme test, as published.
+ */
+function categorySum(root: UblNode, lineQ: string, code: string, rate: Decimal | null): Decimal {
+  let s = sum(children(root, lineQ)
+    .filter((l) => matches(select(l, "cac:Item/cac:ClassifiedTaxCategory"), code, rate))
+    .map((l) => decAt(l, "cbc:LineExtensionAmount")).filter((x): x is Decimal => x !== null));
+  for (const ac of children(root, "cac:AllowanceCharge")) {
+    const charge = chargeIndicator(ac);
+    if (charge === null || !matches(children(ac, "cac:TaxCategory"), code, rate)) continue;
+    const amount = decAt(ac, "cbc:Amount");
+    if (amount !== null) s = charge ? s.plus(amount) : s.minus(amount);
+  }
+  return s;
+}

@@ -1,0 +1,131 @@
+// Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
+// official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
+import { dec, type Decimal } from "../decimal.js";
+import { NS, child, children, norm, normalizeSpace, stringValue, type UblNode } from "../model.js";
+
+// Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
+const indexes = new WeakMap<UblNode, Map<string, UblNode[]>>();
+
+/** Every element named `qname` in the document of `root` (XPath `//qname`), in document order. */
+export function all(root: UblNode, qname: string): readonly UblNode[] {
+  let index = indexes.get(root);
+  if (!index) {
+    index = new Map();
+    const stack: UblNode[] = [root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      const list = index.get(n.qname);
+      if (list) list.push(n);
+      else index.set(n.qname, [n]);
+      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    }
+    indexes.set(root, index);
+  }
+  return index.get(qname) ?? [];
+}
+
+/** The Schematron contexts `/ubl:Invoice` and `/cn:CreditNote`: the root in its UBL namespace. */
+export function isUblRoot(n: UblNode): boolean {
+  return n.parent === null && ((n.ns === NS.invoice && n.name === "Invoice") || (n.ns === NS.creditNote && n.name === "CreditNote"));
+}
+
+/** True when the node's parent (then grandparent, ...) have these qnames: `hasParents(n, "cac:Party", "cac:AccountingCustomerParty")`. */
+export function hasParents(n: UblNode, ...qnames: string[]): boolean {
+  let p = n.parent;
+  for (const q of qnames) {
+    if (!p || p.qname !== q) return false;
+    p = p.parent;
+  }
+  return true;
+}
+
+/** True when some ancestor has this qname (XPath `ancestor::qname`). */
+export function hasAncestor(n: UblNode, qname: string): boolean {
+  for (let p = n.parent; p; p = p.parent) if (p.qname === qname) return true;
+  return false;
+}
+
+/** Is a line: cac:InvoiceLine or cac:CreditNoteLine (the Schematron's alternation for credit notes). */
+export const isLine = (n: UblNode | null): boolean => n !== null && (n.qname === "cac:InvoiceLine" || n.qname === "cac:CreditNoteLine");
+
+/** Every cac:InvoiceLine and cac:CreditNoteLine of the document, in document order (`//(cac:InvoiceLine|cac:CreditNoteLine)`). */
+export function allLines(root: UblNode): UblNode[] {
+  const inv = all(root, "cac:InvoiceLine"), cn = all(root, "cac:CreditNoteLine");
+  return cn.length === 0 ? [...inv] : inv.length === 0 ? [...cn] : [...inv, ...cn];
+}
+
+/**
+ * `cbc:ChargeIndicator = true()` / `= false()`: the indicator's value cast to xs:boolean ("true"/"1",
+ * "false"/"0", XML whitespace collapsed), or null when absent or not a boolean (neither predicate holds).
+ */
+export function chargeIndicator(ac: UblNode): boolean | null {
+  for (const ci of children(ac, "cbc:ChargeIndicator")) {
+    const v = norm(ci);
+    if (v === "true" || v === "1") return true;
+    if (v === "false" || v === "0") return false;
+  }
+  return null;
+}
+
+/** `cac:TaxScheme/normalize-space(upper-case(cbc:ID)) = 'VAT'`. */
+export function isVat(category: UblNode): boolean {
+  for (const ts of children(category, "cac:TaxScheme")) {
+    if (normalizeSpace(stringValue(child(ts, "cbc:ID")).toUpperCase()) === "VAT") return true;
+  }
+  return false;
+}
+
+/** `normalize-space(cbc:ID)` of a tax category: its VAT category code. */
+export const categoryCode = (category: UblNode): string => norm(child(category, "cbc:ID"));
+
+/** `xs:decimal(node)`: the decimal value of an element, or null when absent or not a decimal. */
+export function decOf(node: UblNode | null | undefined): Decimal | null {
+  return node ? dec(stringValue(node)) : null;
+}
+
+/** `xs:decimal(path)` on the first element at a child path. */
+export function decAt(node: UblNode | null | undefined, qname: string): Decimal | null {
+  return decOf(child(node, qname));
+}
+
+/** Two decimals equal (XPath `=`: false when either is missing). */
+export function eq(a: Decimal | null, b: Decimal | null): boolean {
+  return a !== null && b !== null && a.eq(b);
+}
+
+/** `string-length(substring-after(path, '.'))`: the characters after the first '.' of the text as written. */
+export function fractionDigits(node: UblNode | null | undefined): number {
+  if (!node) return 0;
+  const s = stringValue(node);
+  const i = s.indexOf(".");
+  return i < 0 ? 0 : codepoints(s.slice(i + 1));
+}
+
+/** XPath string-length: characters, not UTF-16 units. */
+export function codepoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** XPath round(x) for xs:decimal: to the nearest integer, halves towards positive infinity. */
+export function round0(x: Decimal): Decimal {
+  const y = x.plus(0.5);
+  const t = y.round(0, 0); // towards zero
+  return y.gte(0) || t.eq(y) ? t : t.minus(1);
+}
+
+/** A decimal for a message: its plain value ("120.5", never exponent notation), "missing" when absent. */
+export function show(d: Decimal | null | undefined): string {
+  return d == null ? "missing" : d.toFixed();
+}
+
+/** The text of an element for a message, quoted: "'ABC'" or "missing" / "empty". */
+export function quote(node: UblNode | null | undefined): string {
+  if (!node) return "missing";
+  const v = norm(node);
+  return v === "" ? "empty" : `'${v}'`;
+}
+
+/** The tax categories of an element (`cac:TaxCategory` children) whose scheme is VAT. */
+export const vatCategories = (n: UblNode): UblNode[] => children(n, "cac:TaxCategory").filter(isVat);
