@@ -115,7 +115,7 @@ async function startServer(dataDir: string, logFile: string): Promise<{ child: C
   closeSync(fd);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const m = /server on (http:\/\/localhost:\d+)/.exec(readFileSync(logFile, "utf8"));
+    const m = /^ready: taking requests on (http:\/\/localhost:\d+)/m.exec(readFileSync(logFile, "utf8"));
     if (m) return { child, base: m[1]!.replace("localhost", "127.0.0.1") };
     if (child.exitCode !== null) throw new Error(`the server exited:\n${readFileSync(logFile, "utf8")}`);
     if (Date.now() > deadline) {

@@ -1,9 +1,9 @@
 // A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
 // openapi-fetch): signs up, has an operator make the company eligible, submits an invoice, reads back.
-// Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [invoice.xml]
+// Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [path/to/invoice.xml]
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import createClient from "openapi-fetch";
 import type { paths } from "./api.js";
@@ -11,8 +11,11 @@ import type { paths } from "./api.js";
 const baseUrl = process.env.EINVOICE_URL ?? "http://localhost:3000";
 const adminToken = process.env.ADMIN_TOKEN;
 if (!adminToken) throw new Error("Set ADMIN_TOKEN to the server's admin token (printed at its start).");
-const invoicePath =
-  process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus", "openpeppol-bis3", "examples", "base-example.xml");
+// Default: the quickstart's example invoice in this repository (examples/invoice.xml).
+// A path given is relative to where the command was typed (pnpm runs the script in examples/client).
+const invoicePath = process.argv[2]
+  ? resolve(process.env.INIT_CWD || process.cwd(), process.argv[2])
+  : join(dirname(fileURLToPath(import.meta.url)), "..", "..", "invoice.xml");
 
 const api = createClient<paths>({ baseUrl });
 

@@ -5,7 +5,9 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
-import { resolve } from "node:path";
+import { createServer as createNetServer } from "node:net";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createApp, createLogger } from "./app.js";
 import { startDelivery, startWebhooks, webhookConfig } from "./delivery.js";
 import { openStore, type OpenedStore } from "./store.js";
@@ -57,6 +59,19 @@ const trustProxy = !trustProxyRaw || trustProxyRaw === "false" ? false : trustPr
 // JSON lines on stderr, authorization headers and keys redacted (the banner below stays plain text on stdout).
 const logger = createLogger({ level: process.env.LOG_LEVEL || "info" });
 
+/** Fails fast when the port is taken, before the store opens (a first PGlite start takes many seconds). */
+async function checkPortFree(): Promise<void> {
+  if (port === 0) return;
+  const probe = createNetServer();
+  await new Promise<void>((resolveProbe) => {
+    probe.once("error", (e: NodeJS.ErrnoException) =>
+      fatal(e.code === "EADDRINUSE" ? `port ${port} is in use; set PORT to another.` : `cannot listen on port ${port}: ${e.message}`),
+    );
+    probe.listen(port, "0.0.0.0", () => probe.close(() => resolveProbe()));
+  });
+}
+await checkPortFree();
+
 let opened: OpenedStore;
 try {
   opened = await openStore({ dataDir, databaseUrl, schema: process.env.DATABASE_SCHEMA || undefined });
@@ -86,14 +101,31 @@ const address = server.address();
 const actualPort = typeof address === "object" && address ? address.port : port;
 const base = `http://localhost:${actualPort}`;
 
-console.log(`einvoice example server on ${base}, store: ${opened.description}`);
-console.log(`delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`);
-if (webhooks.targets.allowPrivate) console.log("webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)");
-if (generatedToken) console.log(`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`);
-console.log(`Quickstart (see README.md):
-  1. curl -s -X POST ${base}/v1/accounts -H 'content-type: application/json' -d '{"email":"you@example.com","companyName":"Acme","country":"NL"}'
-  2. curl -s -X PATCH ${base}/admin/companies/$COMPANY_ID -H "authorization: Bearer $ADMIN_TOKEN" -H 'content-type: application/json' -d '{"enterprise":true,"subscription":"pro","legalEntityId":"12345","peppolSendingEnabled":true}'
-  3. curl -s -X POST ${base}/v1/peppol/invoice -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' -d "{\\"xml\\":\\"$(base64 -w0 invoice.xml)\\"}"`);
+/** The example invoice of the quickstart (examples/invoice.xml), as a path from where `pnpm start` was typed. */
+const exampleInvoice = (() => {
+  const file = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "invoice.xml");
+  const rel = relative(baseDir, file);
+  const path = rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+  return /^[\w./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
+})();
+// The banner is written at once and ends with the "ready" line: whoever reads it (a person, a test) sees it whole.
+console.log(
+  [
+    `einvoice example server on ${base}, store: ${opened.description}`,
+    `delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`,
+    ...(webhooks.targets.allowPrivate ? ["webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)"] : []),
+    ...(generatedToken ? [`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`] : []),
+    `Quickstart (README.md), in another shell where \`pnpm start\` was typed (any UBL invoice will do in step 3):`,
+    `  BASE=${base}`,
+    `  ADMIN_TOKEN=${generatedToken ? adminToken : "<the ADMIN_TOKEN this server was started with>"}`,
+    `  1. ACCOUNT=$(curl -s -X POST $BASE/v1/accounts -H 'content-type: application/json' -d '{"email":"you@example.com","companyName":"Acme B.V.","country":"NL"}')`,
+    `     COMPANY_ID=$(node -p 'JSON.parse(process.argv[1]).data.companyId' "$ACCOUNT"); API_KEY=$(node -p 'JSON.parse(process.argv[1]).data.apiKey' "$ACCOUNT")`,
+    `  2. curl -s -X PATCH $BASE/admin/companies/$COMPANY_ID -H "authorization: Bearer $ADMIN_TOKEN" -H 'content-type: application/json' -d '{"enterprise":true,"subscription":"pro","legalEntityId":"LE-1","peppolSendingEnabled":true}'`,
+    `  3. node -e 'process.stdout.write(JSON.stringify({xml:require("fs").readFileSync(process.argv[1]).toString("base64")}))' ${exampleInvoice} > body.json`,
+    `     curl -s -X POST $BASE/v1/peppol/invoice -H "authorization: Bearer $API_KEY" -H 'content-type: application/json' --data-binary @body.json`,
+    `ready: taking requests on ${base} (Ctrl-C stops)`,
+  ].join("\n"),
+);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

@@ -9,7 +9,7 @@ import { memoryStore, type Store } from "@einvoice/core";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, createLogger, scrubUrl } from "../src/app.js";
-import { invoiceB64 } from "./helpers.js";
+import { invoiceB64, waitFor } from "./helpers.js";
 import { json, startServer, type RunningServer } from "./server-process.js";
 
 const ADMIN_TOKEN = "logging-test-admin-token-SECRET-0123456789";
@@ -195,8 +195,9 @@ describe("logs of the server process", () => {
     await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64("PROC-1") }, key);
     await json(server.base, "GET", "/v1/invoices", undefined, key);
     await json(server.base, "GET", "/v1/company", undefined, key.slice(0, -1) + "x");
-    // pino writes synchronously: the lines are there once the answers are.
-    await new Promise((r) => setTimeout(r, 200));
+    // pino writes synchronously, but the pipe to this process may lag: wait for the six request lines.
+    const requestCount = () => server.output().split("\n").filter((l) => l.startsWith("{") && l.includes('"res"')).length;
+    await waitFor("the request log lines", async () => (requestCount() >= 6 ? true : undefined));
     const out = server.output();
     expect(out).not.toContain(secretOf(key));
     expect(out).not.toContain(TOKEN);

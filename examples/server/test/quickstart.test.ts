@@ -1,9 +1,12 @@
-// The README's quickstart, against the example server started as a real process.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// The README's quickstart, against the example server started as a real process: the banner, the
+// three steps it prints (run as printed, in a shell), and the corpus invoice through to delivered.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "./helpers.js";
 import { json, startServer, type RunningServer } from "./server-process.js";
 
 const corpus = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus");
@@ -11,30 +14,64 @@ const corpus = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "
 describe("example server quickstart", () => {
   let server: RunningServer;
   let dataDir: string;
+  /** Where the user typed `pnpm start` (INIT_CWD): the printed steps run there. */
+  let shellDir: string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "einvoice-quickstart-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: undefined, DATABASE_URL: undefined });
+    shellDir = mkdtempSync(join(tmpdir(), "einvoice-quickstart-shell-"));
+    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: undefined, DATABASE_URL: undefined, INIT_CWD: shellDir });
   });
   afterAll(async () => {
     await server?.kill();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(shellDir, { recursive: true, force: true });
   });
 
-  it("prints where it listens, the store, a generated admin token and a three-step quickstart", () => {
+  /** The lines of the printed quickstart, between its heading and the "ready" line. */
+  const printedSteps = () => {
     const out = server.output();
-    expect(out).toMatch(/einvoice example server on http:\/\/localhost:\d+, store: /);
+    return out.slice(out.indexOf("Quickstart"), out.search(/^ready: /m)).split("\n").slice(1).join("\n");
+  };
+
+  it("prints where it listens, the store, a generated admin token, a three-step quickstart, and 'ready' last", () => {
+    const out = server.output();
+    expect(out).toMatch(/^einvoice example server on http:\/\/localhost:\d+, store: /m);
     expect(server.adminToken).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(out).toMatch(/1\. curl .*\/v1\/accounts/);
-    expect(out).toMatch(/2\. curl .*\/admin\/companies\//);
-    expect(out).toMatch(/3\. curl .*\/v1\/peppol\/invoice/);
+    const steps = printedSteps();
+    expect(steps).toMatch(/1\. ACCOUNT=\$\(curl .*\/v1\/accounts/);
+    expect(steps).toMatch(/COMPANY_ID=\$\(node -p/);
+    expect(steps).toMatch(/2\. curl .*\/admin\/companies\/\$COMPANY_ID .*"legalEntityId":"LE-1"/);
+    expect(steps).toMatch(/3\. node -e .* > body\.json/);
+    expect(steps).toMatch(/curl .*\/v1\/peppol\/invoice .*--data-binary @body\.json/);
+    // The invoice it names is in the repository (absolute here: INIT_CWD is outside it).
+    const file = /3\. node -e '.*' (\S+) > body\.json/.exec(steps)?.[1];
+    expect(file && existsSync(file), `step 3 names ${file}`).toBe(true);
+    expect(out.trimEnd().split("\n").at(-1)).toMatch(/^ready: taking requests on http:\/\/localhost:\d+/);
+  });
+
+  it("the printed steps, run as printed in a shell, sign up, make the company eligible and submit the example invoice → sending, then delivered", async () => {
+    const script = `set -euo pipefail\n${printedSteps().replace(/^\s+(\d\.\s+)?/gm, "")}\nprintf "\\n%s %s\\n" "$COMPANY_ID" "$API_KEY"`;
+    const lines = execFileSync("bash", ["-c", script], { cwd: shellDir, encoding: "utf8", timeout: 60_000 }).trim().split("\n");
+    const [companyId, apiKey] = lines.at(-1)!.split(" ");
+    expect(companyId).toMatch(/^[0-9a-f-]{36}$/);
+    // The output of step 2 then step 3, each on a line of its own (curl -s prints the body only).
+    const answers = lines.slice(0, -1).join("\n").replace(/\}\{/g, "}\n{").split("\n").map((l) => JSON.parse(l));
+    expect(answers[0].data).toMatchObject({ id: companyId, legalEntityId: "LE-1", peppolSendingEnabled: true });
+    expect(answers[1]).toEqual({ data: { submissionId: expect.any(String), success: true, status: "sending" } });
+    const id = answers[1].data.submissionId as string;
+    const read = await waitFor("the example invoice delivered", async () => {
+      const r = await json(server.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+      return r.body.data.status === "delivered" ? r.body.data : undefined;
+    });
+    expect(read).toMatchObject({ invoiceNumber: "QS-2026-001", recipient: { endpointId: "0002:FR23342" } });
   });
 
   it("answers /health with 200 ok", async () => {
     expect(await json(server.base, "GET", "/health")).toEqual({ status: 200, body: { status: "ok" } });
   });
 
-  it("takes a new user from sign-up to a corpus invoice answered sending, then reads it back", async () => {
+  it("takes a new user from sign-up to a corpus invoice answered sending, reads it back, and sees it delivered", async () => {
     const signUp = await json(server.base, "POST", "/v1/accounts", { email: "quick@start.example", companyName: "Quick", country: "BE" });
     expect(signUp.status).toBe(201);
     const { companyId, apiKey } = signUp.body.data;
@@ -49,8 +86,14 @@ describe("example server quickstart", () => {
     const xml = readFileSync(join(corpus, "openpeppol-bis3", "examples", "base-example.xml")).toString("base64");
     const submit = await json(server.base, "POST", "/v1/peppol/invoice", { xml }, apiKey);
     expect(submit).toEqual({ status: 200, body: { data: { submissionId: expect.any(String), success: true, status: "sending" } } });
+    // Read back at once: still sending, or already delivered (the sandbox may be faster than this read).
     const inv = await json(server.base, "GET", `/v1/invoices/${submit.body.data.submissionId}`, undefined, apiKey);
-    expect(inv.body.data).toMatchObject({ status: "sending", invoiceNumber: "Snippet1", recipient: { endpointId: "0002:FR23342" } });
+    expect(inv.body.data).toMatchObject({ invoiceNumber: "Snippet1", recipient: { endpointId: "0002:FR23342" } });
+    expect(["sending", "delivered"]).toContain(inv.body.data.status);
+    await waitFor("the corpus invoice delivered", async () => {
+      const r = await json(server.base, "GET", `/v1/invoices/${submit.body.data.submissionId}`, undefined, apiKey);
+      return r.body.data.status === "delivered" ? true : undefined;
+    });
     const clients = await json(server.base, "GET", "/v1/clients", undefined, apiKey);
     expect(clients.body.data.map((c: { endpointId: string }) => c.endpointId)).toEqual(["0002:FR23342"]);
   });

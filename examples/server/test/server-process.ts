@@ -35,9 +35,10 @@ export async function startServer(env: Record<string, string | undefined>, timeo
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
+  // main.ts ends its banner with the "ready" line: only then are all its lines (and the admin token) there.
   let base: string | undefined;
   while (!base) {
-    const m = /server on (http:\/\/localhost:\d+)/.exec(out);
+    const m = /^ready: taking requests on (http:\/\/localhost:\d+)/m.exec(out);
     if (m) base = m[1];
     else if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     else if (Date.now() > deadline) {

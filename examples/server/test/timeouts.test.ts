@@ -25,9 +25,14 @@ interface Outcome {
   sent: number;
 }
 
-/** Connects and writes `payload` one byte every `everyMs` until the server closes the socket or `giveUpMs` passes. */
-function trickle(port: number, payload: string, everyMs: number, giveUpMs: number, start = 0): Promise<Outcome> {
-  return new Promise((resolve) => {
+/**
+ * Connects and writes `payload` one byte every `everyMs` until the server closes the socket or
+ * `giveUpMs` passes. `started` resolves once the first bytes are written.
+ */
+function trickle(port: number, payload: string, everyMs: number, giveUpMs: number, start = 0): Promise<Outcome> & { started: Promise<void> } {
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((r) => (markStarted = r));
+  const outcome = new Promise<Outcome>((resolve) => {
     const socket: Socket = connect(port, "127.0.0.1");
     const t0 = performance.now();
     let received = "";
@@ -47,9 +52,11 @@ function trickle(port: number, payload: string, everyMs: number, giveUpMs: numbe
       if (start > 0) socket.write(payload.slice(0, start));
       timer = setInterval(() => {
         if (sent < payload.length && socket.writable) socket.write(payload[sent++]!);
+        if (sent > start) markStarted();
       }, everyMs);
     });
   });
+  return Object.assign(outcome, { started });
 }
 
 describe("example server: slow clients are cut off", () => {
@@ -79,7 +86,7 @@ describe("example server: slow clients are cut off", () => {
   it(`headers sent a byte every 100 ms → 408 and closed within ${(HEADERS_MS + CHECK_MS + SLACK_MS) / 1000} s (HEADERS_TIMEOUT_MS=${HEADERS_MS}); others are served meanwhile`, async () => {
     const headers = "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Padding: " + "x".repeat(200) + "\r\n\r\n";
     const slow = trickle(port, headers, 100, 15_000);
-    await new Promise((r) => setTimeout(r, 300));
+    await slow.started; // the slow client is connected and sending: another is served meanwhile
     expect(await json(server.base, "GET", "/health")).toEqual({ status: 200, body: { status: "ok" } });
     const o = await slow;
     expect(o.closedAfterMs, "the server never closed the socket").not.toBeNull();

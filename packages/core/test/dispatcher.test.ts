@@ -13,6 +13,15 @@ import {
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
+/** Polls `ok` every few milliseconds until it holds, or fails after `timeoutMs`. */
+async function until(ok: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for a condition");
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
 async function world(networkOverride?: NetworkPort, retry?: Partial<typeof DEFAULT_RETRY>) {
   const store = memoryStore();
   const s = await setup({ store });
@@ -162,7 +171,8 @@ describe("dispatcher", () => {
     const d = createDispatcher({ store, networks: { peppol: net }, pollIntervalMs: 10 });
     const r = await submitInvoice(store, s.auth, { xml: b64(invoiceXml()) }, s.options);
     d.start();
-    await new Promise((res) => setTimeout(res, 20));
+    // Stop while the send is in flight: once the network has it (the sandbox counts a call when it starts).
+    await until(() => net.calls.size > 0);
     await d.stop();
     expect((await getInvoice(store, s.auth, r.submissionId)).status).toBe("delivered");
   });
@@ -170,17 +180,17 @@ describe("dispatcher", () => {
   it("gives back leases of sends still running when the stop timeout passes", async () => {
     const store = memoryStore();
     const s = await setup({ store });
-    let release: () => void = () => {};
+    let release: (() => void) | undefined;
     const stuck: NetworkPort = { name: "stuck", send: () => new Promise((r) => (release = () => r({ outcome: "delivered" }))) };
     const d = createDispatcher({ store, networks: { peppol: stuck }, pollIntervalMs: 10, stopTimeoutMs: 30 });
     await submitInvoice(store, s.auth, { xml: b64(invoiceXml()) }, s.options);
     d.start();
-    await new Promise((res) => setTimeout(res, 20));
+    await until(() => release !== undefined);
     await d.stop();
     const now = new Date().toISOString();
     const reclaimed = await store.claimDeliveries({ owner: "other", now, leaseUntil: now, limit: 10 });
     expect(reclaimed).toHaveLength(1);
-    release();
+    release!();
   });
 });
 

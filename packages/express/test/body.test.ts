@@ -173,10 +173,13 @@ describe("rawJsonBody", () => {
     seen.length = 0;
     const socket = connect(port, "127.0.0.1");
     await once(socket, "connect");
+    // The client goes away once the server has the request (its headers and part of its body).
+    const received = once(server, "request");
     socket.write(`POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${"{".padEnd(400, " ")}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await received;
     socket.destroy();
-    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const deadline = Date.now() + 10_000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(seen).toEqual([{ error: "400 Request body was not received whole." }]);
   });
 

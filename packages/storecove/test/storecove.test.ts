@@ -85,7 +85,12 @@ describe("storecoveNetwork", () => {
     const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, timeoutMs: 300 });
     const r = req("slow-1");
     expect(await net.send(r)).toEqual({ outcome: "retry", reason: "Storecove did not answer within 300 ms." });
-    await new Promise((res) => setTimeout(res, 2100)); // the slow first call completes on the fake's side
+    // The slow first call completes on the fake's side (it is accepted there) before the resend.
+    const deadline = Date.now() + 15_000;
+    while (fake.accepted.size === 0) {
+      if (Date.now() > deadline) throw new Error("the fake never completed the slow first call");
+      await new Promise((res) => setTimeout(res, 50));
+    }
     expect((await net.send({ ...r, attempt: 2 })).outcome).toBe("delivered");
     expect(fake.accepted.size).toBe(1);
   });
