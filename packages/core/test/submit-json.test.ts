@@ -117,3 +117,43 @@ describe("submitInvoiceJson: the raw JSON body, large ones parsed on a worker", 
     expect((r.error as { code: string }).code).toBe("missing_recipient");
   });
 });
+
+describe("submitInvoiceJson: a company that may not submit costs no document work (issue 16, finding 6)", () => {
+  it("a refused company's large body is answered 403 without a worker reading it, however broken its document", async () => {
+    await closeInvoiceWorkers();
+    expect(invoiceWorkerCount()).toBe(0);
+    const { store, auth, options } = await setup({ eligible: false });
+    // 2 MiB of base64 that decodes to no XML at all: reading it as a document would be a 422.
+    const body = Buffer.from(JSON.stringify({ xml: Buffer.alloc(1536 * 1024, 7).toString("base64") }));
+    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+    const e = await failure(submitInvoiceJson(store, auth, body, options));
+    expect(e.code).toBe("enterprise_required");
+    expect(invoiceWorkerCount()).toBe(0); // no document was handed to the pool
+  });
+
+  it("each refusal of the company in the contract's order, before the document: 403s, then 422 no_legal_entity, then 422 peppol_sending_not_enabled", async () => {
+    const { store, auth, companyId, options } = await setup({ eligible: false });
+    const notXml = Buffer.from(JSON.stringify({ xml: Buffer.from("not xml").toString("base64") }));
+    const steps: Array<[Record<string, unknown>, string]> = [
+      [{}, "enterprise_required"],
+      [{ enterprise: true }, "subscription_upgrade_required"],
+      [{ subscription: "pro", country: "FR" }, "peppol_country_not_supported"],
+      [{ country: "NL" }, "no_legal_entity"],
+      [{ legalEntityId: "LE-1" }, "peppol_sending_not_enabled"],
+    ];
+    for (const [patch, code] of steps) {
+      await updateCompany(store, companyId, patch, options);
+      expect((await failure(submitInvoiceJson(store, auth, notXml, options))).code).toBe(code);
+    }
+    await updateCompany(store, companyId, { peppolSendingEnabled: true }, options);
+    expect((await failure(submitInvoiceJson(store, auth, notXml, options))).code).toBe("invalid_base64_xml");
+  });
+
+  it("the body's shape still comes first (contract row 2 before row 3): a refused company with a bad body gets the 400", async () => {
+    const { store, auth, options } = await setup({ eligible: false });
+    for (const body of ['{"xml":"PGE+"', '{"xml":"PGE+","extra":1}', '{"xml":""}', "[]", `{"xml":"${"A".repeat(200_000)}","targetNetwork":"fax"}`]) {
+      const e = await failure(submitInvoiceJson(store, auth, Buffer.from(body), options));
+      expect(e.code, body.slice(0, 40)).toBe("bad_request");
+    }
+  });
+});

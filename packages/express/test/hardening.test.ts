@@ -6,7 +6,9 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, makeApp, signUp } from "./support.js";
+import { closeInvoiceWorkers } from "@einvoice/core";
+import { invoiceWorkerCount } from "../../core/src/document/pool.js";
+import { ADMIN_TOKEN, makeApp, makeEligible, signUp } from "./support.js";
 
 /** One request on a real socket (supertest re-encodes a Buffer body sent with a Content-Encoding). */
 async function raw(app: Express, method: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -127,5 +129,28 @@ describe("a well-formed cursor whose date no database can hold", () => {
       const year1 = Buffer.from(JSON.stringify([kind, "0001-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000000"])).toString("base64url");
       expect((await request(app).get(`${path}?cursor=${year1}`).set("Authorization", `Bearer ${apiKey}`)).status).toBe(200);
     }
+  });
+});
+
+describe("a company that may not submit makes the server do no document work (finding 6)", () => {
+  it("a free company's 7 MiB submission → 403 enterprise_required, no worker reads the document; once eligible the same body is read (control)", async () => {
+    await closeInvoiceWorkers();
+    const { app } = makeApp();
+    const { apiKey, companyId } = await signUp(app);
+    const body = Buffer.from(JSON.stringify({ xml: Buffer.alloc(5 * 1024 * 1024, 7).toString("base64") }));
+    expect(body.length).toBeGreaterThan(6.5 * 1024 * 1024);
+    const refused = await raw(app, "POST", "/v1/peppol/invoice", { authorization: `Bearer ${apiKey}` }, body);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("enterprise_required");
+    expect(invoiceWorkerCount()).toBe(0);
+    // The shape still comes first: the same company with a bad body gets the 400.
+    const badShape = await raw(app, "POST", "/v1/peppol/invoice", { authorization: `Bearer ${apiKey}` }, Buffer.from(`{"xml":"${"A".repeat(1_000_000)}","x":1}`));
+    expect(badShape.status).toBe(400);
+    await makeEligible(app, companyId);
+    const read = await raw(app, "POST", "/v1/peppol/invoice", { authorization: `Bearer ${apiKey}` }, body);
+    expect(read.status).toBe(422);
+    expect(read.body.code).toBe("invalid_base64_xml");
+    expect(invoiceWorkerCount()).toBeGreaterThan(0);
+    await closeInvoiceWorkers();
   });
 });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../domain/errors.js";
 import { InvoiceRequestSchema, parseWith } from "../domain/schemas.js";
-import { parseJsonBody, parseSubmitBody, readEnvelope } from "./request.js";
+import { checkSubmitShape, parseJsonBody, parseSubmitBody, readEnvelope } from "./request.js";
 
 /** What JSON.parse and the schema make of a body: the path every body took before the shortcut. */
 function slow(bytes: Uint8Array): unknown {
@@ -76,6 +76,56 @@ describe("the submit body's envelope", () => {
         },
       ),
       { numRuns: 400, seed: 20261121 },
+    );
+  });
+});
+
+describe("checkSubmitShape: the shape alone, for a refused company (issue 16, finding 6)", () => {
+  /** What the full path says of a body's shape: passes, or the 400 with its messages. */
+  const full = (bytes: Uint8Array) => outcome(() => void parseSubmitBody(bytes));
+  /** The same body in chunks of `size`, through the shape-only check. */
+  const shapeOnly = (bytes: Uint8Array, size: number) =>
+    outcome(() => {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      checkSubmitShape(chunks.length ? chunks : [bytes]);
+    });
+  const big = "QUJD".repeat(20_000);
+
+  it("agrees with the full parse on large envelopes and their near misses, whatever the chunking", () => {
+    const bodies = [
+      `{"xml":"${big}"}`,
+      `{"xml":"${big}","targetNetwork":"ksef"}`,
+      `{"xml":"${big}","targetNetwork":"fax"}`,
+      `{"xml":"${big}","extra":1}`,
+      `{"xml":"${big}","xml":""}`,
+      `{"xml":"${big}\n"}`,
+      `{"xml":"${big}\u0041"}`,
+      `{"xml":"${big}"}`,
+      `{"xml":"${big}é"}`,
+      `{"xml":"${big}"`,
+      `{"xml":"${big}"}]`,
+      `{"xml":"${big}"}﻿`,
+      `{"xml":"${big}",}`,
+      `{"xml":"${big}"} ${" ".repeat(2000)}`,
+      `{"xml":"","pad":"${big}"}`,
+      ` {"xml":"${big}"}`,
+    ];
+    for (const body of bodies) {
+      const bytes = new Uint8Array(Buffer.from(body));
+      const expected = full(bytes);
+      for (const size of [7, 4096, 65536, bytes.length]) expect(shapeOnly(bytes, size), `${body.slice(-30)} / ${size}`).toEqual(expected);
+    }
+  });
+
+  it("agrees with the full parse on random small and large bodies", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.jsonValue({ maxDepth: 2 }), fc.integer({ min: 1, max: 70_000 }), fc.boolean(), (tail, extra, size, large) => {
+        const doc = large ? big : "PGE+";
+        const body = new Uint8Array(Buffer.from(`{"xml":"${doc}"${tail.length % 2 ? `,"k":${JSON.stringify(extra)}` : ""}${tail.length % 3 === 0 ? "}" : tail}`));
+        expect(shapeOnly(body, size)).toEqual(full(body));
+      }),
+      { seed: 16, numRuns: 300 },
     );
   });
 });

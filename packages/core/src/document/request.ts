@@ -66,3 +66,72 @@ export function readEnvelope(bytes: Uint8Array): Record<string, unknown> | null 
   (rest as { xml: unknown }).xml = xml; // the first member already: the order JSON.parse gives
   return rest as Record<string, unknown>;
 }
+
+/**
+ * Checks a submit body's shape only (contract row 2), for a company whose refusal is known: the
+ * answer is then that refusal unless the shape is wrong. The usual large envelope
+ * (`{"xml":"…"` and a short tail) is checked in place, one pass over its bytes without joining
+ * them or making a string of them; anything else goes through `parseSubmitBody`. Throws the 400.
+ */
+export function checkSubmitShape(chunks: readonly Uint8Array[]): void {
+  const envelope = envelopeShape(chunks);
+  if (envelope) parseWith(InvoiceRequestSchema, envelope);
+  else parseSubmitBody(joinChunks(chunks));
+}
+
+/** The usual envelope with the document replaced by a placeholder of the same emptiness, or null. */
+function envelopeShape(chunks: readonly Uint8Array[]): Record<string, unknown> | null {
+  let total = 0;
+  for (const c of chunks) total += c.byteLength;
+  const first = chunks[0];
+  if (total < ENVELOPE_MIN || !first || first.byteLength < PREFIX.length) return null;
+  for (let i = 0; i < PREFIX.length; i++) if (first[i] !== PREFIX[i]) return null;
+  // The string's closing quote; an escape or a control character (not allowed raw in JSON) before
+  // it leaves the body to JSON.parse. Native searches (memchr), no loop over the bytes in JavaScript.
+  let seen = 0;
+  let end = -1;
+  for (const c of chunks) {
+    const buf = Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+    const from = seen === 0 ? PREFIX.length : 0;
+    const quote = buf.indexOf(0x22, from);
+    const stop = quote === -1 ? buf.length : quote;
+    if (hasEscapeOrControl(buf, from, stop)) return null;
+    if (quote !== -1) {
+      end = seen + quote;
+      break;
+    }
+    seen += c.byteLength;
+  }
+  if (end === -1 || total - end - 1 > TAIL_MAX) return null;
+  const tail = bytesFrom(chunks, end + 1);
+  let rest: unknown;
+  try {
+    rest = JSON.parse(`{"xml":0${utf8KeepBom.decode(tail)}`);
+  } catch {
+    return null;
+  }
+  if (rest === null || typeof rest !== "object" || Array.isArray(rest) || (rest as { xml?: unknown }).xml !== 0) return null;
+  (rest as { xml: unknown }).xml = end > PREFIX.length ? "x" : "";
+  return rest as Record<string, unknown>;
+}
+
+/** The bytes of `chunks` from offset `start` on, as one buffer (the short tail of a body). */
+function bytesFrom(chunks: readonly Uint8Array[], start: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let at = 0;
+  for (const c of chunks) {
+    if (at + c.byteLength > start) parts.push(c.subarray(Math.max(0, start - at)));
+    at += c.byteLength;
+  }
+  return Buffer.concat(parts);
+}
+
+const FORBIDDEN_IN_STRING = [0x5c, ...Array.from({ length: 0x20 }, (_, i) => i)];
+
+/** Whether `buf[from, stop)` holds a backslash or a byte below 0x20. */
+function hasEscapeOrControl(buf: Buffer, from: number, stop: number): boolean {
+  if (stop <= from) return false;
+  const part = buf.subarray(from, stop);
+  for (const b of FORBIDDEN_IN_STRING) if (part.indexOf(b) !== -1) return true;
+  return false;
+}

@@ -4,7 +4,8 @@ import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } fr
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { Store } from "../ports/store.js";
 import { InvoiceRequestSchema, parseWith, type Submission } from "../domain/schemas.js";
-import type { AuthContext, InvoiceRecord, Network, TargetNetwork } from "../domain/types.js";
+import type { AuthContext, Company, InvoiceRecord, Network, TargetNetwork } from "../domain/types.js";
+import { checkSubmitShape } from "../document/request.js";
 
 /**
  * Submits one base64 UBL invoice for the authenticated company.
@@ -43,6 +44,14 @@ export async function submitInvoiceJson(
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
   const o = resolveOptions(options);
+  // The company's checks first (a store read): a company that may not submit costs no document
+  // work. The contract puts the body's shape (400) before them, so a refused company's body is
+  // checked for its shape only (no base64 decoding, no XML), then the refusal is the answer.
+  const refusal = await companyRefusal(guardStore(store), auth, o);
+  if (refusal) {
+    checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
+    throw refusal;
+  }
   const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true });
   return submitChecked(
     store,
@@ -69,18 +78,8 @@ async function submitChecked(
   const s = guardStore(store);
 
   const company = await s.getCompany(auth.companyId);
-  if (!company) throw new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists.");
-  const refusal = await o.eligibility(company);
-  if (refusal) throw new ApiError(refusal.code, refusal.message);
-  if (!company.legalEntityId) {
-    throw new ApiError(
-      "no_legal_entity",
-      "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
-    );
-  }
-  if (!company.peppolSendingEnabled) {
-    throw new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
-  }
+  const refusal = await refuse(company, o);
+  if (refusal || !company) throw refusal;
 
   const doc = await readDocument(o.limits);
   const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
@@ -109,6 +108,27 @@ async function submitChecked(
   });
   if (result.inserted) return { submissionId: id, success: true, status: "sending" };
   return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(result.duplicateOf))));
+}
+
+/** Why the caller's company may not submit (contract rows 3 and 4, in order), or null when it may. */
+async function companyRefusal(s: Store, auth: AuthContext, o: ResolvedOptions): Promise<ApiError | null> {
+  return refuse(await s.getCompany(auth.companyId), o);
+}
+
+async function refuse(company: Company | null, o: ResolvedOptions): Promise<ApiError | null> {
+  if (!company) return new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists.");
+  const refusal = await o.eligibility(company);
+  if (refusal) return new ApiError(refusal.code, refusal.message);
+  if (!company.legalEntityId) {
+    return new ApiError(
+      "no_legal_entity",
+      "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
+    );
+  }
+  if (!company.peppolSendingEnabled) {
+    return new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
+  }
+  return null;
 }
 
 function duplicateMessage(earlierId: string): string {
