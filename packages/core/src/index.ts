@@ -78,4 +78,4 @@ export {
 export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webhookBody, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
 export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
 export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";
-export { checkWebhookTarget, isPrivateAddress, systemResolver, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";
+export { checkWebhookTarget, guardedLookup, isGlobalUnicast, isPrivateAddress, systemResolver, TargetRefusedError, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";

@@ -1,49 +1,37 @@
 // Where a webhook may point: a public https URL, unless the operator allows private targets (SSRF guard).
+//
+// Addresses are classified with ipaddr.js (a well-kept library of the special-purpose registries)
+// rather than hand-written ranges, and only global unicast is allowed: for IPv4 ipaddr.js's
+// "unicast" range (not private, loopback, link-local, CGNAT, reserved, documentation, benchmarking,
+// multicast, broadcast…), for IPv6 the global unicast block 2000::/3 minus its special ranges
+// (6to4, Teredo, documentation, ORCHID, benchmarking…). IPv4 embedded in IPv6 (`::127.0.0.1`,
+// `::ffff:0:127.0.0.1`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, `fec0::/10`) is refused as
+// such; only the plain IPv4-mapped form `::ffff:a.b.c.d` is judged by its IPv4 address.
 import { lookup as dnsLookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8], // "this" network
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10], // carrier-grade NAT
-  ["127.0.0.0", 8], // loopback
-  ["169.254.0.0", 16], // link-local, cloud metadata (169.254.169.254)
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(net, bits, "ipv4");
-}
-for (const [net, bits] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7], // unique local (includes fd00:ec2::254, a metadata address)
-  ["fe80::", 10], // link-local
-  ["ff00::", 8], // multicast
-  ["2001:db8::", 32], // documentation
-  ["64:ff9b::", 96], // NAT64 of any IPv4
-] as const) {
-  blocked.addSubnet(net, bits, "ipv6");
-}
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
 
-/** True for loopback, private, link-local, metadata, multicast and reserved addresses (IPv4, IPv6, IPv4-mapped IPv6). */
-export function isPrivateAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  const kind = isIP(bare);
-  if (kind === 4) return blocked.check(bare, "ipv4");
-  if (kind === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
-    if (mapped) return blocked.check(mapped[1]!, "ipv4");
-    return blocked.check(bare, "ipv6");
+/** True when `address` is a global unicast IP address: the only kind a webhook may reach. */
+export function isGlobalUnicast(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, "");
+  if (bare.includes("%")) return false; // a zone id: link-local by definition
+  if (!ipaddr.isValid(bare) || isIP(bare) === 0) return false;
+  const parsed = ipaddr.parse(bare);
+  if (parsed.kind() === "ipv4") return parsed.range() === "unicast";
+  const v6 = parsed as ipaddr.IPv6;
+  const p = v6.parts;
+  // ::ffff:a.b.c.d (exactly: five zero groups, then ffff) is an IPv4 address in IPv6 clothes.
+  if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && p[4] === 0 && p[5] === 0xffff) {
+    return v6.toIPv4Address().range() === "unicast";
   }
-  return true; // not an address: refuse
+  return v6.match(GLOBAL_UNICAST_V6) && v6.range() === "unicast";
+}
+
+/** True for every address a webhook may not reach (the complement of `isGlobalUnicast`; not an address: true). */
+export function isPrivateAddress(address: string): boolean {
+  return !isGlobalUnicast(address);
 }
 
 /** Resolves a host name to its addresses. */
@@ -54,13 +42,16 @@ export const systemResolver: HostResolver = async (hostname) => (await dnsLookup
 export interface TargetPolicy {
   /** Allow http and loopback, private and link-local targets (development, tests). Default false. */
   allowPrivate?: boolean;
-  /** DNS resolution (tests inject one). Default: the system resolver. */
+  /** DNS resolution (tests inject one); used for the check and again when connecting. Default: the system resolver. */
   resolve?: HostResolver;
 }
 
 /**
  * Checks a webhook URL; returns null when it may be used, or the reason it may not. Without
- * `allowPrivate`: https only, and every address the host resolves to must be public.
+ * `allowPrivate`: https only, and every address the host resolves to must be global unicast. A
+ * name that does not resolve and one that resolves to a private address get the same reason, so
+ * the answer does not tell which internal names exist. The check is advice: the sender checks
+ * the address it actually connects to, at every attempt (`guardedLookup`).
  */
 export async function checkWebhookTarget(raw: string, policy: TargetPolicy = {}): Promise<string | null> {
   let url: URL;
@@ -81,12 +72,50 @@ export async function checkWebhookTarget(raw: string, policy: TargetPolicy = {})
     try {
       addresses = await (policy.resolve ?? systemResolver)(host);
     } catch {
-      return `url host ${host} does not resolve`;
+      addresses = [];
     }
   }
-  if (addresses.length === 0) return `url host ${host} does not resolve`;
-  if (addresses.some(isPrivateAddress)) {
-    return `url must point to a public address; ${host} is loopback, private, link-local or reserved`;
-  }
+  if (addresses.length === 0 || !addresses.every(isGlobalUnicast)) return notPublic(host);
   return null;
+}
+
+/** The one reason for a host that does not resolve, or resolves to an address that is not public. */
+export function notPublic(host: string): string {
+  return `url must point to a public address; ${host} does not resolve to public (global unicast) addresses only`;
+}
+
+/** A refused connection: the address the name resolved to when connecting is not public. */
+export class TargetRefusedError extends Error implements NodeJS.ErrnoException {
+  override readonly name = "TargetRefusedError";
+  readonly code = "EADDRNOTPUBLIC";
+  constructor(
+    readonly hostname: string,
+    readonly address: string | null,
+  ) {
+    super(`webhook target ${hostname} resolved to ${address ?? "no address"} when connecting, which is not a public address`);
+  }
+}
+
+
+/**
+ * A `lookup` for `net.connect` (an HTTP agent's `connect` option) that resolves with the policy's
+ * resolver and refuses to connect unless every address is global unicast: the address checked is
+ * the address connected, at every connection, so a name that changes its answer between the
+ * check and the connection (DNS rebinding) cannot reach a private address.
+ */
+export function guardedLookup(policy: TargetPolicy = {}): LookupFunction {
+  const resolve = policy.resolve ?? systemResolver;
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const family = options?.family === 6 || options?.family === "IPv6" ? 6 : options?.family === 4 || options?.family === "IPv4" ? 4 : 0;
+        const found = addresses.map((address) => ({ address, family: isIP(address) })).filter((a) => a.family !== 0 && (family === 0 || a.family === family));
+        const bad = found.find((a) => !isGlobalUnicast(a.address));
+        if (found.length === 0 || bad) return callback(new TargetRefusedError(hostname, bad?.address ?? null), "");
+        if (options?.all) callback(null, found);
+        else callback(null, found[0]!.address, found[0]!.family);
+      },
+      (e: unknown) => callback(e as NodeJS.ErrnoException, ""),
+    );
+  };
 }

@@ -6,7 +6,8 @@ import { pollingLoop, type QueueWorkerOptions } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
 import { signWebhook } from "../domain/webhook-signature.js";
-import { checkWebhookTarget, type TargetPolicy } from "../domain/webhook-target.js";
+import { Agent, fetch as undiciFetch } from "undici";
+import { checkWebhookTarget, guardedLookup, notPublic, TargetRefusedError, type TargetPolicy } from "../domain/webhook-target.js";
 import { webhookBody } from "../use-cases/webhooks.js";
 
 /** 10 attempts over about 4 hours: 10 s, 20 s, 40 s, ... up to 1 h apart. */
@@ -14,7 +15,11 @@ export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 1
 
 export interface WebhookSenderOptions extends QueueWorkerOptions {
   store: Store & WebhookStore;
-  /** The HTTP call. Default: the global `fetch`. */
+  /**
+   * The HTTP call. Default: undici's `fetch` on an agent whose connections resolve the host with
+   * the target policy and connect only to a global unicast address (see `guardedLookup`). A fetch
+   * given here replaces that guard: it must make the same check itself.
+   */
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
   /** Per-request timeout. Default 5 s. */
@@ -40,7 +45,11 @@ export interface WebhookSender {
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const { store } = options;
-  const doFetch = options.fetch ?? globalThis.fetch;
+  // Without allowPrivate every connection goes through the guarded lookup: the address checked is the
+  // address connected, at every attempt (a name may resolve elsewhere between the check and the call).
+  const agent = options.fetch || options.targets?.allowPrivate ? null : new Agent({ connect: { lookup: guardedLookup(options.targets) } });
+  const doFetch: typeof fetch =
+    options.fetch ?? (agent ? ((input, init) => undiciFetch(input as string, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>) : globalThis.fetch);
   const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? Math.max(30_000, timeoutMs * 3);
@@ -61,8 +70,10 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       error,
       durationMs: Math.max(0, clock().getTime() - startedMs),
     });
+    // The tenant's log gets generic reasons; the detail (which address, which socket error) goes to
+    // the operator's log only, so that the deliveries list cannot be used to scan a network.
     const refusal = await checkWebhookTarget(job.url, options.targets);
-    if (refusal) return done(null, `Not sent: ${refusal}.`);
+    if (refusal) return done(null, `Not sent: ${refusal}.`); // the same words for a name that does not resolve and a private one
     const body = webhookBody(job.event);
     const timestamp = Math.floor(startedMs / 1000);
     try {
@@ -83,8 +94,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     } catch (e) {
       const name = e instanceof Error ? e.name : "Error";
       const timedOut = name === "TimeoutError" || name === "AbortError";
-      const code = (e as { cause?: { code?: unknown } })?.cause?.code;
-      return done(null, timedOut ? `No answer within ${timeoutMs} ms.` : `The receiver could not be reached${typeof code === "string" ? ` (${code})` : ""}.`);
+      if (timedOut) return done(null, `No answer within ${timeoutMs} ms.`);
+      const cause = (e as { cause?: unknown })?.cause;
+      if (cause instanceof TargetRefusedError) {
+        logger?.error({ eventId: job.event.id, webhookId: job.event.webhookId, errorCode: cause.code, address: cause.address }, "webhook not sent: the target resolved to a non-public address when connecting");
+        return done(null, `Not sent: ${notPublic(cause.hostname)}.`);
+      }
+      const code = (cause as { code?: unknown } | undefined)?.code;
+      logger?.error({ eventId: job.event.id, webhookId: job.event.webhookId, error: name, ...(typeof code === "string" ? { errorCode: code } : {}) }, "webhook receiver could not be reached");
+      return done(null, "The receiver could not be reached.");
     }
   }
 
@@ -130,5 +148,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "webhook round failed"),
   });
 
-  return { runOnce, start: loop.start, stop: loop.stop };
+  return {
+    runOnce,
+    start: loop.start,
+    async stop() {
+      await loop.stop();
+      await agent?.close().catch(() => undefined);
+    },
+  };
 }
