@@ -172,7 +172,7 @@ describe("the invoice worker in the built package", () => {
       );
       const run = spawnSync(process.execPath, [check], { cwd: outDir, encoding: "utf8", timeout: 30_000 });
       expect(run.stderr).not.toMatch(/could not start/);
-      expect(run.stdout.trim()).toBe("BUILT true ApiError invalid_base64_xml");
+      expect(run.stdout.trim(), run.stderr).toBe("BUILT true ApiError invalid_base64_xml");
       expect(run.status).toBe(0);
     } finally {
       rmSync(outDir, { recursive: true, force: true });
