@@ -199,6 +199,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/participants/{participantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look a recipient up on Peppol: registered, the document types it accepts, its endpoint
+         * @description Asks the configured participant discovery (SML/SMP, the access point, or the sandbox), with a cache and a timeout. `registered: false` is the network's answer; a lookup that cannot be made is a 502, never `registered: false`. Present when the server has a discovery configured.
+         */
+        get: operations["lookupParticipant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -453,6 +473,36 @@ export interface components {
                 error: string | null;
                 durationMs: number;
             }[];
+        };
+        Participant: {
+            /** @example 0208:0123456789 */
+            participantId: string;
+            /** @description Whether the participant is registered on Peppol. */
+            registered: boolean;
+            /** @description The document types it accepts (`busdox-docid-qns::...`); empty when not registered. */
+            documentTypes: string[];
+            /** @description For the `documentType` asked: where it is received; null without `documentType`, or when it is not accepted. */
+            endpoint: components["schemas"]["DiscoveryEndpoint"] | null;
+        };
+        DiscoveryEndpoint: {
+            /** @description The document type identifier, with its scheme. */
+            documentType: string;
+            /** @description The process identifier with its scheme (`cenbii-procid-ubl::...`). */
+            processId: string | null;
+            /** @example peppol-transport-as4-v2_0 */
+            transportProfile: string;
+            /** @description The receiving access point's URL. */
+            url: string;
+            /** @description The access point's certificate, as the SMP publishes it. */
+            certificate: {
+                subject: string;
+                /** @description ISO 8601: when the certificate expires. */
+                notAfter: string;
+            } | null;
+            /** @description ISO 8601, or null when not bounded. */
+            serviceActivation: string | null;
+            /** @description ISO 8601, or null when not bounded. */
+            serviceExpiration: string | null;
         };
     };
     responses: never;
@@ -1471,6 +1521,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    lookupParticipant: {
+        parameters: {
+            query?: {
+                /** @description A document type identifier (`busdox-docid-qns::...`, or its value alone); the answer then carries the endpoint for it, or null when the participant does not accept it. */
+                documentType?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The Peppol participant identifier `scheme:value`. */
+                participantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The participant as the network knows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Participant"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The server has no participant discovery configured. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 404;
+                        message: string;
+                        /** @constant */
+                        error: "Not Found";
+                    };
+                };
+            };
+            /** @description Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequestsError"];
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description The lookup could not be made (timeout, SML or SMP unreachable, an SMP answer that is not signed or not trusted); try again later. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "participant_lookup_failed";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };

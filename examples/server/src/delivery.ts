@@ -5,6 +5,7 @@ import {
   sandboxNetwork,
   type DeliveryStore,
   type Dispatcher,
+  type DiscoveryPort,
   type DispatcherLogger,
   type NetworkPort,
   type RetryPolicy,
@@ -22,6 +23,8 @@ export interface DeliveryConfig {
   leaseMs?: number;
   /** SANDBOX_DELAY_MS: how long the sandbox takes to deliver. */
   sandboxDelayMs?: number;
+  /** The participant discovery, looked up again before each Peppol attempt (the same instance as the routers': one cache). */
+  discovery?: DiscoveryPort;
 }
 
 /** The sandbox retries within seconds (contract section 4); a real access point gets the default backoff. */
@@ -47,6 +50,7 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     leaseMs: config.leaseMs ?? 30_000,
     pollIntervalMs: 250,
     logger,
+    ...(config.discovery ? { discovery: config.discovery } : {}),
   });
   dispatcher.start();
   return { dispatcher, description };

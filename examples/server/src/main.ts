@@ -1,7 +1,8 @@
 // Starts the example server: `pnpm start` at the repository root.
 // Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL;
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
-// SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, TRUST_PROXY; LOG_LEVEL.
+// SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
+// PEPPOL_DISCOVERY, SML_ZONE, DNS_SERVERS, PEPPOL_SMP_CA, PEPPOL_SMP_ALLOW_HTTP, DISCOVERY_CACHE_TTL_S, DISCOVERY_TIMEOUT_MS.
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -10,6 +11,7 @@ import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApp, createLogger } from "./app.js";
 import { startDelivery, startWebhooks, webhookConfig } from "./delivery.js";
+import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
 import { openStore, type OpenedStore } from "./store.js";
 
 function fatal(message: string): never {
@@ -78,7 +80,14 @@ try {
 } catch (e) {
   fatal(`the store could not be opened: ${e instanceof Error ? e.message : String(e)}`);
 }
-const delivery = process.env.DISPATCHER === "off" ? null : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs }, logger);
+let discovery: DiscoverySetup;
+try {
+  discovery = await discoveryFromEnv(process.env);
+} catch (e) {
+  fatal(e instanceof Error ? e.message : String(e));
+}
+const delivery =
+  process.env.DISPATCHER === "off" ? null : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, discovery: discovery.discovery ?? undefined }, logger);
 const webhooks = webhookConfig(process.env);
 const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, webhooks, logger);
 const app = createApp({
@@ -91,6 +100,7 @@ const app = createApp({
   signUpRateLimit: limit(signUpsPerHour, 3_600_000),
   adminRateLimit: limit(adminPerMinute, 60_000),
   trustProxy,
+  ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
 });
 // The timeouts are checked every second (Node's default is every 30 s), so a slow client is cut off close to its bound.
 const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, app);
@@ -113,6 +123,7 @@ console.log(
   [
     `einvoice example server on ${base}, store: ${opened.description}`,
     `delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`,
+    `participant discovery: ${discovery.description}`,
     ...(webhooks.targets.allowPrivate ? ["webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)"] : []),
     ...(generatedToken ? [`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`] : []),
     `Quickstart (README.md), in another shell where \`pnpm start\` was typed (any UBL invoice will do in step 3):`,

@@ -79,3 +79,26 @@ export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webh
 export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
 export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";
 export { checkWebhookTarget, guardedLookup, isGlobalUnicast, isPrivateAddress, systemResolver, TargetRefusedError, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";
+export {
+  DiscoveryError,
+  DOCTYPE_SCHEME,
+  PROCESS_SCHEME,
+  PARTICIPANT_ID_SCHEME,
+  type DiscoveryPort,
+  type DiscoveryEndpoint,
+  type DiscoveryFailure,
+  type ParticipantLookup,
+} from "./ports/discovery.js";
+export {
+  cachedDiscovery,
+  isCachedDiscovery,
+  DEFAULT_DISCOVERY_TIMEOUT_MS,
+  DEFAULT_DISCOVERY_TTL_MS,
+  type CachedDiscovery,
+  type DiscoveryCacheOptions,
+} from "./adapters/cached-discovery.js";
+export { sandboxDiscovery, SANDBOX_DOCUMENT_TYPES, SANDBOX_OTHER_DOCUMENT_TYPES } from "./adapters/sandbox-discovery.js";
+export { checkRecipient, type RecipientCheck } from "./domain/routing.js";
+export { ParticipantQuerySchema, ParticipantSchema, DiscoveryEndpointSchema, type Participant, type ParticipantQuery } from "./domain/participant-schemas.js";
+export { lookupParticipant, parseParticipantId, normalizeDocumentType } from "./use-cases/participants.js";
+export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./document/doctype.js";

@@ -10,6 +10,7 @@ import {
   ERROR_STATUS,
   InvoiceRequestSchema,
   InvoiceSchema,
+  ParticipantSchema,
   SubmissionSchema,
   WebhookCreatedSchema,
   WebhookDeliverySchema,
@@ -266,6 +267,40 @@ export function openApiDocument(): Doc {
             ...r400,
             ...r401,
             "404": codeError(404, ["webhook_not_found"], "No such webhook in this company."),
+          }),
+        },
+      },
+      "/v1/participants/{participantId}": {
+        get: {
+          operationId: "lookupParticipant",
+          summary: "Look a recipient up on Peppol: registered, the document types it accepts, its endpoint",
+          description:
+            "Asks the configured participant discovery (SML/SMP, the access point, or the sandbox), with a cache and a timeout. `registered: false` is the network's answer; a lookup that cannot be made is a 502, never `registered: false`. Present when the server has a discovery configured.",
+          requestParams: {
+            path: z.object({
+              participantId: z.string().meta({ description: "The Peppol participant identifier `scheme:value`.", example: "0208:0123456789" }),
+            }),
+            query: z.object({
+              documentType: z
+                .string()
+                .optional()
+                .meta({
+                  description:
+                    "A document type identifier (`busdox-docid-qns::...`, or its value alone); the answer then carries the endpoint for it, or null when the participant does not accept it.",
+                  example:
+                    "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
+                }),
+            }),
+          },
+          responses: responses({
+            "200": { description: "The participant as the network knows it.", ...json(data(ParticipantSchema)) },
+            ...r400,
+            ...r401,
+            "404": {
+              description: "The server has no participant discovery configured.",
+              ...json(z.object({ statusCode: z.literal(404), message: z.string(), error: z.literal("Not Found") })),
+            },
+            "502": codeError(502, ["participant_lookup_failed"], "The lookup could not be made (timeout, SML or SMP unreachable, an SMP answer that is not signed or not trusted); try again later."),
           }),
         },
       },

@@ -10,6 +10,7 @@ import {
   listApiKeys,
   listClients,
   listInvoices,
+  lookupParticipant,
   parseWith,
   revokeApiKey,
   submitInvoice,
@@ -187,6 +188,17 @@ export function createV1Router(options: V1RouterOptions): Router {
       res.status(204).end();
     }),
   );
+
+  const discovery = options.discovery;
+  if (discovery) {
+    router.get(
+      "/participants/:participantId",
+      authenticated,
+      wrap(async (req, res) => {
+        res.json({ data: await lookupParticipant(discovery, String(req.params.participantId), rawQuery(req)) });
+      }),
+    );
+  }
 
   mountWebhooks(router, { store, options, targets: options.webhookTargets, limit, authenticated, noQuery: noQueryParams, authOf });
 

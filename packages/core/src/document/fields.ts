@@ -16,6 +16,8 @@ const PARTY: XmlKeep = {
  * parse keeps nothing else (no invoice lines, no DOM of the whole document).
  */
 export const INVOICE_KEEP: XmlKeep = {
+  CustomizationID: [CBC, "text"],
+  ProfileID: [CBC, "text"],
   ID: [CBC, "text"],
   IssueDate: [CBC, "text"],
   DueDate: [CBC, "text"],

@@ -2,6 +2,7 @@
 export { decodeBase64Strict } from "./base64.js";
 export { extractFields, INVOICE_KEEP, type InvoiceFields } from "./fields.js";
 export { extractRecipient } from "./recipient.js";
+export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./doctype.js";
 export { DEFAULT_XML_LIMITS, scanXml, type ScanResult, type XmlLimits } from "./scan.js";
 export { isZip } from "./text.js";
 export { CAC, CBC, UBL_INVOICE_NS, requireInvoiceRoot } from "./ubl.js";

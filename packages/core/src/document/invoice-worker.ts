@@ -53,6 +53,7 @@ port.on("message", (req: WorkerRequest) => {
       sha256: doc.sha256,
       recipient: doc.recipient,
       fields: doc.fields,
+      documentType: doc.documentType,
       ...(targetNetwork ? { targetNetwork } : {}),
     };
     transfer = [buffer];

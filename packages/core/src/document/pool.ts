@@ -8,6 +8,7 @@ import { ApiError, type ErrorCode } from "../domain/errors.js";
 import type { ParticipantId, TargetNetwork } from "../domain/types.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
+import type { DocumentType } from "./doctype.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./scan.js";
 
@@ -59,6 +60,7 @@ export type WorkerReply =
       sha256: string;
       recipient: ParticipantId;
       fields: InvoiceFields;
+      documentType: DocumentType | null;
       /** For a JSON body: what it asked for. */
       targetNetwork?: TargetNetwork;
     }
@@ -266,7 +268,7 @@ function rebuild(error: WorkerError): Error {
 }
 
 function settle(task: Task, m: WorkerReply): void {
-  const doc = m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields } : null;
+  const doc = m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType } : null;
   if (task.body === undefined) {
     if (doc) task.resolve(doc);
     else if (!m.ok) task.reject(rebuild(m.error));

@@ -5,6 +5,7 @@ import type { ParticipantId } from "../domain/types.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
 import { extractFields, INVOICE_KEEP, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
+import { extractDocumentType, type DocumentType } from "./doctype.js";
 import { DEFAULT_XML_LIMITS, limitError, scanXml, type XmlLimits } from "./scan.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireInvoiceRoot } from "./ubl.js";
@@ -18,6 +19,8 @@ export interface ReadInvoice {
   sha256: string;
   recipient: ParticipantId;
   fields: InvoiceFields;
+  /** The Peppol document type and process (from the root, CustomizationID and ProfileID); null without a CustomizationID. */
+  documentType: DocumentType | null;
 }
 
 function tooLarge(bytes: number, limits: XmlLimits): ApiError {
@@ -75,7 +78,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
   const recipient = extractRecipient(invoice);
   const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, recipient, fields };
+  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice) };
 }
 
 function multipleDocuments(): ApiError {

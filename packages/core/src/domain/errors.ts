@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   no_legal_entity: 422,
   peppol_sending_not_enabled: 422,
   internal_error: 500,
+  participant_lookup_failed: 502,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -4,3 +4,4 @@ export { testDeliveryStore, type DeliveryFixture } from "./delivery-suite.js";
 export { testWebhookStore } from "./webhook-suite.js";
 export { testNetwork, type NetworkFactory, type NetworkFixture } from "./network-suite.js";
 export { sampleInvoiceRecord, sampleCompany } from "./fixtures.js";
+export { testDiscovery, type DiscoveryFactory, type DiscoveryFixture } from "./discovery-suite.js";

@@ -5,6 +5,8 @@ import { ApiError } from "../domain/errors.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/scan.js";
 import type { Routing, Store } from "../ports/store.js";
 import { defaultRouting } from "../domain/routing.js";
+import type { DiscoveryPort } from "../ports/discovery.js";
+import { cachedDiscovery, isCachedDiscovery, type CachedDiscovery } from "../adapters/cached-discovery.js";
 
 export interface CoreOptions {
   /** The time source (tests pass a fake clock). Default: `new Date()`. */
@@ -17,6 +19,12 @@ export interface CoreOptions {
   routing?: Routing;
   /** XML size limits. Default: `DEFAULT_XML_LIMITS`. */
   limits?: Partial<XmlLimits>;
+  /**
+   * Peppol participant discovery: submissions routed to Peppol whose recipient is not registered,
+   * or does not accept the document type, fail at submit (contract row 11). A bare port is wrapped
+   * once with `cachedDiscovery`'s defaults (5 s timeout, 10 min cache). Default: none (no lookup).
+   */
+  discovery?: DiscoveryPort;
 }
 
 export interface ResolvedOptions {
@@ -25,6 +33,7 @@ export interface ResolvedOptions {
   eligibility: EligibilityPolicy;
   routing: Routing;
   limits: XmlLimits;
+  discovery: CachedDiscovery | null;
 }
 
 const DEFAULT_ROUTING = defaultRouting();
@@ -34,6 +43,7 @@ const DEFAULTS: ResolvedOptions = {
   eligibility: defaultEligibility,
   routing: DEFAULT_ROUTING,
   limits: DEFAULT_XML_LIMITS,
+  discovery: null,
 };
 
 export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
@@ -45,7 +55,18 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     eligibility: options.eligibility ?? defaultEligibility,
     routing: options.routing ?? DEFAULT_ROUTING,
     limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
+    discovery: options.discovery ? withDefaults(options.discovery) : null,
   };
+}
+
+const defaulted = new WeakMap<DiscoveryPort, CachedDiscovery>();
+
+/** The port as the core uses it: a `cachedDiscovery` as given, a bare port wrapped once with the defaults. */
+export function withDefaults(port: DiscoveryPort): CachedDiscovery {
+  if (isCachedDiscovery(port)) return port;
+  let c = defaulted.get(port);
+  if (!c) defaulted.set(port, (c = cachedDiscovery(port)));
+  return c;
 }
 
 const guarded = new WeakMap<object, object>();

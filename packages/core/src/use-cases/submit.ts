@@ -1,5 +1,6 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
 import { ApiError } from "../domain/errors.js";
+import { checkRecipient } from "../domain/routing.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { Store } from "../ports/store.js";
@@ -82,7 +83,14 @@ async function submitChecked(
   if (refusal || !company) throw refusal;
 
   const doc = await readDocument(o.limits);
-  const decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  let decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.
+  let note: string | null = null;
+  if (decision.ok && decision.network === "peppol" && o.discovery) {
+    const check = await checkRecipient(o.discovery, doc.recipient, doc.documentType);
+    if (check.kind === "refused") decision = { ok: false, reason: check.reason };
+    else if (check.kind === "unknown") note = check.note;
+  }
   const now = o.now();
   const id = o.newId();
 
@@ -92,7 +100,7 @@ async function submitChecked(
     return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, reason)));
   }
 
-  const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null);
+  const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
   const value = doc.recipient.value;
   const result = await s.insertSubmission({
     invoice: accepted,
@@ -143,6 +151,7 @@ function record(
   network: Network | null,
   now: string,
   errorMessage: string | null,
+  note: string | null = null,
 ): InvoiceRecord {
   const f = doc.fields;
   return {
@@ -166,7 +175,7 @@ function record(
     updatedAt: now,
     events: [
       errorMessage === null
-        ? { status: "sending", at: now, detail: `Accepted and queued for sending on ${network}.` }
+        ? { status: "sending", at: now, detail: `Accepted and queued for sending on ${network}.${note ? " " + note : ""}` }
         : { status: "failed", at: now, detail: errorMessage },
     ],
   };

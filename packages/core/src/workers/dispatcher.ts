@@ -5,6 +5,10 @@ import type { NetworkPort, SendOutcome } from "../ports/network.js";
 import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { invoiceView } from "../use-cases/reads.js";
+import { withDefaults } from "../use-cases/options.js";
+import { checkRecipient } from "../domain/routing.js";
+import { documentTypeOf } from "../document/doctype.js";
+import type { DiscoveryPort } from "../ports/discovery.js";
 import type { InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
 
 export interface RetryPolicy {
@@ -30,6 +34,13 @@ export interface DispatcherOptions extends QueueWorkerOptions {
   retry?: Partial<RetryPolicy>;
   /** Default 60 s. In-flight sends still running after `stopTimeoutMs` have their leases given back. */
   leaseMs?: number;
+  /**
+   * Peppol participant discovery, looked up before each attempt on `peppol` (a cached answer is
+   * reused): not registered, or not for this document type, fails the submission; a lookup that
+   * fails is a transient failure (retried with backoff). A bare port gets `cachedDiscovery`'s
+   * defaults. Pass the same instance as to the routers so the two share one cache. Default: none.
+   */
+  discovery?: DiscoveryPort;
 }
 
 export interface Dispatcher {
@@ -75,6 +86,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? (() => new Date());
   const random = options.random ?? Math.random;
   const logger = options.logger;
+  const discovery = options.discovery ? withDefaults(options.discovery) : null;
   const inFlight = new Set<string>();
 
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -91,24 +103,35 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const company = await store.getCompany(inv.companyId);
       if (!recipient) outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
       else if (!company?.legalEntityId) outcome = { outcome: "retry", reason: "The company has no legal entity at the access point any more." };
-      else {
-        try {
-          outcome = await network.send({
-            submissionId: inv.id,
-            idempotencyKey: inv.id,
-            document: job.document,
-            routing: { network: inv.network, recipient },
-            legalEntityId: company.legalEntityId,
-            attempt: attemptNo,
-          });
-        } catch (e) {
-          outcome = { outcome: "retry", reason: `The ${network.name} network call failed (${e instanceof Error ? e.name : "error"}).` };
-        }
-      }
+      else outcome = (await checkBeforeSend(inv.network, recipient, job.document)) ?? (await send(network, inv.network, recipient, company.legalEntityId));
     }
     const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
     const updated = await store.completeAttempt(record);
     if (!updated) logger?.error({ submissionId: inv.id, owner }, "lease lost before the attempt was recorded; another dispatcher will retry");
+
+    async function send(network: NetworkPort, route: Network, recipient: ParticipantId, legalEntityId: string): Promise<SendOutcome> {
+      try {
+        return await network.send({
+          submissionId: inv.id,
+          idempotencyKey: inv.id,
+          document: job.document,
+          routing: { network: route, recipient },
+          legalEntityId,
+          attempt: attemptNo,
+        });
+      } catch (e) {
+        return { outcome: "retry", reason: `The ${network.name} network call failed (${e instanceof Error ? e.name : "error"}).` };
+      }
+    }
+  }
+
+  /** The participant lookup before an attempt on Peppol: an outcome that replaces the send, or null to send. */
+  async function checkBeforeSend(route: Network, recipient: ParticipantId, document: Uint8Array): Promise<SendOutcome | null> {
+    if (!discovery || route !== "peppol") return null;
+    const check = await checkRecipient(discovery, recipient, documentTypeOf(document));
+    if (check.kind === "refused") return { outcome: "failed", reason: check.reason };
+    if (check.kind === "unknown") return { outcome: "retry", reason: `The Peppol participant lookup failed (${check.why}); it is made again before the next attempt.` };
+    return null;
   }
 
   /** For a change of status: the webhook event, carrying the invoice as it will read after the change. */
