@@ -2,7 +2,7 @@
 // same answer as for an id that does not exist, never sees A's data in a list, and cannot change
 // A's keys or webhooks. A last test lists the id-taking /v1 operations of the OpenAPI document and
 // fails when one is not covered here, so a new endpoint cannot slip past this file.
-import { memoryStore } from "@einvoice/core";
+import { memoryStore, sandboxDiscovery } from "@einvoice/core";
 import { openApiDocument } from "@einvoice/express";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ const app = createApp({
   adminToken: ADMIN_TOKEN,
   // Webhook targets: a resolver that answers a public address, so no DNS is asked and nothing is sent.
   webhookTargets: { resolve: async () => ["93.184.216.34"] },
+  discovery: sandboxDiscovery(),
 });
 const answers = recordResponses(app);
 afterAll(() => {
@@ -172,6 +173,14 @@ describe("tenant isolation: company B with its own key", () => {
     expect((await as(A).get(`/v1/webhooks/${A.webhookIds[0]}/deliveries`)).status).toBe(200);
   });
 
+  it("GET /v1/participants/{id} answers from the network: the same for A and B, with no tenant's data", async () => {
+    const a = await as(A).get("/v1/participants/0088:1234567890128");
+    const b = await as(B).get("/v1/participants/0088:1234567890128");
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(leaks(b)).toEqual([]);
+  });
+
   it("B's key on A's ids never gets 403", () => {
     const forbidden = answers.filter((r) => r.status === 403);
     expect(forbidden).toEqual([]);
@@ -188,6 +197,7 @@ describe("tenant isolation: company B with its own key", () => {
       "get /v1/api-keys",
       "get /v1/webhooks",
       "get /v1/company",
+      "get /v1/participants/{participantId}",
     ]);
     const paths = (openApiDocument() as unknown as { paths: Record<string, Record<string, unknown>> }).paths;
     const mustCover = Object.entries(paths)
