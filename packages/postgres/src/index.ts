@@ -14,4 +14,5 @@ export {
   type PGliteLike,
   type PGliteQueryableLike,
 } from "./db.js";
+export { MissingDriverError, DRIVER_PACKAGES, type DriverPackage } from "./drivers.js";
 export { migrate, MIGRATIONS, SCHEMA_VERSION, type Migration, type MigrateResult } from "./migrations.js";

@@ -2,6 +2,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fromPg, fromPGlite, type Db, type PGliteLike, type PgPoolLike } from "./db.js";
+import { loadDriver } from "./drivers.js";
 import { lockDataDir } from "./lock.js";
 import { postgresStore, type PostgresStore } from "./store.js";
 
@@ -43,7 +44,9 @@ export function describeDatabaseUrl(databaseUrl: string): string {
 /**
  * Opens the store the way a server wants it: PGlite in `dataDir` when no `databaseUrl` is given,
  * otherwise a `pg` Pool on the server. Migrates the schema before returning. `pg` and
- * `@electric-sql/pglite` are optional peer dependencies: install the one you use.
+ * `@electric-sql/pglite` are optional peer dependencies: install the one you use. Each is imported
+ * only here, when a store is opened on it; a missing one is a `MissingDriverError` naming the
+ * `npm install` command.
  *
  * @example
  * const { store, description, close } = await openPostgresStore({ dataDir: "./data", databaseUrl: process.env.DATABASE_URL })
@@ -53,7 +56,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
   let description: string;
   let release = async (): Promise<void> => {};
   if (options.databaseUrl) {
-    const pg = (await import("pg")).default;
+    const pg = (await loadDriver("pg", () => import("pg"))).default;
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.maxConnections ?? 10,
@@ -66,7 +69,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
     db = fromPg(pool as unknown as PgPoolLike, { owned: true });
     description = describeDatabaseUrl(options.databaseUrl);
   } else {
-    const { PGlite } = await import("@electric-sql/pglite");
+    const { PGlite } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
     let pglite: PGliteLike;
     if (options.dataDir) {
       await mkdir(options.dataDir, { recursive: true });

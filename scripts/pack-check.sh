@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The packages as a user gets them: build, `pnpm pack` each one, lint the tarballs (publint,
+# @arethetypeswrong/cli --profile esm-only), install them with npm into a new project outside the
+# workspace, type-check a strict NodeNext TypeScript file against them, and run docs/library.md's
+# first run (memory store, then embedded PGlite) until the invoice is delivered.
+# Fails on the first real problem, saying which. Called by .ci/run; takes a minute or two.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+PACKAGES=(core express postgres storecove)
+BIN="$ROOT/node_modules/.bin"
+# .ci/run passes its pnpm command (pnpm, or `npx -y pnpm@10` on a machine without it).
+read -ra PNPM <<<"${PNPM_CMD:-pnpm}"
+
+fail() {
+  echo "pack-check: FAILED: $*" >&2
+  exit 1
+}
+step() { echo "pack-check [${SECONDS}s]: $*"; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/einvoice-pack-check.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+case "$WORK" in "$ROOT"/*) fail "the temporary folder $WORK is inside the workspace" ;; esac
+
+step "building the packages (pnpm build)"
+"${PNPM[@]}" build >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "pnpm build"; }
+
+step "packing each package (pnpm pack)"
+mkdir -p "$WORK/tarballs"
+declare -A TARBALL
+for p in "${PACKAGES[@]}"; do
+  (cd "packages/$p" && "${PNPM[@]}" pack --pack-destination "$WORK/tarballs" >"$WORK/pack-$p.log" 2>&1) || { cat "$WORK/pack-$p.log"; fail "pnpm pack in packages/$p"; }
+  TARBALL[$p]="$(ls "$WORK"/tarballs/einvoice-"$p"-*.tgz)"
+done
+
+step "checking each tarball's contents and manifest"
+for p in "${PACKAGES[@]}"; do
+  node - "${TARBALL[$p]}" "$p" <<'EOF' || fail "the tarball of packages/$2 (see above)"
+const { execFileSync } = require("node:child_process");
+const [tgz, name] = process.argv.slice(2);
+const files = new Set(execFileSync("tar", ["-tzf", tgz], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, "")));
+const manifest = JSON.parse(execFileSync("tar", ["-xOzf", tgz, "package/package.json"], { encoding: "utf8" }));
+const problems = [];
+for (const f of ["README.md", "LICENSE", "package.json"]) if (!files.has(f)) problems.push(`no ${f}`);
+if (manifest.license !== "MIT") problems.push(`license is ${manifest.license}, not MIT`);
+if (manifest.type !== "module") problems.push("not \"type\": \"module\"");
+// Every path the exports name is in the tarball, and no condition points at the TypeScript sources.
+const walk = (v, where) => {
+  if (typeof v === "string") {
+    if (!files.has(v.replace(/^\.\//, ""))) problems.push(`${where} → ${v}, which is not in the tarball`);
+  } else if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "source") problems.push(`${where} keeps the "source" condition`);
+      walk(x, `${where}[${JSON.stringify(k)}]`);
+    }
+  }
+};
+walk(manifest.exports, "exports");
+if (!manifest.exports) problems.push("no exports");
+if (JSON.stringify(manifest).includes("workspace:")) problems.push("a workspace: range is left in the manifest");
+if (problems.length) {
+  console.error(`@einvoice/${name}: ${problems.join("; ")}`);
+  process.exit(1);
+}
+EOF
+done
+
+step "publint --strict and attw --profile esm-only on each tarball"
+for p in "${PACKAGES[@]}"; do
+  "$BIN/publint" run --strict "${TARBALL[$p]}" >"$WORK/publint-$p.log" 2>&1 || { cat "$WORK/publint-$p.log"; fail "publint on @einvoice/$p"; }
+  "$BIN/attw" "${TARBALL[$p]}" --profile esm-only --format table-flipped >"$WORK/attw-$p.log" 2>&1 || { cat "$WORK/attw-$p.log"; fail "@arethetypeswrong/cli on @einvoice/$p"; }
+done
+
+APP="$WORK/app"
+mkdir -p "$APP/src"
+cd "$APP"
+cat >package.json <<'EOF'
+{ "name": "einvoice-pack-check-app", "private": true, "type": "module" }
+EOF
+# npm, not the workspace: the tarballs and their dependencies from the registry. PGlite comes later.
+NPM_FLAGS=(--no-audit --no-fund --loglevel=error --prefer-offline)
+step "installing the tarballs with npm into $APP (pg, express and the types, no PGlite yet)"
+npm install "${NPM_FLAGS[@]}" "${TARBALL[core]}" "${TARBALL[express]}" "${TARBALL[postgres]}" "${TARBALL[storecove]}" \
+  "express@^5.1.0" "pg@^8.16.0" "@types/node@^20" "@types/express@^5" "@types/pg@^8" >"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log"; fail "npm install of the tarballs"; }
+[ -d node_modules/@electric-sql/pglite ] && fail "PGlite was installed although nothing asked for it"
+
+step "without PGlite: @einvoice/postgres loads, and opening the embedded store names the npm command"
+node --input-type=module -e '
+const { openPostgresStore, MissingDriverError } = await import("@einvoice/postgres");
+const e = await openPostgresStore({}).then(() => null, (x) => x);
+if (!(e instanceof MissingDriverError) || !e.message.endsWith(`npm install "@electric-sql/pglite@~0.5.16"`)) {
+  console.error("expected a MissingDriverError naming the npm command, got:", e);
+  process.exit(1);
+}' || fail "@einvoice/postgres without PGlite"
+
+step "the source condition finds nothing missing: node --conditions=source imports every entry"
+node --conditions=source --input-type=module -e '
+for (const m of ["@einvoice/core", "@einvoice/express", "@einvoice/postgres", "@einvoice/storecove"]) await import(m);' ||
+  fail "an entry does not load with --conditions=source"
+
+npm install "${NPM_FLAGS[@]}" "@electric-sql/pglite@$(node -p 'require("@einvoice/postgres/package.json").peerDependencies["@electric-sql/pglite"]' 2>/dev/null || echo '~0.5.16')" >>"$WORK/npm.log" 2>&1 ||
+  { cat "$WORK/npm.log"; fail "npm install @electric-sql/pglite"; }
+
+step "docs/library.md's first run, and a strict NodeNext file using every entry"
+node - "$ROOT/docs/library.md" "$APP/src" <<'EOF' || fail "the first-run programs in docs/library.md (markers <!-- pack-check: NAME.ts -->)"
+const { readFileSync, writeFileSync } = require("node:fs");
+const [doc, out] = process.argv.slice(2);
+const text = readFileSync(doc, "utf8");
+const blocks = [...text.matchAll(/<!-- pack-check: ([\w-]+\.ts) -->\n```ts\n([^]*?)\n```/g)];
+const names = blocks.map((b) => b[1]);
+for (const want of ["first-run-memory.ts", "first-run-pglite.ts"]) if (!names.includes(want)) throw new Error(`no ${want} block in ${doc}`);
+for (const [, name, code] of blocks) writeFileSync(`${out}/${name}`, code + "\n");
+EOF
+cp "$ROOT/examples/invoice.xml" invoice.xml
+cat >src/entries.ts <<'EOF'
+// Every public entry, with types, as a strict NodeNext project sees them.
+import { ApiError, memoryStore, sandboxNetwork, type AuthContext, type Invoice, type NetworkPort, type Store } from "@einvoice/core";
+import { createAdminRouter, createV1Router, openApiDocument, toHttp } from "@einvoice/express";
+import { DbError, MissingDriverError, openPostgresStore, type OpenedPostgresStore } from "@einvoice/postgres";
+import { storecoveNetwork } from "@einvoice/storecove";
+import express from "express";
+
+const store: Store = memoryStore();
+const network: NetworkPort = sandboxNetwork({ delayMs: 0 });
+const peppol: NetworkPort = storecoveNetwork({ baseUrl: "https://example.invalid/api/v2", apiKey: "k" });
+const app = express();
+app.use("/v1", createV1Router({ store }));
+app.use("/admin", createAdminRouter({ store, adminToken: "a-token-of-16-chars-or-more" }));
+const http: { status: number } = toHttp(new ApiError("invalid_api_key", "no"));
+const opened: Promise<OpenedPostgresStore> | undefined = undefined;
+const auth: AuthContext | undefined = undefined;
+const invoice: Invoice | undefined = undefined;
+const errors: Array<new (...a: never[]) => Error> = [DbError, MissingDriverError];
+export { app, auth, errors, http, invoice, network, opened, openApiDocument, openPostgresStore, peppol };
+EOF
+cat >tsconfig.json <<'EOF'
+{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "strict": true,
+    "noUncheckedIndexedAccess": true,
+    "exactOptionalPropertyTypes": true,
+    "skipLibCheck": false,
+    "types": ["node"],
+    "outDir": "out",
+    "rootDir": "src"
+  },
+  "include": ["src"]
+}
+EOF
+step "type-checking and compiling with the workspace's TypeScript ($("$BIN/tsc" --version))"
+"$BIN/tsc" -p tsconfig.json || fail "the strict NodeNext type-check against the installed packages"
+
+for program in first-run-memory first-run-pglite; do
+  step "running $program (docs/library.md) until the invoice is delivered"
+  timeout 120 node "out/$program.js" >"$WORK/$program.log" 2>&1 || { cat "$WORK/$program.log"; fail "$program exited with an error"; }
+  grep -q '^delivered\b' "$WORK/$program.log" || { cat "$WORK/$program.log"; fail "$program did not end with the invoice delivered"; }
+  sed 's/^/  /' "$WORK/$program.log"
+done
+step "OK: ${PACKAGES[*]} pack, lint, install with npm, type-check and run the first use"
