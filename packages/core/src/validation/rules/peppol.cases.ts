@@ -1,0 +1,99 @@
+// Edits of the official Peppol base example (openpeppol-bis3/examples/base-example.xml) that exercise the
+// tricky parts of the Peppol rules; each expectation was checked against the official rules (shared/oracle).
+// Used by peppol.test.ts.
+
+export interface PeppolCase {
+  name: string;
+  /** [search, replacement] applied in order to the base example. */
+  edits: ReadonlyArray<readonly [string, string]>;
+  /** Rule ids that must fire. */
+  fires: readonly string[];
+  /** Rule ids that must stay silent. */
+  silent: readonly string[];
+}
+
+const SELLER_COUNTRY = "<cbc:IdentificationCode>GB</cbc:IdentificationCode>";
+const BUYER_COUNTRY = "<cbc:IdentificationCode>SE</cbc:IdentificationCode>\n                </cac:Country>\n            </cac:PostalAddress>\n            <cac:PartyTaxScheme>";
+const DOC_ALLOWANCE = "<cac:AllowanceCharge>\n            <cbc:ChargeIndicator>true</cbc:ChargeIndicator>";
+
+export const PEPPOL_CASES: readonly PeppolCase[] = [
+  {
+    name: "a percentage without base amount is R041, and the amount check R040 is not made",
+    edits: [[DOC_ALLOWANCE, "<cac:AllowanceCharge>\n            <cbc:ChargeIndicator>true</cbc:ChargeIndicator><cbc:MultiplierFactorNumeric>10</cbc:MultiplierFactorNumeric>"]],
+    fires: ["PEPPOL-EN16931-R041"],
+    silent: ["PEPPOL-EN16931-R043", "PEPPOL-EN16931-R040"],
+  },
+  {
+    name: "a charge indicator with spaces passes R043 (normalized) but is no longer 'true' for the code list rule CL003",
+    edits: [[DOC_ALLOWANCE, "<cac:AllowanceCharge>\n            <cbc:ChargeIndicator> true </cbc:ChargeIndicator>"]],
+    fires: [],
+    silent: ["PEPPOL-EN16931-R043", "PEPPOL-EN16931-CL003"],
+  },
+  {
+    name: "profile urn:peppol:bis:billing_with_response is approved (02); the old billing:02:1.0 form is not",
+    edits: [["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:peppol:bis:billing_with_response"]],
+    fires: [],
+    silent: ["PEPPOL-EN16931-R007", "PEPPOL-EN16931-P0100"],
+  },
+  {
+    name: "profile urn:fdc:peppol.eu:2017:poacc:billing:02:1.0 is no longer approved in 2026.5",
+    edits: [["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:fdc:peppol.eu:2017:poacc:billing:02:1.0"]],
+    fires: ["PEPPOL-EN16931-R007"],
+    silent: ["PEPPOL-EN16931-P0100"],
+  },
+  {
+    name: "a GLN with a wrong check digit is R040, a Belgian enterprise number with wrong check digits is R043",
+    edits: [["<cbc:EndpointID schemeID=\"0088\">9482348239847239874</cbc:EndpointID>", "<cbc:EndpointID schemeID=\"0088\">5790000436102</cbc:EndpointID>"],
+      ["<cbc:EndpointID schemeID=\"0002\">FR23342</cbc:EndpointID>", "<cbc:EndpointID schemeID=\"0208\">0403019262</cbc:EndpointID>"]],
+    fires: ["PEPPOL-COMMON-R040", "PEPPOL-COMMON-R043"],
+    silent: [],
+  },
+  {
+    name: "the VAT total in accounting currency (a tax total without breakdown) is exempt from R051, other amounts are not",
+    edits: [["<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>", "<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cbc:TaxCurrencyCode>SEK</cbc:TaxCurrencyCode>"],
+      ["<cac:TaxTotal>", "<cac:TaxTotal><cbc:TaxAmount currencyID=\"SEK\">3000</cbc:TaxAmount></cac:TaxTotal><cac:TaxTotal>"],
+      ["<cbc:PriceAmount currencyID=\"EUR\">400</cbc:PriceAmount>", "<cbc:PriceAmount currencyID=\"SEK\">400</cbc:PriceAmount>"]],
+    fires: ["PEPPOL-EN16931-R051"],
+    silent: ["PEPPOL-EN16931-R054", "PEPPOL-EN16931-R055", "PEPPOL-EN16931-R005"],
+  },
+  {
+    name: "line net amount within 0.02 of quantity × price / base quantity passes R120, exactly (no floats)",
+    edits: [["<cbc:InvoicedQuantity unitCode=\"DAY\">7</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID= \"EUR\">2800</cbc:LineExtensionAmount>", "<cbc:InvoicedQuantity unitCode=\"DAY\">3</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID= \"EUR\">0.30</cbc:LineExtensionAmount>"],
+      ["<cbc:PriceAmount currencyID=\"EUR\">400</cbc:PriceAmount>", "<cbc:PriceAmount currencyID=\"EUR\">0.1</cbc:PriceAmount>"]],
+    fires: [],
+    silent: ["PEPPOL-EN16931-R120"],
+  },
+  {
+    name: "line net amount off by more than 0.02 is R120",
+    edits: [["<cbc:InvoicedQuantity unitCode=\"DAY\">7</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID= \"EUR\">2800</cbc:LineExtensionAmount>", "<cbc:InvoicedQuantity unitCode=\"DAY\">7</cbc:InvoicedQuantity>\n    <cbc:LineExtensionAmount currencyID= \"EUR\">2800.03</cbc:LineExtensionAmount>"]],
+    fires: ["PEPPOL-EN16931-R120"],
+    silent: [],
+  },
+  {
+    name: "an empty element is R008 and a date not written YYYY-MM-DD is F001",
+    edits: [["<cbc:IssueDate>", "<cbc:TaxPointDate>2017-11-1</cbc:TaxPointDate><cbc:AccountingCost/><cbc:IssueDate>"]],
+    fires: ["PEPPOL-EN16931-R008", "PEPPOL-EN16931-F001"],
+    silent: [],
+  },
+  {
+    name: "German seller and buyer: cash discount terms must follow the #SKONTO# format ending in a line break",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>DE</cbc:IdentificationCode>"], [BUYER_COUNTRY, BUYER_COUNTRY.replace(">SE<", ">DE<")],
+      ["<cbc:Note>Payment within 10 days, 2% discount</cbc:Note>", "<cbc:Note>#SKONTO#TAGE=10#PROZENT=2#</cbc:Note>"]],
+    fires: ["DE-R-018", "DE-R-002"],
+    silent: ["PEPPOL-EN16931-R002"],
+  },
+  {
+    name: "German seller and buyer: a well-formed #SKONTO# line passes DE-R-018",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>DE</cbc:IdentificationCode>"], [BUYER_COUNTRY, BUYER_COUNTRY.replace(">SE<", ">DE<")],
+      ["<cbc:Note>Payment within 10 days, 2% discount</cbc:Note>", "<cbc:Note>#SKONTO#TAGE=10#PROZENT=2.00#\n</cbc:Note>"]],
+    fires: [],
+    silent: ["DE-R-018"],
+  },
+  {
+    name: "a Swedish seller with an organisation number with a wrong Luhn digit is SE-R-013 (and R049 on scheme 0007)",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>SE</cbc:IdentificationCode>"],
+      ["<cbc:EndpointID schemeID=\"0088\">9482348239847239874</cbc:EndpointID>", "<cbc:EndpointID schemeID=\"0007\">5567321708</cbc:EndpointID>"]],
+    fires: ["PEPPOL-COMMON-R049", "SE-R-013"],
+    silent: [],
+  },
+];
