@@ -62,8 +62,11 @@ export function children(node: UblNode | null | undefined, qname: string): UblNo
  */
 export function select(node: UblNode | null | undefined, path: string): UblNode[] {
   if (!node) return [];
+  let steps = pathSteps.get(path);
+  if (!steps) pathSteps.set(path, (steps = path.split("/")));
+  if (steps.length === 1) return children(node, path);
   let cur: UblNode[] = [node];
-  for (const step of path.split("/")) {
+  for (const step of steps) {
     const next: UblNode[] = [];
     for (const n of cur) for (const c of n.children) if (c.qname === step) next.push(c);
     cur = next;
@@ -71,6 +74,9 @@ export function select(node: UblNode | null | undefined, path: string): UblNode[
   }
   return cur;
 }
+
+// The steps of each path rules use, split once (rules use a few hundred distinct paths).
+const pathSteps = new Map<string, string[]>();
 
 /** The first node at a relative path, or null. */
 export function first(node: UblNode | null | undefined, path: string): UblNode | null {
@@ -106,7 +112,13 @@ export function norm(node: UblNode | null | undefined): string {
 
 /** XPath normalize-space() on a string: only the four XML whitespace characters count. */
 export function normalizeSpace(s: string): string {
-  return s.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
+  // Fast path: most values have no tab, CR, LF, leading, trailing or double space and come back as they are.
+  let clean = s.length === 0 || (s.charCodeAt(0) !== 32 && s.charCodeAt(s.length - 1) !== 32);
+  for (let i = 0; clean && i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 9 || c === 10 || c === 13 || (c === 32 && s.charCodeAt(i + 1) === 32)) clean = false;
+  }
+  return clean ? s : s.replace(/[ \t\r\n]+/g, " ").replace(/^ | $/g, "");
 }
 
 /** The normalised text at a relative path (first match), or "" when absent: normalize-space(path). */

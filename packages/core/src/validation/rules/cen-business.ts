@@ -9,7 +9,7 @@ import { child, children, exists, first, norm, select, stringValue, textAt, type
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
   all, allLines, chargeIndicator, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
-  quote, round0, show,
+  money, quote, round0, show,
 } from "./cen-common.js";
 
 type Report = (rule: string, message: string, node: UblNode | null) => void;
@@ -80,7 +80,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
     if (!ok) {
       const msg = inCurrency.length !== 1
         ? `The invoice must give its total VAT amount (BT-110) exactly once in the invoice currency ${quote(cc)}; it gives it ${inCurrency.length} times.`
-        : `The total with VAT (BT-112) is ${show(incl)}, but the total without VAT (BT-109) ${show(excl)} plus the VAT total (BT-110) ${show(vat)} is ${excl && vat ? show(round2(excl.plus(vat))) : "not computable"}.`;
+        : `The total with VAT (BT-112) is ${money(incl)}, but the total without VAT (BT-109) ${money(excl)} plus the VAT total (BT-110) ${money(vat)} is ${excl && vat ? money(round2(excl.plus(vat))) : "not computable"}.`;
       report("BR-CO-15", msg, d);
     }
   }
@@ -202,7 +202,7 @@ function totalsRules(t: UblNode, report: Report): void {
     const lines = allLines(root);
     const s = round2(sum(lines.map((l) => decAt(l, "cbc:LineExtensionAmount")).filter(notNull)));
     if (!eq(lineTotal, s)) {
-      report("BR-CO-10", `The sum of the invoice lines' net amounts (BT-131) is ${show(s)}, but the document's line total (BT-106) says ${show(lineTotal)}.`, t);
+      report("BR-CO-10", `The sum of the invoice lines' net amounts (BT-131) is ${money(s)}, but the document's line total (BT-106) says ${money(lineTotal)}.`, t);
     }
     // BR-CO-11 / BR-CO-12: BT-107 / BT-108 = rounded sum of the document level allowances / charges.
     for (const charge of [false, true]) {
@@ -213,7 +213,7 @@ function totalsRules(t: UblNode, report: Report): void {
       const ok = eq(total, s2) || (!has(totalQ) && acs.length === 0);
       if (!ok) {
         const [rule, bt, what] = charge ? ["BR-CO-12", "BT-108", "charges"] : ["BR-CO-11", "BT-107", "allowances"];
-        report(rule, `The document level ${what} add up to ${show(s2)}, but the sum of ${what} on document level (${bt}) says ${has(totalQ) ? show(total) : "nothing (it is missing)"}.`, t);
+        report(rule, `The document level ${what} add up to ${money(s2)}, but the sum of ${what} on document level (${bt}) says ${has(totalQ) ? money(total) : "nothing (it is missing)"}.`, t);
       }
     }
   }
@@ -228,7 +228,7 @@ function totalsRules(t: UblNode, report: Report): void {
     expected = hasCharges || hasAllowances ? round2(raw) : raw;
   }
   if (!eq(excl, expected)) {
-    report("BR-CO-13", `The total without VAT (BT-109) is ${show(excl)}, but the line total (BT-106) ${show(lineTotal)} minus allowances (BT-107) ${hasAllowances ? show(allowances) : "0"} plus charges (BT-108) ${hasCharges ? show(charges) : "0"} is ${show(expected)}.`, t);
+    report("BR-CO-13", `The total without VAT (BT-109) is ${money(excl)}, but the line total (BT-106) ${money(lineTotal)} minus allowances (BT-107) ${hasAllowances ? money(allowances) : "0"} plus charges (BT-108) ${hasCharges ? money(charges) : "0"} is ${money(expected)}.`, t);
   }
 
   // BR-CO-16: BT-115 = BT-112 - BT-113 + BT-114.
@@ -239,7 +239,7 @@ function totalsRules(t: UblNode, report: Report): void {
   const paid = hasRounding ? (payable && rounding ? round2(payable.minus(rounding)) : null) : payable;
   if (!eq(paid, due)) {
     const expectedDue = due && hasRounding && rounding ? due.plus(rounding) : due;
-    report("BR-CO-16", `The amount due (BT-115) is ${show(payable)}, but the total with VAT (BT-112) ${show(incl)} minus the paid amount (BT-113) ${hasPrepaid ? show(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? show(rounding) : "0"} is ${show(expectedDue)}.`, t);
+    report("BR-CO-16", `The amount due (BT-115) is ${money(payable)}, but the total with VAT (BT-112) ${money(incl)} minus the paid amount (BT-113) ${hasPrepaid ? money(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? money(rounding) : "0"} is ${money(expectedDue)}.`, t);
   }
 
   const decimals: [string, string, string][] = [
@@ -413,7 +413,7 @@ function taxTotalRules(root: UblNode, report: Report): void {
       if (subs.length === 0) continue;
       const total = decAt(tt, "cbc:TaxAmount");
       const s = round2(sum(subs.map((st) => decAt(st, "cbc:TaxAmount")).filter(notNull)));
-      if (!eq(total, s)) report("BR-CO-14", `The VAT total (BT-110) is ${show(total)}, but the VAT breakdown's category amounts (BT-117) add up to ${show(s)}.`, tt);
+      if (!eq(total, s)) report("BR-CO-14", `The VAT total (BT-110) is ${money(total)}, but the VAT breakdown's category amounts (BT-117) add up to ${money(s)}.`, tt);
     }
   }
   for (const st of all(root, "cac:TaxSubtotal")) {
@@ -443,8 +443,8 @@ function taxTotalRules(root: UblNode, report: Report): void {
     }
     if (!ok) {
       const m = expected !== null
-        ? `${label}: the VAT amount (BT-117) is ${show(taxAmount)}, but the taxable amount (BT-116) ${show(taxable)} at ${show(rate)}% gives ${show(expected)}.`
-        : `${label}: the VAT amount (BT-117) is ${show(taxAmount)}, but with a VAT rate of ${rateCat ? show(rate) : "none"} it must be 0.`;
+        ? `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(rate)}% gives ${money(expected)}.`
+        : `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but with a VAT rate of ${rateCat ? show(rate) : "none"} it must be 0.`;
       report("BR-CO-17", m, st);
     }
     const taxableEl = child(st, "cbc:TaxableAmount"), amountEl = child(st, "cbc:TaxAmount");

@@ -80,8 +80,13 @@ export const categoryCode = (category: UblNode): string => norm(child(category, 
 
 /** `xs:decimal(node)`: the decimal value of an element, or null when absent or not a decimal. */
 export function decOf(node: UblNode | null | undefined): Decimal | null {
-  return node ? dec(stringValue(node)) : null;
+  if (!node) return null;
+  let v = decimals.get(node);
+  if (v === undefined) decimals.set(node, (v = dec(stringValue(node))));
+  return v;
 }
+// Decimals read once per element (the VAT sums read the same amounts and rates for each breakdown).
+const decimals = new WeakMap<UblNode, Decimal | null>();
 
 /** `xs:decimal(path)` on the first element at a child path. */
 export function decAt(node: UblNode | null | undefined, qname: string): Decimal | null {
@@ -129,3 +134,10 @@ export function quote(node: UblNode | null | undefined): string {
 
 /** The tax categories of an element (`cac:TaxCategory` children) whose scheme is VAT. */
 export const vatCategories = (n: UblNode): UblNode[] => children(n, "cac:TaxCategory").filter(isVat);
+
+/** An amount for a message, with at least 2 decimals ("120.00", "0.005"), "missing" when absent. */
+export function money(d: Decimal | null | undefined): string {
+  if (d == null) return "missing";
+  const decimals = Math.max(0, d.c.length - d.e - 1);
+  return d.toFixed(Math.max(2, decimals));
+}

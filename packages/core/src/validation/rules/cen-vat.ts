@@ -11,7 +11,7 @@
 import { round2, sum, type Decimal } from "../decimal.js";
 import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
 import {
-  all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, show,
+  all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show,
 } from "./cen-common.js";
 
 type Report = (rule: string, message: string, node: UblNode | null) => void;
@@ -39,14 +39,21 @@ export const cenVatRules: RuleFamily = (ctx) => {
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// The document's facts the -01..-04 rules look at.
+// The document's facts the -01..-04 rules look at, read once for the nine categories.
+interface Cat {
+  node: UblNode;
+  code: string; // normalize-space(cbc:ID)
+  vat: boolean; // cac:TaxScheme/normalize-space(upper-case(cbc:ID)) = 'VAT'
+}
+interface AcCat extends Cat {
+  charge: boolean | null; // the allowance/charge's indicator
+  doc: boolean; // the allowance/charge is a child of the root
+}
 interface Facts {
-  root: UblNode;
-  taxCategories: readonly UblNode[]; // //cac:TaxCategory
-  classified: readonly UblNode[]; // //cac:ClassifiedTaxCategory
-  breakdown: UblNode[]; // cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory of the root
-  /** //cac:AllowanceCharge[ChargeIndicator = charge]/cac:TaxCategory (any level); `docOnly`: children of the root only. */
-  acCategories(charge: boolean | null, docOnly?: boolean): UblNode[];
+  taxCategories: Cat[]; // //cac:TaxCategory
+  classified: Cat[]; // //cac:ClassifiedTaxCategory
+  breakdown: Cat[]; // cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory of the root
+  acs: AcCat[]; // //cac:AllowanceCharge/cac:TaxCategory
   sellerAnyId: boolean; // //cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID (any scheme)
   sellerVatId: boolean; // the same with the VAT scheme
   taxRepVatId: boolean; // //cac:TaxRepresentativeParty/cac:PartyTaxScheme[VAT]/cbc:CompanyID
@@ -54,21 +61,25 @@ interface Facts {
   buyerLegalId: boolean; // //cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID
 }
 
+const cat = (node: UblNode): Cat => ({ node, code: categoryCode(node), vat: isVat(node) });
+
 function facts(root: UblNode): Facts {
   const pts = (party: string) => all(root, party).flatMap((p) => select(p, "cac:Party/cac:PartyTaxScheme"));
   const withId = (list: UblNode[], vat: boolean) => list.some((p) => (!vat || isVat(p)) && exists(p, "cbc:CompanyID"));
   const sellerPts = pts("cac:AccountingSupplierParty"), buyerPts = pts("cac:AccountingCustomerParty");
   const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((t) => children(t, "cac:PartyTaxScheme"));
+  const acs: AcCat[] = [];
+  for (const ac of all(root, "cac:AllowanceCharge")) {
+    const tcs = children(ac, "cac:TaxCategory");
+    if (tcs.length === 0) continue;
+    const charge = chargeIndicator(ac), doc = ac.parent === root;
+    for (const tc of tcs) acs.push({ ...cat(tc), charge, doc });
+  }
   return {
-    root,
-    taxCategories: all(root, "cac:TaxCategory"),
-    classified: all(root, "cac:ClassifiedTaxCategory"),
-    breakdown: select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory"),
-    acCategories(charge, docOnly = false) {
-      return all(root, "cac:AllowanceCharge")
-        .filter((ac) => (!docOnly || ac.parent === root) && (charge === null || chargeIndicator(ac) === charge))
-        .flatMap((ac) => children(ac, "cac:TaxCategory"));
-    },
+    taxCategories: all(root, "cac:TaxCategory").map(cat),
+    classified: all(root, "cac:ClassifiedTaxCategory").map(cat),
+    breakdown: select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory").map(cat),
+    acs,
     sellerAnyId: withId(sellerPts, false),
     sellerVatId: withId(sellerPts, true),
     taxRepVatId: withId(taxRepPts, true),
@@ -77,17 +88,21 @@ function facts(root: UblNode): Facts {
   };
 }
 
+/** //cac:AllowanceCharge[cbc:ChargeIndicator = charge]/cac:TaxCategory (null: any); `docOnly`: the root's own. */
+const acCategories = (f: Facts, charge: boolean | null, docOnly = false): Cat[] =>
+  f.acs.filter((a) => (!docOnly || a.doc) && (charge === null || a.charge === charge));
+
 /** `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
-const coded = (list: readonly UblNode[], code: string, vat: boolean) => list.filter((c) => categoryCode(c) === code && (!vat || isVat(c)));
+const coded = (list: readonly Cat[], code: string, vat: boolean) => list.filter((c) => c.code === code && (!vat || c.vat));
 /** `X[cbc:ID = code]`: the ID as written, not normalised. */
-const codedRaw = (list: readonly UblNode[], code: string, vat: boolean) =>
-  list.filter((c) => children(c, "cbc:ID").some((i) => stringValue(i) === code) && (!vat || isVat(c)));
+const codedRaw = (list: readonly Cat[], code: string, vat: boolean) =>
+  list.filter((c) => (!vat || c.vat) && children(c.node, "cbc:ID").some((i) => stringValue(i) === code));
 
 // ---------------------------------------------------------------------------------------------------------
 // Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
 function documentRules(ctx: RuleContext, report: Report): void {
-  const f = facts(ctx.root);
   const d = ctx.root;
+  const f = facts(d);
   for (const cat of CATEGORIES) {
     presenceRule(cat, f, d, report);
     identifierRules(cat, f, d, report);
@@ -109,9 +124,9 @@ function documentRules(ctx: RuleContext, report: Report): void {
 
   // BR-O-11..14: a "not subject to VAT" breakdown excludes every other VAT category in the invoice.
   if (coded(f.breakdown, "O", true).length > 0) {
-    const others = (list: readonly UblNode[]) => list.filter((c) => categoryCode(c) !== "O" && isVat(c));
-    const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(f.acCategories(false)), o14 = others(f.acCategories(true));
-    const codes = (l: UblNode[]) => [...new Set(l.map((c) => categoryCode(c) || "(none)"))].join(", ");
+    const others = (list: readonly Cat[]) => list.filter((c) => c.code !== "O" && c.vat);
+    const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(acCategories(f, false)), o14 = others(acCategories(f, true));
+    const codes = (l: Cat[]) => [...new Set(l.map((c) => c.code || "(none)"))].join(", ");
     if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, d);
     if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, d);
     if (o13.length) report("BR-O-13", `The VAT breakdown has category O (not subject to VAT), so every document level allowance must be O, but one has ${codes(o13)}.`, d);
@@ -129,7 +144,7 @@ function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void
     // breakdown has it, or neither; S requires no VAT scheme, L and M do (and test the breakdown's ID
     // unnormalised in the first branch).
     const vat = code !== "S";
-    const used = coded(f.acCategories(null), code, vat).length + coded(f.classified, code, vat).length;
+    const used = coded(acCategories(f, null), code, vat).length + coded(f.classified, code, vat).length;
     const first = code === "S" ? coded(f.breakdown, code, false).length : codedRaw(f.breakdown, code, code === "M").length;
     inBreakdown = code === "S" ? first : coded(f.breakdown, code, true).length;
     ok = (used > 0 && first > 0) || (used === 0 && inBreakdown === 0);
@@ -180,7 +195,7 @@ function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): v
     [coded(f.classified, code, true).length > 0, coded(f.classified, code, code !== "S").length > 0],
     // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
     ...[false, true].map((charge): [boolean, boolean] => {
-      const acs = f.acCategories(charge, code === "O");
+      const acs = acCategories(f, charge, code === "O");
       // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
       const firstVat = code !== "G";
       const guard = code === "L" && charge ? codedRaw(acs, code, true) : coded(acs, code, true);
@@ -265,7 +280,7 @@ function breakdownRules(root: UblNode, report: Report): void {
         }
         if (!ok) {
           const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-          report(rule("08"), `The VAT breakdown for ${cat.name} at ${show(rate)}% has the taxable amount (BT-116) ${show(taxable)}, but the lines, charges and allowances at that category and rate add up to ${show(s)}.`, c);
+          report(rule("08"), `The VAT breakdown for ${cat.name} at ${show(rate)}% has the taxable amount (BT-116) ${money(taxable)}, but the lines, charges and allowances at that category and rate add up to ${money(s)}.`, c);
         }
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
@@ -273,7 +288,7 @@ function breakdownRules(root: UblNode, report: Report): void {
       const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(100))) : null;
       const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
       if (!ok9) {
-        report(rule("09"), `The VAT breakdown for ${cat.name} has the VAT amount (BT-117) ${show(taxAmount)}, but the taxable amount (BT-116) ${show(taxable)} at ${show(pct)}% gives ${show(expected)}.`, c);
+        report(rule("09"), `The VAT breakdown for ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, c);
       }
       // -10: no exemption reason.
       if (exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode")) {
@@ -288,10 +303,10 @@ function breakdownRules(root: UblNode, report: Report): void {
     const ok8 = (all(root, "cac:InvoiceLine").length > 0 && eq(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && eq(taxable, cn));
     if (!ok8) {
       const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-      report(rule("08"), `The VAT breakdown for ${cat.name} has the taxable amount (BT-116) ${show(taxable)}, but the lines, charges and allowances of that category add up to ${show(s)}.`, c);
+      report(rule("08"), `The VAT breakdown for ${cat.name} has the taxable amount (BT-116) ${money(taxable)}, but the lines, charges and allowances of that category add up to ${money(s)}.`, c);
     }
     // -09: the VAT amount is 0.
-    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown for ${cat.name} must have the VAT amount (BT-117) 0; it is ${show(taxAmount)}.`, c);
+    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown for ${cat.name} must have the VAT amount (BT-117) 0; it is ${money(taxAmount)}.`, c);
     // -10: Z must not have an exemption reason; AE, E, G, K and O must have one.
     const hasReason = exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode");
     if (cat.code === "Z" ? hasReason : !hasReason) {

@@ -1,0 +1,23 @@
+// Developer tool: checks the expectations of packages/core/test/support/cen-rule-cases.ts (the tricky-semantics
+// cases of the CEN rule tests) against the official rules, so the tests assert the official verdicts.
+//   tsx --conditions=source scripts/rules-cases.ts [--oracle ../shared/oracle/official.mjs]
+import { resolve } from "node:path";
+import { CEN_RULE_CASES } from "../packages/core/test/support/cen-rule-cases.js";
+
+const args = process.argv.slice(2);
+const i = args.indexOf("--oracle");
+const oraclePath = i >= 0 ? args[i + 1]! : resolve(import.meta.dirname, "..", "..", "shared", "oracle", "official.mjs");
+const { officialValidate } = (await import(oraclePath)) as { officialValidate: (xml: string) => { fatal: string[]; warning: string[] } };
+let bad = 0;
+for (const c of CEN_RULE_CASES) {
+  let fired: boolean | string;
+  try {
+    const v = officialValidate(c.xml);
+    fired = [...v.fatal, ...v.warning].includes(c.rule);
+  } catch (e) {
+    fired = `no verdict (${String((e as Error).message).slice(0, 80)})`;
+  }
+  if (fired !== c.fires) { bad++; console.log(`DISAGREES: ${c.name}: expected ${c.fires ? "fires" : "silent"}, official ${fired}`); }
+}
+console.log(`${CEN_RULE_CASES.length - bad}/${CEN_RULE_CASES.length} cases have the official verdict`);
+process.exitCode = bad ? 1 : 0;
