@@ -1,32 +1,14 @@
-// The /v1 router: HTTP in, a core call, HTTP out. No rules live here.
-import {
-  ApiError,
-  authenticate,
-  createAccount,
-  createApiKey,
-  EmptyBodySchema,
-  getCompany,
-  getInvoice,
-  listApiKeys,
-  listClients,
-  listInvoices,
-  lookupParticipant,
-  parseWith,
-  revokeApiKey,
-  submitInvoice,
-  submitInvoiceJson,
-  type AuthContext,
-  type CoreOptions,
-  type Store,
-  type TargetPolicy,
-  type WebhookStore,
-} from "@einvoice/core";
+// The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
+import { ApiError, authenticate, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
+import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, notFound, requestId } from "./middleware.js";
 import { openApiDocument } from "./openapi.js";
-import { mountWebhooks } from "./webhooks.js";
-import { apiHeaders, bearerToken, declaredSizeLimit, DEFAULT_BODY_LIMIT, errorHandler, jsonBody, malformedPath, noQuery, notFound, rawJsonBody, rawQuery, requestId, wrap } from "./middleware.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
+import { mountRoutes } from "./routes/route.js";
+import { V1_ROUTES } from "./routes/v1.js";
+import { PARTICIPANT_ROUTES } from "./routes/participants.js";
+import { hasWebhooks, WEBHOOK_ROUTES } from "./routes/webhooks.js";
 
 export interface V1RouterOptions extends CoreOptions {
   /** The store; when it also keeps webhooks (`WebhookStore`), the /webhooks routes exist. */
@@ -63,7 +45,8 @@ function authOf(req: Request): AuthContext {
 }
 
 /**
- * The `/v1` API: submit, reads, accounts and API keys.
+ * The `/v1` API: submit, reads, accounts, API keys, (when the store keeps them) webhooks and
+ * (with a `discovery`) participant lookups.
  *
  * @example app.use("/v1", createV1Router({ store: memoryStore() }))
  */
@@ -71,13 +54,11 @@ export function createV1Router(options: V1RouterOptions): Router {
   const { store, logger = stderrLogger } = options;
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const router = express.Router();
-  const body = jsonBody(limit);
 
   // Rate limits: per API key right after authentication (so every authenticated route has it), per IP on sign-up.
   const keyLimiter = limiterFor(options.rateLimit, DEFAULT_KEY_RATE_LIMIT, options.clock);
   const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).apiKeyId, "API key") : null;
   const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, options.clock);
-  const perIp: RequestHandler[] = signUpLimiter ? [rateLimit(signUpLimiter, clientIp, "client IP")] : [];
   const authenticated: RequestHandler = (req, res, next) => {
     authenticate(store, bearerToken(req), options).then(
       (ctx) => {
@@ -88,7 +69,12 @@ export function createV1Router(options: V1RouterOptions): Router {
       next,
     );
   };
-  const noQueryParams = noQuery();
+  const mount = {
+    limit,
+    authenticate: { apiKey: authenticated },
+    signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP") : null,
+    authOf,
+  };
 
   router.use(requestId());
   router.use(apiHeaders());
@@ -98,109 +84,9 @@ export function createV1Router(options: V1RouterOptions): Router {
     res.json(openApiDocument());
   });
 
-  router.post(
-    "/accounts",
-    ...perIp,
-    declaredSizeLimit(limit),
-    noQueryParams,
-    ...body,
-    wrap(async (req, res) => {
-      res.status(201).json({ data: await createAccount(store, req.body, options) });
-    }),
-  );
-
-  router.post(
-    "/peppol/invoice",
-    declaredSizeLimit(limit),
-    authenticated,
-    noQueryParams,
-    ...rawJsonBody(limit),
-    wrap(async (req, res) => {
-      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
-      const data = Buffer.isBuffer(req.body) || Array.isArray(req.body)
-        ? await submitInvoiceJson(store, authOf(req), req.body, { ...options, transfer: true })
-        : await submitInvoice(store, authOf(req), {}, options);
-      res.status(200).json({ data });
-    }),
-  );
-
-  router.get(
-    "/invoices",
-    authenticated,
-    wrap(async (req, res) => {
-      res.json(await listInvoices(store, authOf(req), rawQuery(req)));
-    }),
-  );
-
-  router.get(
-    "/invoices/:id",
-    authenticated,
-    noQueryParams,
-    wrap(async (req, res) => {
-      res.json({ data: await getInvoice(store, authOf(req), String(req.params.id)) });
-    }),
-  );
-
-  router.get(
-    "/clients",
-    authenticated,
-    wrap(async (req, res) => {
-      res.json(await listClients(store, authOf(req), rawQuery(req)));
-    }),
-  );
-
-  router.get(
-    "/company",
-    authenticated,
-    noQueryParams,
-    wrap(async (req, res) => {
-      res.json({ data: await getCompany(store, authOf(req).companyId) });
-    }),
-  );
-
-  router.get(
-    "/api-keys",
-    authenticated,
-    noQueryParams,
-    wrap(async (req, res) => {
-      res.json({ data: await listApiKeys(store, authOf(req)) });
-    }),
-  );
-
-  router.post(
-    "/api-keys",
-    declaredSizeLimit(limit),
-    authenticated,
-    noQueryParams,
-    ...body,
-    wrap(async (req, res) => {
-      parseWith(EmptyBodySchema, req.body);
-      res.status(201).json({ data: await createApiKey(store, authOf(req), options) });
-    }),
-  );
-
-  router.delete(
-    "/api-keys/:id",
-    authenticated,
-    noQueryParams,
-    wrap(async (req, res) => {
-      await revokeApiKey(store, authOf(req), String(req.params.id), options);
-      res.status(204).end();
-    }),
-  );
-
-  const discovery = options.discovery;
-  if (discovery) {
-    router.get(
-      "/participants/:participantId",
-      authenticated,
-      wrap(async (req, res) => {
-        res.json({ data: await lookupParticipant(discovery, String(req.params.participantId), rawQuery(req)) });
-      }),
-    );
-  }
-
-  mountWebhooks(router, { store, options, targets: options.webhookTargets, limit, authenticated, noQuery: noQueryParams, authOf });
+  mountRoutes(router, V1_ROUTES, { store, options }, mount);
+  if (hasWebhooks(store)) mountRoutes(router, WEBHOOK_ROUTES, { store, options, targets: options.webhookTargets }, mount);
+  if (options.discovery) mountRoutes(router, PARTICIPANT_ROUTES, { discovery: options.discovery }, mount);
 
   router.use(notFound());
   router.use(errorHandler(logger, limit));

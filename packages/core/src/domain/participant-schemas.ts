@@ -8,7 +8,13 @@ export const ParticipantQuerySchema = z
       .string({ error: (iss) => (Array.isArray(iss.input) ? "documentType must not be repeated" : "documentType must be a string") })
       .min(1, { error: "documentType should not be empty" })
       .max(1000, { error: "documentType must be shorter than or equal to 1000 characters" })
-      .optional(),
+      .optional()
+      .meta({
+        description:
+          "A document type identifier (`busdox-docid-qns::...`, or its value alone); the answer then carries the endpoint for it, or null when the participant does not accept it.",
+        example:
+          "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
+      }),
   })
   .meta({ id: "ParticipantQuery" });
 export type ParticipantQuery = z.input<typeof ParticipantQuerySchema>;

@@ -79,15 +79,24 @@ export function isUuid(s: string): boolean {
  * A query parameter given once; a repeated one arrives as an array and is refused. Numbers are
  * taken as their text, for library callers who pass `{ limit: 50 }`.
  */
-function param<T extends z.ZodType<unknown, string>>(name: string, inner: T) {
+function param<T extends z.ZodType<unknown, string>>(name: string, inner: T, doc: ParamDoc) {
   return z
     .preprocess(
       (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : v),
       z.string({ error: (iss) => (Array.isArray(iss.input) ? `${name} must not be repeated` : `${name} must be a string`) }),
     )
     .pipe(inner)
-    .optional();
+    .optional()
+    .meta(doc);
 }
+
+/** How the OpenAPI document describes a query parameter (its JSON Schema, as a client sends it). */
+type ParamDoc = {
+  description: string;
+  example?: string;
+  /** The parameter's schema when it is more than a string (an integer, an enum). */
+  override?: Record<string, unknown>;
+};
 
 const limit = param(
   "limit",
@@ -96,18 +105,25 @@ const limit = param(
     .regex(/^[0-9]+$/, { error: "limit must be an integer number" })
     .transform(Number)
     .pipe(z.number().min(1, { error: "limit must not be less than 1" }).max(100, { error: "limit must not be greater than 100" })),
+  { description: "Page size, 1 to 100 (default 20).", override: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
 );
 /** The one message for any cursor this API did not make. */
 export const BAD_CURSOR = "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)";
-const cursor = param("cursor", z.string().min(1, { error: BAD_CURSOR }));
+const cursor = param("cursor", z.string().min(1, { error: BAD_CURSOR }), { description: "The `nextCursor` of the previous page, unchanged." });
 
 /** Query of `GET /v1/invoices`. */
 export const ListInvoicesQuerySchema = z
   .strictObject({
     limit,
     cursor,
-    status: param("status", z.enum(INVOICE_STATUSES, { error: oneOf("status", INVOICE_STATUSES) })),
-    clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" })),
+    status: param("status", z.enum(INVOICE_STATUSES, { error: oneOf("status", INVOICE_STATUSES) }), {
+      description: "Only invoices in this status.",
+      override: { type: "string", enum: [...INVOICE_STATUSES] },
+    }),
+    clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" }), {
+      description: "Only invoices of this client.",
+      example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a",
+    }),
   })
   .meta({ id: "ListInvoicesQuery" });
 export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;

@@ -1,0 +1,136 @@
+// The shape of a route: one entry of a route table, from which both the Express router and the
+// OpenAPI document are built. Adding an endpoint is adding an entry (see docs/architecture.md).
+import { ERROR_STATUS, type AuthContext, type ErrorCode } from "@einvoice/core";
+import type { Request, RequestHandler, Router } from "express";
+import type { z } from "zod";
+import type { ZodOpenApiResponsesObject } from "zod-openapi";
+import { declaredSizeLimit, jsonBody, noQuery, rawJsonBody, rawQuery, wrap } from "../middleware.js";
+
+export type Method = "get" | "post" | "patch" | "delete";
+
+/**
+ * Who may call a route. `apiKey`: the company's key (`Authorization: Bearer <key>`), then the
+ * per-key rate limit. `admin`: the operators' token, checked by the /admin router for every
+ * request before anything else. `none`: anyone (sign-up, with the per-IP sign-up limit).
+ */
+export type RouteAuth = "apiKey" | "admin" | "none";
+
+/** What a handler gets. `auth` exists on `apiKey` routes only (reading it elsewhere throws). */
+export interface RouteInput<D> {
+  deps: D;
+  req: Request;
+  auth: AuthContext;
+  /** The path parameters, by name. */
+  params: Record<string, string>;
+  /** The raw query (each parameter a string, a repeated one an array), for the core call to validate. */
+  query: Record<string, string | string[]>;
+  /** The parsed JSON body (`{}` when absent), or for a `raw` body the chunks as they arrived. */
+  body: unknown;
+}
+
+/** The answers an operation documents beside its success, other than 400/401/413/429/500. */
+export interface RouteError {
+  /** Codes of one status (`ERROR_STATUS`). */
+  codes: readonly ErrorCode[];
+  description: string;
+}
+
+export interface Route<D> {
+  method: Method;
+  /** The path under the router's mount point, in OpenAPI form: `/invoices/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  auth: RouteAuth;
+  /** Counted by the per-client-IP sign-up limit (before anything else). */
+  signUpLimit?: boolean;
+  /**
+   * The path parameters, by name: a description (the parameter is an id, a UUID), or a
+   * description and an example of another form.
+   */
+  params?: Record<string, string | { description: string; example: string }>;
+  /**
+   * The query's schema: the one the core call validates the raw query with (the handler passes
+   * `query` on), written into the OpenAPI document as its parameters. Without it the router
+   * refuses any query parameter (after authentication).
+   */
+  query?: z.ZodObject;
+  /**
+   * The request body. `json`: parsed (any JSON value; absent counts as `{}`). `raw`: its chunks, for
+   * a core call that parses it off the event loop. Both refuse a declared size over the limit first.
+   * `schema` is what the core call validates the body with, for the OpenAPI document; without it
+   * the body is not documented.
+   */
+  body?: { kind: "json" | "raw"; schema?: z.ZodType; examples?: Record<string, { summary: string; value: unknown }> };
+  /** The success answer: its status and, unless 204, its body's schema. */
+  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType };
+  /** The other answers the operation documents by code. */
+  errors?: readonly RouteError[];
+  /** Answers of other shapes, as OpenAPI responses (zod schemas), by status. */
+  otherResponses?: ZodOpenApiResponsesObject;
+  /** The answer's body (ignored for 204). Throw an `ApiError` for a documented error. */
+  handle(input: RouteInput<D>): Promise<unknown>;
+}
+
+/** Every code of `status` in the status table. */
+export function codesOf(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
+}
+
+/** Checks each error's codes against the status table; returns the status they share. */
+export function statusOf(error: RouteError): number {
+  const status = ERROR_STATUS[error.codes[0]!];
+  for (const c of error.codes) if (ERROR_STATUS[c] !== status) throw new Error(`route error ${c} is not a ${status}`);
+  return status;
+}
+
+/** `/invoices/{id}` -> `/invoices/:id`. */
+export const expressPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ":$1");
+
+/** What the router brings: how to authenticate, rate-limit and read bodies. */
+export interface MountOptions {
+  /** Largest body in bytes. */
+  limit: number;
+  /** Per auth kind, the middleware that authenticates (and rate-limits by key); none for `admin` and `none`. */
+  authenticate: Partial<Record<RouteAuth, RequestHandler>>;
+  /** The per-IP sign-up limit, for `signUpLimit` routes. */
+  signUpLimit?: RequestHandler | null;
+  /** The authentication context the `apiKey` middleware set on a request. */
+  authOf(req: Request): AuthContext;
+}
+
+/**
+ * Adds `routes` to `router`. The middleware of each route runs in this order: the sign-up limit,
+ * the declared body size, authentication (and the per-key limit), the refusal of any query
+ * parameter (routes without `query`), the body parser, the handler.
+ */
+export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps: D, mount: MountOptions): void {
+  for (const route of routes) {
+    const chain: RequestHandler[] = [];
+    if (route.signUpLimit && mount.signUpLimit) chain.push(mount.signUpLimit);
+    if (route.body) chain.push(declaredSizeLimit(mount.limit));
+    const authenticate = mount.authenticate[route.auth];
+    if (authenticate) chain.push(authenticate);
+    if (!route.query) chain.push(noQuery());
+    if (route.body) chain.push(...(route.body.kind === "raw" ? rawJsonBody(mount.limit) : jsonBody(mount.limit)));
+    chain.push(
+      wrap(async (req, res) => {
+        const answer = await route.handle({
+          deps,
+          req,
+          // Read on use: a route that is not `apiKey` has none, and reading it throws.
+          get auth() {
+            return mount.authOf(req);
+          },
+          params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
+          query: rawQuery(req),
+          body: req.body,
+        });
+        if (route.success.status === 204) res.status(204).end();
+        else res.status(route.success.status).json(answer);
+      }),
+    );
+    router[route.method](expressPath(route.path), ...chain);
+  }
+}

@@ -1,0 +1,160 @@
+// The route table of /v1 (webhooks.ts holds /v1/webhooks): HTTP in, a core call, HTTP out.
+import {
+  AccountCreatedSchema,
+  AccountRequestSchema,
+  ApiKeyCreatedSchema,
+  ApiKeySchema,
+  ClientSchema,
+  CompanySchema,
+  createAccount,
+  createApiKey,
+  EmptyBodySchema,
+  getCompany,
+  getInvoice,
+  InvoiceRequestSchema,
+  InvoiceSchema,
+  listApiKeys,
+  listClients,
+  ListClientsQuerySchema,
+  listInvoices,
+  ListInvoicesQuerySchema,
+  parseWith,
+  revokeApiKey,
+  submitInvoice,
+  submitInvoiceJson,
+  SubmissionSchema,
+  type CoreOptions,
+  type Store,
+} from "@einvoice/core";
+import { z } from "zod";
+import { codesOf, type Route } from "./route.js";
+import { data, page } from "./schemas.js";
+
+/** What the /v1 handlers call. */
+export interface V1Deps {
+  store: Store;
+  options: CoreOptions;
+}
+
+const EXAMPLE_XML =
+  "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4KPEludm9pY2UgeG1sbnM9InVybjpvYXNpczpuYW1lczpzcGVjaWZpY2F0aW9uOnVibDpzY2hlbWE6eHNkOkludm9pY2UtMiI+Li4uPC9JbnZvaWNlPg==";
+
+const SUBMIT_EXAMPLES = {
+  autoRouting: { summary: "Let the service choose the network", value: { xml: EXAMPLE_XML } },
+  explicitPeppol: { summary: "Send on Peppol", value: { xml: EXAMPLE_XML, targetNetwork: "peppol" } },
+  explicitKsef: { summary: "Send to KSeF (recipient scheme 9945)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
+};
+
+export const V1_ROUTES: readonly Route<V1Deps>[] = [
+  {
+    method: "post",
+    path: "/accounts",
+    operationId: "createAccount",
+    summary: "Create an account, its company and its first API key",
+    auth: "none",
+    signUpLimit: true,
+    body: { kind: "json", schema: AccountRequestSchema },
+    success: { status: 201, description: "Created. The API key is shown once.", schema: data(AccountCreatedSchema) },
+    errors: [{ codes: ["email_taken"], description: "An account with this email exists." }],
+    handle: async ({ deps, body }) => ({ data: await createAccount(deps.store, body, deps.options) }),
+  },
+  {
+    method: "post",
+    path: "/peppol/invoice",
+    operationId: "submitInvoice",
+    summary: "Submit one UBL invoice",
+    description:
+      "HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).",
+    auth: "apiKey",
+    body: { kind: "raw", schema: InvoiceRequestSchema, examples: SUBMIT_EXAMPLES },
+    success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
+    errors: [
+      { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
+      { codes: codesOf(422), description: "The invoice or the account failed validation." },
+    ],
+    handle: async ({ deps, auth, body }) => ({
+      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
+      data:
+        Buffer.isBuffer(body) || Array.isArray(body)
+          ? await submitInvoiceJson(deps.store, auth, body, { ...deps.options, transfer: true })
+          : await submitInvoice(deps.store, auth, {}, deps.options),
+    }),
+  },
+  {
+    method: "get",
+    path: "/invoices",
+    operationId: "listInvoices",
+    summary: "List invoices, newest first",
+    auth: "apiKey",
+    query: ListInvoicesQuerySchema,
+    success: { status: 200, description: "A page of invoices.", schema: page(InvoiceSchema) },
+    handle: ({ deps, auth, query }) => listInvoices(deps.store, auth, query),
+  },
+  {
+    method: "get",
+    path: "/invoices/{id}",
+    operationId: "getInvoice",
+    summary: "Get one invoice",
+    auth: "apiKey",
+    params: { id: "The submissionId." },
+    success: { status: 200, description: "The invoice.", schema: data(InvoiceSchema) },
+    errors: [{ codes: ["invoice_not_found"], description: "No such invoice in this company." }],
+    handle: async ({ deps, auth, params }) => ({ data: await getInvoice(deps.store, auth, params.id!) }),
+  },
+  {
+    method: "get",
+    path: "/clients",
+    operationId: "listClients",
+    summary: "List clients, latest invoice first",
+    auth: "apiKey",
+    query: ListClientsQuerySchema,
+    success: { status: 200, description: "A page of clients.", schema: page(ClientSchema) },
+    handle: ({ deps, auth, query }) => listClients(deps.store, auth, query),
+  },
+  {
+    method: "get",
+    path: "/company",
+    operationId: "getCompany",
+    summary: "The caller's company and its eligibility",
+    auth: "apiKey",
+    success: { status: 200, description: "The company.", schema: data(CompanySchema) },
+    handle: async ({ deps, auth }) => ({ data: await getCompany(deps.store, auth.companyId) }),
+  },
+  {
+    method: "get",
+    path: "/api-keys",
+    operationId: "listApiKeys",
+    summary: "List the company's active API keys (never the keys)",
+    auth: "apiKey",
+    success: { status: 200, description: "The keys.", schema: data(z.array(ApiKeySchema)) },
+    handle: async ({ deps, auth }) => ({ data: await listApiKeys(deps.store, auth) }),
+  },
+  {
+    method: "post",
+    path: "/api-keys",
+    operationId: "createApiKey",
+    summary: "Make another API key (shown once)",
+    auth: "apiKey",
+    // Absent or `{}`; not documented as a body.
+    body: { kind: "json" },
+    success: { status: 201, description: "Created.", schema: data(ApiKeyCreatedSchema) },
+    handle: async ({ deps, auth, body }) => {
+      parseWith(EmptyBodySchema, body);
+      return { data: await createApiKey(deps.store, auth, deps.options) };
+    },
+  },
+  {
+    method: "delete",
+    path: "/api-keys/{id}",
+    operationId: "revokeApiKey",
+    summary: "Revoke an API key; it gets 401 from the next request on",
+    auth: "apiKey",
+    params: { id: "The key's id." },
+    success: { status: 204, description: "Revoked." },
+    errors: [
+      { codes: ["api_key_not_found"], description: "No such active key in this company." },
+      { codes: ["last_api_key"], description: "The company's last active key: create another first." },
+    ],
+    handle: ({ deps, auth, params }) => revokeApiKey(deps.store, auth, params.id!, deps.options),
+  },
+];
