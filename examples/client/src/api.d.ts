@@ -706,6 +706,7 @@ export interface operations {
                 cursor?: string;
                 /** @description Only invoices in this status. */
                 status?: "sending" | "delivered" | "failed";
+                /** @description Only invoices of this client. */
                 clientId?: string;
             };
             header?: never;
