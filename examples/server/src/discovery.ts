@@ -1,5 +1,7 @@
 // The example server's participant discovery, from the environment: PEPPOL_DISCOVERY and its settings (docs/discovery.md).
+import { readFileSync } from "node:fs";
 import { cachedDiscovery, sandboxDiscovery, type CachedDiscovery, type DiscoveryPort } from "@einvoice/core";
+import { parsePemCertificates, PRODUCTION_ZONE, smlDiscovery } from "@einvoice/peppol-smp";
 
 export interface DiscoverySetup {
   discovery: CachedDiscovery | null;
@@ -15,9 +17,20 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0):
   return n;
 }
 
+/** DNS_SERVERS: comma-separated `host` or `host:port` (`[v6]:port`). */
+export function dnsServers(raw: string | undefined): string[] | undefined {
+  if (!raw || raw.trim() === "") return undefined;
+  const list = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    if (!/^(\[[0-9a-f:.]+\]|[0-9.]+|[0-9a-f:]+)(:\d{1,5})?$/i.test(s)) throw new Error(`DNS_SERVERS must be comma-separated IP addresses with an optional :port, not ${JSON.stringify(s)}.`);
+  }
+  return list;
+}
+
 /**
- * Reads PEPPOL_DISCOVERY (`sandbox`, the default; `off`) with DISCOVERY_CACHE_TTL_S (default 600)
- * and DISCOVERY_TIMEOUT_MS (default 5000). Throws an Error naming the variable that is wrong.
+ * Reads PEPPOL_DISCOVERY (`sandbox`, the default; `sml`; `storecove`; `off`) with its settings:
+ * SML_ZONE, DNS_SERVERS, PEPPOL_SMP_CA, PEPPOL_SMP_ALLOW_HTTP (sml), DISCOVERY_CACHE_TTL_S (default
+ * 600) and DISCOVERY_TIMEOUT_MS (default 5000). Throws an Error naming the variable that is wrong.
  */
 export async function discoveryFromEnv(env: NodeJS.ProcessEnv): Promise<DiscoverySetup> {
   const mode = (env.PEPPOL_DISCOVERY || "sandbox").trim().toLowerCase();
@@ -32,8 +45,29 @@ export async function discoveryFromEnv(env: NodeJS.ProcessEnv): Promise<Discover
       port = sandboxDiscovery();
       description = "sandbox (a recipient containing 'unregistered' is not on Peppol, 'nodoctype' does not accept invoices)";
       break;
+    case "sml": {
+      const zone = env.SML_ZONE?.trim() || PRODUCTION_ZONE;
+      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+\.?$/i.test(zone)) throw new Error(`SML_ZONE must be a DNS zone such as ${PRODUCTION_ZONE}, not ${JSON.stringify(env.SML_ZONE)}.`);
+      const servers = dnsServers(env.DNS_SERVERS);
+      let trustedCAs: string | undefined;
+      if (env.PEPPOL_SMP_CA) {
+        try {
+          trustedCAs = readFileSync(env.PEPPOL_SMP_CA, "utf8");
+          parsePemCertificates(trustedCAs);
+        } catch (e) {
+          throw new Error(`PEPPOL_SMP_CA must be a readable PEM file of CA certificates (${e instanceof Error ? e.message : String(e)}).`);
+        }
+      }
+      const allowHttp = env.PEPPOL_SMP_ALLOW_HTTP === "true";
+      port = smlDiscovery({ zone, timeoutMs, allowHttp, ...(servers ? { dnsServers: servers } : {}), ...(trustedCAs ? { trustedCAs } : {}) });
+      description =
+        `SML zone ${zone} (DNS ${servers ? servers.join(", ") : "of the system"}), SMP signatures checked against ` +
+        `${trustedCAs ? `PEPPOL_SMP_CA (${env.PEPPOL_SMP_CA})` : "the bundled OpenPeppol SMP CAs (production and test)"}` +
+        (allowHttp ? "; http and private SMP addresses allowed (PEPPOL_SMP_ALLOW_HTTP=true, tests only)" : "");
+      break;
+    }
     default:
-      throw new Error(`PEPPOL_DISCOVERY must be sandbox or off, not ${JSON.stringify(env.PEPPOL_DISCOVERY)}.`);
+      throw new Error(`PEPPOL_DISCOVERY must be sandbox, sml or off, not ${JSON.stringify(env.PEPPOL_DISCOVERY)}.`);
   }
   return { discovery: cachedDiscovery(port, { ttlMs, timeoutMs }), description: `${description}; cache ${ttlMs / 1000} s, timeout ${timeoutMs} ms` };
 }
