@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { cachedDiscovery, sandboxDiscovery, type CachedDiscovery, type DiscoveryPort } from "@einvoice/core";
 import { parsePemCertificates, PRODUCTION_ZONE, smlDiscovery } from "@einvoice/peppol-smp";
+import { storecoveDiscovery } from "@einvoice/storecove";
 
 export interface DiscoverySetup {
   discovery: CachedDiscovery | null;
@@ -66,8 +67,14 @@ export async function discoveryFromEnv(env: NodeJS.ProcessEnv): Promise<Discover
         (allowHttp ? "; http and private SMP addresses allowed (PEPPOL_SMP_ALLOW_HTTP=true, tests only)" : "");
       break;
     }
+    case "storecove": {
+      if (!env.STORECOVE_API_KEY || !env.STORECOVE_URL) throw new Error("PEPPOL_DISCOVERY=storecove needs STORECOVE_API_KEY and STORECOVE_URL.");
+      port = storecoveDiscovery({ baseUrl: env.STORECOVE_URL, apiKey: env.STORECOVE_API_KEY, timeoutMs });
+      description = `Storecove's discovery at ${new URL(env.STORECOVE_URL).host}`;
+      break;
+    }
     default:
-      throw new Error(`PEPPOL_DISCOVERY must be sandbox, sml or off, not ${JSON.stringify(env.PEPPOL_DISCOVERY)}.`);
+      throw new Error(`PEPPOL_DISCOVERY must be sandbox, sml, storecove or off, not ${JSON.stringify(env.PEPPOL_DISCOVERY)}.`);
   }
   return { discovery: cachedDiscovery(port, { ttlMs, timeoutMs }), description: `${description}; cache ${ttlMs / 1000} s, timeout ${timeoutMs} ms` };
 }

@@ -1,4 +1,4 @@
-// @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`.
+// @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, and looks participants up with its discovery API.
 import { PARTICIPANT_SCHEMES, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
 
 export interface StorecoveOptions {
@@ -131,3 +131,4 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
     },
   };
 }
+export { storecoveDiscovery, storecoveDocumentType, STORECOVE_DOCUMENT_TYPES, type StorecoveDiscoveryOptions } from "./discovery.js";

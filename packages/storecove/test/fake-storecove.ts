@@ -1,7 +1,7 @@
 // A local stand-in for Storecove's document_submissions API, following its published OpenAPI
 // description: bearer auth, 200 {guid}, 422 [{source, details}], a repeated idempotencyGuid is a 422.
 // Recipient ids steer failures: "unreachable" (422), "flaky" (503 twice), "ratelimit" (429 once,
-// Retry-After: 1), "slow" (answers after 2 s once).
+// Retry-After: 1), "slow" (answers after 2 s once). Also its discovery API (POST /discovery/exists, /discovery/receives).
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +13,8 @@ export interface FakeStorecove {
   accepted: Map<string, { guid: string; body: Record<string, unknown> }>;
   /** Every POST received, accepted or not. */
   requests: Array<Record<string, unknown> | null>;
+  /** Every discovery request body (exists and receives). */
+  discoveryRequests: Array<Record<string, unknown> | null>;
   close(): Promise<void>;
 }
 
@@ -54,13 +56,50 @@ function validate(body: Record<string, unknown>): Array<{ source: string; detail
   return errors;
 }
 
+/** Storecove's discovery document types (DiscoverableParticipant.documentTypes). */
+const DISCOVERY_TYPES = new Set(["invoice", "invoice_response", "order", "ordering", "order_response", "selfbilling"]);
+
+/**
+ * POST /discovery/exists and /discovery/receives: a DiscoverableParticipant in, `{code: "OK" | "NOK"}` out.
+ * Identifiers steer the answers (any case): "unregistered" is not on the network; "nodoctype" is, but
+ * receives orders only; "discoverydown" answers 503; "slowdiscovery" answers after 3 s.
+ */
+async function discovery(res: ServerResponse, receives: boolean, body: Record<string, unknown> | null): Promise<void> {
+  const errors: Array<{ source: string; details: string }> = [];
+  if (!body) return send(res, 422, [{ source: "body", details: "invalid JSON" }]);
+  if (body.network !== "peppol") errors.push({ source: "network", details: "must be peppol" });
+  if (body.metaScheme !== "iso6523-actorid-upis") errors.push({ source: "metaScheme", details: "must be iso6523-actorid-upis" });
+  if (typeof body.scheme !== "string" || body.scheme === "") errors.push({ source: "scheme", details: "is required" });
+  if (typeof body.identifier !== "string" || body.identifier === "") errors.push({ source: "identifier", details: "is required" });
+  const types = body.documentTypes;
+  if (receives && (!Array.isArray(types) || types.length === 0 || types.some((t) => !DISCOVERY_TYPES.has(String(t))))) {
+    errors.push({ source: "documentTypes", details: `must be a non-empty list of ${[...DISCOVERY_TYPES].join(", ")}` });
+  }
+  if (errors.length > 0) return send(res, 422, errors);
+  const id = String(body.identifier).toLowerCase();
+  if (id.includes("discoverydown")) return send(res, 503, { message: "Service Unavailable" });
+  if (id.includes("slowdiscovery")) await new Promise((r) => setTimeout(r, 3000));
+  if (id.includes("unregistered")) return send(res, 200, { code: "NOK", email: false });
+  if (!receives) return send(res, 200, { code: "OK", email: false });
+  const asked = (types as string[]).map(String);
+  const ok = id.includes("nodoctype") ? asked.every((t) => t === "order") : true;
+  send(res, 200, { code: ok ? "OK" : "NOK", email: false });
+}
+
 export async function startFakeStorecove(options: { delayMs?: number } = {}): Promise<FakeStorecove> {
   const apiKey = `fake-${randomUUID()}`;
   const accepted = new Map<string, { guid: string; body: Record<string, unknown> }>();
   const requests: Array<Record<string, unknown> | null> = [];
+  const discoveryRequests: Array<Record<string, unknown> | null> = [];
   const calls = new Map<string, number>();
 
   const server: Server = createServer(async (req, res) => {
+    if (req.method === "POST" && (req.url === "/api/v2/discovery/exists" || req.url === "/api/v2/discovery/receives")) {
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
+      const body = await readJson(req);
+      discoveryRequests.push(body);
+      return discovery(res, req.url.endsWith("/receives"), body);
+    }
     if (req.method !== "POST" || req.url !== "/api/v2/document_submissions") return send(res, 404);
     if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
     const body = await readJson(req);
@@ -91,6 +130,7 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
     apiKey,
     accepted,
     requests,
+    discoveryRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -67,7 +67,9 @@ export class DiscoveryError extends Error {
  *   SMP that cannot be reached or answers 5xx, an answer it cannot read, or one whose signature is
  *   missing, wrong or not trusted. Callers treat a rejection as "unknown", never as "unregistered".
  * - With a `documentType` (the full `busdox-docid-qns::...` form), `endpoint` is the endpoint for
- *   it when `documentTypes` contains it, and null otherwise. Without one, `endpoint` is null.
+ *   it when `documentTypes` contains it, and null otherwise. Without one, `endpoint` is null. An
+ *   adapter that cannot know endpoints (an access point's API that routes documents itself)
+ *   answers null and says so in its documentation.
  * - It SHOULD stop its work when `signal` aborts. It MUST NOT keep state that changes the answer
  *   (the core caches: see `cachedDiscovery`).
  *

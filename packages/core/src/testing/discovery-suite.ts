@@ -20,6 +20,8 @@ export interface DiscoveryFixture {
   /** A participant whose lookup takes longer than `slowMs`, when the adapter can show one. */
   slow?: ParticipantId;
   slowMs?: number;
+  /** Whether the adapter can tell endpoints (false for an access point's API that routes documents itself). Default true. */
+  endpoints?: boolean;
   close?: () => Promise<void>;
 }
 
@@ -57,6 +59,10 @@ export function testDiscovery(name: string, factory: DiscoveryFactory): void {
       expect(r.participantId.toLowerCase()).toBe(id(f.registered).toLowerCase());
       expect(r.registered).toBe(true);
       expect(r.documentTypes).toContain(f.documentType);
+      if (f.endpoints === false) {
+        expect(r.endpoint).toBeNull();
+        return;
+      }
       expect(r.endpoint).not.toBeNull();
       expect(r.endpoint!.documentType).toBe(f.documentType);
       expect(r.endpoint!.url.length).toBeGreaterThan(0);
@@ -98,7 +104,8 @@ export function testDiscovery(name: string, factory: DiscoveryFactory): void {
       answers.forEach((r, i) => {
         const k = i % 3;
         expect(r.registered).toBe(k !== 1);
-        expect(r.endpoint !== null).toBe(k === 0);
+        expect(r.documentTypes.includes(f.documentType)).toBe(k === 0);
+        expect(r.endpoint !== null).toBe(k === 0 && f.endpoints !== false);
       });
     });
 
