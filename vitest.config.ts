@@ -5,7 +5,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source"] } },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Room for a busy 2-core machine: many tests start the example server as a process (PGlite's
+    // first start alone takes seconds). A timeout never makes a test pass; it only stops a hung one.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

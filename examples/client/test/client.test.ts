@@ -19,7 +19,7 @@ describe("examples/client", () => {
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "einvoice-client-"));
     server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, DATABASE_URL: undefined });
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.kill();
     rmSync(dataDir, { recursive: true, force: true });

@@ -13,7 +13,10 @@ export interface AppConfig extends Omit<V1RouterOptions, "logger"> {
   adminToken: string;
   /** Where unexpected errors are logged (a pino logger fits). Default: one JSON line on stderr. */
   logger?: Logger;
-  /** When given, one log line per request through pino-http (authorization and cookies redacted). */
+  /**
+   * When given, one log line per request through pino-http (`RequestLine`: id, method, path, status,
+   * duration; no headers), at info, at debug for `/health`, at error for a 5xx.
+   */
   requestLogger?: PinoLogger;
   /** Operator requests per client IP; see `createAdminRouter`. */
   adminRateLimit?: AdminRouterOptions["adminRateLimit"];
@@ -69,12 +72,32 @@ export function scrubUrl(url: string): string {
   return changed ? `${url.slice(0, q)}?${params}` : url;
 }
 
-interface LoggedRequest {
-  id?: unknown;
-  method?: string;
-  url?: string;
-  headers?: Record<string, unknown>;
-  remoteAddress?: string;
+/** The request's URL as the client sent it (Express rewrites `req.url` inside routers). */
+function urlOf(req: IncomingMessage): string {
+  return (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? "";
+}
+
+/** The path of a request, without its query. */
+function pathOf(req: IncomingMessage): string {
+  const url = urlOf(req);
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/**
+ * The fields of a request's log line: its id, method, path (with the query, credential-like values
+ * redacted), status and duration in milliseconds. No headers: nothing a client sends as a credential.
+ */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+}
+
+function requestLine(req: IncomingMessage, res: { statusCode: number }, durationMs: number): RequestLine {
+  return { requestId: String((req as IncomingMessage & { id?: unknown }).id ?? ""), method: req.method ?? "", path: scrubUrl(urlOf(req)), status: res.statusCode, durationMs };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -118,15 +141,18 @@ export function createApp(config: AppConfig): Express {
   app.set("trust proxy", trustProxy ?? false);
   app.use(requestIds());
   if (requestLogger) {
+    // One line per request, when its answer is finished: requestLine's fields, nothing from the headers.
     app.use(
       pinoHttp({
         logger: requestLogger,
         genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
-        customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-        // The URL without credential-like query values; the headers go through LOG_REDACT_PATHS.
-        serializers: {
-          req: (req: LoggedRequest) => ({ id: req.id, method: req.method, url: scrubUrl(req.url ?? ""), headers: req.headers, remoteAddress: req.remoteAddress }),
-        },
+        // /health is polled by load balancers and orchestrators: debug, unless it fails.
+        customLogLevel: (req, res, err) => (err || res.statusCode >= 500 ? "error" : pathOf(req) === "/health" ? "debug" : "info"),
+        quietResLogger: true,
+        customSuccessObject: (req, res, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
+        customErrorObject: (req, res, _err, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
+        customSuccessMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
+        customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
       }),
     );
   }

@@ -17,7 +17,7 @@ describe("example server delivery (sandbox network)", () => {
     dataDir = mkdtempSync(join(tmpdir(), "einvoice-delivery-"));
     server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50" });
     ({ apiKey } = await eligibleAccount(server.base, ADMIN));
-  }, 60_000);
+  });
   afterAll(async () => {
     await server?.kill();
     rmSync(dataDir, { recursive: true, force: true });

@@ -22,7 +22,7 @@ process.once("exit", () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
 });
 
-export async function startServer(env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<RunningServer> {
+export async function startServer(env: Record<string, string | undefined>, timeoutMs = 90_000): Promise<RunningServer> {
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts"], {
     cwd: serverDir,
     env: { ...process.env, PORT: "0", ...env },

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, type CoreOptions, type Store } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, notFound, requestId } from "./middleware.js";
+import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
 import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 import { ADMIN_ROUTES } from "./routes/admin.js";
 import { mountRoutes } from "./routes/route.js";
@@ -41,7 +41,8 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     const token = bearerToken(req);
     // Compare digests: constant time, whatever the lengths.
     const ok = timingSafeEqual(digest(token ?? ""), expected) && token !== null;
-    next(ok ? undefined : new ApiError("invalid_admin_token", token === null ? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>." : "The admin token is not valid."));
+    const missing = missingBearerScheme(req, "ADMIN_TOKEN") ?? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>.";
+    next(ok ? undefined : new ApiError("invalid_admin_token", token === null ? missing : "The admin token is not valid."));
   };
 
   router.use(requestId());

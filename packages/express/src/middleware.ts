@@ -22,6 +22,17 @@ export function bearerToken(req: Request): string | null {
   return m ? m[1]! : null;
 }
 
+/**
+ * When an Authorization header is there but does not start with the Bearer scheme (a bare key, or
+ * another scheme such as Basic): the message that says so and what to send. Null otherwise. It
+ * never repeats the header's value.
+ */
+export function missingBearerScheme(req: Request, credential: string): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== "string" || header.trim() === "" || /^Bearer(?:[ \t]|$)/i.test(header.trim())) return null;
+  return `The Authorization header is missing the Bearer scheme: send Authorization: Bearer <${credential}>.`;
+}
+
 function tooLarge(limit: number): ApiError {
   return new ApiError("payload_too_large", `Request body is larger than the limit of ${Math.round(limit / (1024 * 1024))} MiB.`);
 }

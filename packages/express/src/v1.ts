@@ -2,7 +2,7 @@
 import { ApiError, authenticate, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, notFound, requestId } from "./middleware.js";
+import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
 import { openApiDocument } from "./openapi.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
 import { mountRoutes } from "./routes/route.js";
@@ -60,6 +60,8 @@ export function createV1Router(options: V1RouterOptions): Router {
   const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).apiKeyId, "API key") : null;
   const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, options.clock);
   const authenticated: RequestHandler = (req, res, next) => {
+    const schemeless = missingBearerScheme(req, "API key");
+    if (schemeless) return next(new ApiError("invalid_api_key", schemeless));
     authenticate(store, bearerToken(req), options).then(
       (ctx) => {
         (req as AuthedRequest)[AUTH] = ctx;

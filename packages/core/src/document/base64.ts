@@ -3,6 +3,8 @@ import { ApiError } from "../domain/errors.js";
 
 const WHITESPACE = /[\t\n\f\r ]/;
 const WHITESPACE_G = /[\t\n\f\r ]+/g;
+/** Text that starts like XML (`<` after optional whitespace or a byte order mark). */
+const RAW_XML = /^[\t\n\f\r \uFEFF]*</;
 const STRICT = /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
@@ -37,6 +39,13 @@ export function checkBase64(input: string): string {
   if ((known || STRICT.test(input)) && input.length % 4 !== 1) return input;
   const compact = WHITESPACE.test(input) ? input.replace(WHITESPACE_G, "") : input;
   if (!STRICT.test(compact) || compact.length % 4 === 1) {
+    // The most common mistake: the XML text itself instead of its base64.
+    if (RAW_XML.test(input)) {
+      throw new ApiError(
+        "invalid_base64_xml",
+        'xml holds XML text, not base64: the document must be base64-encoded (for example base64 -w0 invoice.xml, or Buffer.from(xml).toString("base64")).',
+      );
+    }
     throw new ApiError(
       "invalid_base64_xml",
       "xml is not valid base64: use the standard alphabet (A-Z, a-z, 0-9, +, /) with optional = padding.",
