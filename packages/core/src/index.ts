@@ -21,17 +21,17 @@ export type { NetworkPort, SendRequest, SendOutcome } from "./ports/network.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
 export {
   createDispatcher,
-  backoffDelay,
   parseEndpointId,
   DEFAULT_RETRY,
   type Dispatcher,
   type DispatcherOptions,
   type DispatcherLogger,
-  type RetryPolicy,
 } from "./workers/dispatcher.js";
+export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
-export { listInvoices, getInvoice, listClients, invoiceView, clientView, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
+export { listInvoices, getInvoice, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
+export { invoiceView, clientView } from "./domain/views.js";
 export {
   createAccount,
   authenticate,
@@ -75,7 +75,8 @@ export {
   type XmlLimits,
   type ScanResult,
 } from "./document/index.js";
-export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, webhookBody, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
+export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
+export { webhookBody } from "./domain/webhook-events.js";
 export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
 export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";
 export { checkWebhookTarget, guardedLookup, isGlobalUnicast, isPrivateAddress, systemResolver, TargetRefusedError, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";

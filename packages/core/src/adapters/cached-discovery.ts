@@ -121,3 +121,13 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
   wrapped.add(self);
   return self;
 }
+
+const defaulted = new WeakMap<DiscoveryPort, CachedDiscovery>();
+
+/** The port as the core uses it: a `cachedDiscovery` as given, a bare port wrapped once with the defaults. */
+export function withDefaults(port: DiscoveryPort): CachedDiscovery {
+  if (isCachedDiscovery(port)) return port;
+  let c = defaulted.get(port);
+  if (!c) defaulted.set(port, (c = cachedDiscovery(port)));
+  return c;
+}

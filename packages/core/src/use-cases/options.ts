@@ -6,7 +6,7 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/scan.js";
 import type { Routing, Store } from "../ports/store.js";
 import { defaultRouting } from "../domain/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
-import { cachedDiscovery, isCachedDiscovery, type CachedDiscovery } from "../adapters/cached-discovery.js";
+import { withDefaults, type CachedDiscovery } from "../adapters/cached-discovery.js";
 
 export interface CoreOptions {
   /** The time source (tests pass a fake clock). Default: `new Date()`. */
@@ -57,16 +57,6 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
     discovery: options.discovery ? withDefaults(options.discovery) : null,
   };
-}
-
-const defaulted = new WeakMap<DiscoveryPort, CachedDiscovery>();
-
-/** The port as the core uses it: a `cachedDiscovery` as given, a bare port wrapped once with the defaults. */
-export function withDefaults(port: DiscoveryPort): CachedDiscovery {
-  if (isCachedDiscovery(port)) return port;
-  let c = defaulted.get(port);
-  if (!c) defaulted.set(port, (c = cachedDiscovery(port)));
-  return c;
 }
 
 const guarded = new WeakMap<object, object>();

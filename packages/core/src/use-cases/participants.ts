@@ -5,7 +5,7 @@ import { parseWith } from "../domain/schemas.js";
 import type { ParticipantId } from "../domain/types.js";
 import { isPeppolParticipantScheme } from "../document/codelists/index.js";
 import { DiscoveryError, DOCTYPE_SCHEME, PARTICIPANT_ID_SCHEME, type DiscoveryPort } from "../ports/discovery.js";
-import { withDefaults } from "./options.js";
+import { withDefaults } from "../adapters/cached-discovery.js";
 
 /** The longest participant identifier value Peppol allows (Policy for use of identifiers, POLICY 1). */
 const MAX_VALUE = 135;

@@ -11,7 +11,8 @@ import {
   type Client,
   type Invoice,
 } from "../domain/schemas.js";
-import type { AuthContext, ClientRecord, InvoiceRecord } from "../domain/types.js";
+import type { AuthContext } from "../domain/types.js";
+import { clientView, invoiceView } from "../domain/views.js";
 
 export interface Page<T> {
   data: T[];
@@ -51,44 +52,6 @@ export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
     // fall through
   }
   throw badRequest([BAD_CURSOR]);
-}
-
-/** The public view of a stored invoice. */
-export function invoiceView(r: InvoiceRecord): Invoice {
-  return {
-    id: r.id,
-    status: r.status,
-    targetNetwork: r.targetNetwork,
-    network: r.network,
-    errorMessage: r.errorMessage,
-    invoiceNumber: r.invoiceNumber,
-    issueDate: r.issueDate,
-    dueDate: r.dueDate,
-    currency: r.currency,
-    totals: { ...r.totals },
-    supplier: { ...r.supplier },
-    recipient: { ...r.recipient },
-    clientId: r.clientId,
-    sha256: r.sha256,
-    size: r.size,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    events: r.events.map((e) => ({ ...e })),
-  };
-}
-
-/** The public view of a stored client. */
-export function clientView(r: ClientRecord): Client {
-  return {
-    id: r.id,
-    name: r.name,
-    endpointId: r.endpointId,
-    vatId: r.vatId,
-    country: r.country,
-    invoiceCount: r.invoiceCount,
-    firstInvoiceAt: r.firstInvoiceAt,
-    lastInvoiceAt: r.lastInvoiceAt,
-  };
 }
 
 /**

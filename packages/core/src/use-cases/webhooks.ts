@@ -83,7 +83,3 @@ export async function listWebhookDeliveries(store: Store & WebhookStore, auth: A
   return (await s.listWebhookEvents(auth.companyId, webhook.id, 50)).map(deliveryView);
 }
 
-/** The exact JSON text POSTed for an event: built the same way on every attempt. */
-export function webhookBody(e: Pick<WebhookEventRecord, "id" | "type" | "createdAt" | "data">): string {
-  return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"createdAt":${JSON.stringify(e.createdAt)},"data":${e.data}}`;
-}

@@ -1,26 +1,17 @@
 // The dispatcher: takes `sending` submissions from the store with a lease, hands them to their
 // network, retries transient failures with backoff and jitter, and records every attempt.
+// A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
 import type { NetworkPort, SendOutcome } from "../ports/network.js";
 import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
-import { invoiceView } from "../use-cases/reads.js";
-import { withDefaults } from "../use-cases/options.js";
+import { withDefaults } from "../adapters/cached-discovery.js";
+import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
+import { statusChangedEvent } from "../domain/webhook-events.js";
 import { checkRecipient } from "../domain/routing.js";
 import { documentTypeOf } from "../document/doctype.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import type { InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
-
-export interface RetryPolicy {
-  /** Attempts in all, the first included; after the last transient failure the invoice fails. Default 8. */
-  maxAttempts: number;
-  /** Delay before the first retry. Default 30 s. */
-  baseDelayMs: number;
-  /** Largest delay between attempts. Default 1 h. */
-  maxDelayMs: number;
-  /** Growth of the delay per attempt. Default 2. */
-  factor: number;
-}
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
 
@@ -58,12 +49,6 @@ export function parseEndpointId(endpointId: string | null): ParticipantId | null
   if (!endpointId) return null;
   const i = endpointId.indexOf(":");
   return i <= 0 ? null : { scheme: endpointId.slice(0, i), value: endpointId.slice(i + 1) };
-}
-
-/** The delay before attempt `attempts + 1`, after `attempts` failures: exponential, capped, with jitter in [50%, 100%]. */
-export function backoffDelay(policy: RetryPolicy, attempts: number, random: () => number): number {
-  const raw = Math.min(policy.maxDelayMs, policy.baseDelayMs * Math.pow(policy.factor, Math.max(0, attempts - 1)));
-  return Math.round(raw * (0.5 + random() * 0.5));
 }
 
 /**
@@ -144,7 +129,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       updatedAt: record.updatedAt,
       events: [...inv.events, record.event],
     };
-    return { ...record, notify: { type: "invoice.status_changed", data: JSON.stringify({ invoice: invoiceView(after) }) } };
+    return { ...record, notify: statusChangedEvent(after) };
   }
 
   function toAttempt(inv: InvoiceRecord, attemptNo: number, outcome: SendOutcome): AttemptRecord {

@@ -1,14 +1,14 @@
 // The webhook sender: takes due events from the store with a lease, POSTs them signed, retries
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
-import { backoffDelay, type RetryPolicy } from "./dispatcher.js";
+import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
 import { pollingLoop, type QueueWorkerOptions } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
 import { signWebhook } from "../domain/webhook-signature.js";
 import { Agent, fetch as undiciFetch } from "undici";
 import { checkWebhookTarget, guardedLookup, notPublic, TargetRefusedError, type TargetPolicy } from "../domain/webhook-target.js";
-import { webhookBody } from "../use-cases/webhooks.js";
+import { webhookBody } from "../domain/webhook-events.js";
 
 /** 10 attempts over about 4 hours: 10 s, 20 s, 40 s, ... up to 1 h apart. */
 export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 10, baseDelayMs: 10_000, maxDelayMs: 3_600_000, factor: 2 });
