@@ -22,6 +22,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["memory", async () => (await import("./metrics/memory.ts")).memoryMetrics()],
   ["http", async () => (await import("./metrics/http.ts")).httpMetrics()],
   ["durable", async () => (await import("./metrics/durable.ts")).durableMetrics()],
+  ["discovery", async () => (await import("./metrics/discovery.ts")).discoveryMetrics()],
 ];
 
 for (const [name, run] of groups) {
