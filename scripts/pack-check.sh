@@ -7,15 +7,19 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-PACKAGES=(core express postgres storecove)
-BIN="$ROOT/node_modules/.bin"
-# .ci/run passes its pnpm command (pnpm, or `npx -y pnpm@10` on a machine without it).
-read -ra PNPM <<<"${PNPM_CMD:-pnpm}"
-
 fail() {
   echo "pack-check: FAILED: $*" >&2
   exit 1
 }
+# Every published package: each folder of packages/ whose package.json is not private.
+mapfile -t PACKAGES < <(for d in packages/*/; do
+  node -e 'const p = require(process.argv[1]); if (!p.private) console.log(process.argv[2])' "$ROOT/${d}package.json" "$(basename "$d")"
+done)
+[ "${#PACKAGES[@]}" -ge 4 ] || fail "found only ${PACKAGES[*]} in packages/"
+BIN="$ROOT/node_modules/.bin"
+# .ci/run passes its pnpm command (pnpm, or `npx -y pnpm@10` on a machine without it).
+read -ra PNPM <<<"${PNPM_CMD:-pnpm}"
+
 step() { echo "pack-check [${SECONDS}s]: $*"; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/einvoice-pack-check.XXXXXX")"
@@ -80,7 +84,9 @@ EOF
 # npm, not the workspace: the tarballs and their dependencies from the registry. PGlite comes later.
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --prefer-offline)
 step "installing the tarballs with npm into $APP (pg, express and the types, no PGlite yet)"
-npm install "${NPM_FLAGS[@]}" "${TARBALL[core]}" "${TARBALL[express]}" "${TARBALL[postgres]}" "${TARBALL[storecove]}" \
+ALL_TARBALLS=()
+for p in "${PACKAGES[@]}"; do ALL_TARBALLS+=("${TARBALL[$p]}"); done
+npm install "${NPM_FLAGS[@]}" "${ALL_TARBALLS[@]}" \
   "express@^5.1.0" "pg@^8.16.0" "@types/node@^20" "@types/express@^5" "@types/pg@^8" >"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log"; fail "npm install of the tarballs"; }
 [ -d node_modules/@electric-sql/pglite ] && fail "PGlite was installed although nothing asked for it"
 
@@ -93,10 +99,16 @@ if (!(e instanceof MissingDriverError) || !e.message.endsWith(`npm install "@ele
   process.exit(1);
 }' || fail "@einvoice/postgres without PGlite"
 
-step "the source condition finds nothing missing: node --conditions=source imports every entry"
-node --conditions=source --input-type=module -e '
-for (const m of ["@einvoice/core", "@einvoice/express", "@einvoice/postgres", "@einvoice/storecove"]) await import(m);' ||
-  fail "an entry does not load with --conditions=source"
+step "every package's main entry loads, also with node --conditions=source; bundled files are there"
+for cond in "" "--conditions=source"; do
+  # shellcheck disable=SC2086
+  node $cond --input-type=module -e '
+for (const p of process.argv.slice(1)) await import(`@einvoice/${p}`);' "${PACKAGES[@]}" || fail "an entry does not load (node $cond)"
+done
+# Files a package reads at run time beside its bundle.
+node --input-type=module -e '
+const { peppolSmpCAs } = await import("@einvoice/peppol-smp");
+if (peppolSmpCAs().length < 2) throw new Error("the bundled SMP CA certificates are missing");' || fail "@einvoice/peppol-smp cannot read its bundled certificates"
 
 npm install "${NPM_FLAGS[@]}" "@electric-sql/pglite@$(node -p 'require("@einvoice/postgres/package.json").peerDependencies["@electric-sql/pglite"]' 2>/dev/null || echo '~0.5.16')" >>"$WORK/npm.log" 2>&1 ||
   { cat "$WORK/npm.log"; fail "npm install @electric-sql/pglite"; }
@@ -112,8 +124,9 @@ for (const want of ["first-run-memory.ts", "first-run-pglite.ts"]) if (!names.in
 for (const [, name, code] of blocks) writeFileSync(`${out}/${name}`, code + "\n");
 EOF
 cp "$ROOT/examples/invoice.xml" invoice.xml
+for p in "${PACKAGES[@]}"; do echo "export * as ${p//-/_} from \"@einvoice/$p\";"; done >src/all-packages.ts
 cat >src/entries.ts <<'EOF'
-// Every public entry, with types, as a strict NodeNext project sees them.
+// Public entries, with types, as a strict NodeNext project sees them (src/all-packages.ts re-exports every package).
 import { ApiError, memoryStore, sandboxNetwork, type AuthContext, type Invoice, type NetworkPort, type Store } from "@einvoice/core";
 import { createAdminRouter, createV1Router, openApiDocument, toHttp } from "@einvoice/express";
 import { DbError, MissingDriverError, openPostgresStore, type OpenedPostgresStore } from "@einvoice/postgres";
@@ -159,4 +172,4 @@ for program in first-run-memory first-run-pglite; do
   grep -q '^delivered\b' "$WORK/$program.log" || { cat "$WORK/$program.log"; fail "$program did not end with the invoice delivered"; }
   sed 's/^/  /' "$WORK/$program.log"
 done
-step "OK: ${PACKAGES[*]} pack, lint, install with npm, type-check and run the first use"
+step "OK: ${PACKAGES[*]}: pack, lint, install with npm, type-check and run the first use"
