@@ -102,6 +102,15 @@ const mutations: Mutation[] = [
     for (const e of els) if ((e.textContent ?? "").trim() === from) setText(e, to);
     return `all VAT categories ${from} -> ${to}`;
   },
+  // A VAT breakdown amount moved to near a tolerance bound (BR-S-08/09, BR-CO-17: strict, within 1).
+  (doc) => {
+    const els = elements(doc).filter((e) => (e.localName === "TaxableAmount" || e.localName === "TaxAmount") && (e.parentNode as Element).localName === "TaxSubtotal");
+    if (!els.length) return null;
+    const e = pick(els), v = Number((e.textContent ?? "0").trim()), d = pick([1, -1, 0.99, -0.99, 1.01, -1.01, 0.5, -0.5, 0.01]);
+    const t = (Math.round((v + d) * 100) / 100).toFixed(2);
+    setText(e, t);
+    return `${path(e)} = '${t}' (was ${v})`;
+  },
   // A charge indicator flipped.
   (doc) => {
     const els = named(doc, "ChargeIndicator");

@@ -91,6 +91,9 @@ export const CEN_RULE_CASES: RuleCase[] = [
   // --- VAT categories.
   { name: "BR-S-08 within 1 of the lines at the rate passes", rule: "BR-S-08", fires: false, xml: doc(taxTotal("20.20", subtotal("S", "100.00", "20.20", "20")) + line("100.99", "Invoice", item("S", "20"))) },
   { name: "BR-S-08 exactly 1 away fires (strict)", rule: "BR-S-08", fires: true, xml: doc(taxTotal("20.20", subtotal("S", "100.00", "20.20", "20")) + line("101.00", "Invoice", item("S", "20"))) },
+  { name: "BR-S-08 the bound TaxableAmount - 1 is xs:double arithmetic: 0.70 against -0.30 passes", rule: "BR-S-08", fires: false, xml: doc(taxTotal("0.14", subtotal("S", "0.70", "0.14", "20")) + line("-0.30", "Invoice", item("S", "20"))) },
+  { name: "BR-S-08 the bound TaxableAmount - 1 is xs:double arithmetic: 4.35 against 3.35 passes", rule: "BR-S-08", fires: false, xml: doc(taxTotal("0.87", subtotal("S", "4.35", "0.87", "20")) + line("3.35", "Invoice", item("S", "20"))) },
+  { name: "BR-S-08 100.10 against 99.10 fires (the double 99.1 is read back as 99.1)", rule: "BR-S-08", fires: true, xml: doc(taxTotal("20.02", subtotal("S", "100.10", "20.02", "20")) + line("99.10", "Invoice", item("S", "20"))) },
   { name: "BR-S-08 matches rates by value: 20 and 20.00", rule: "BR-S-08", fires: false, xml: doc(taxTotal("20.00", subtotal("S", "100.00", "20.00", "20.00")) + line("100.00", "Invoice", item("S", "20"))) },
   { name: "BR-S-08 on credit note lines", rule: "BR-S-08", fires: false, xml: doc(taxTotal("20.00", subtotal("S", "100.00", "20.00", "20")) + line("100.00", "CreditNote", item("S", "20")), "CreditNote") },
   { name: "BR-S-08 a credit note whose lines differ fires", rule: "BR-S-08", fires: true, xml: doc(taxTotal("20.00", subtotal("S", "100.00", "20.00", "20")) + line("150.00", "CreditNote", item("S", "20")), "CreditNote") },

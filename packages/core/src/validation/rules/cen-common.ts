@@ -1,6 +1,6 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
-import { dec, type Decimal } from "../decimal.js";
+import { dec, lit, type Decimal } from "../decimal.js";
 import { NS, child, children, norm, normalizeSpace, stringValue, type UblNode } from "../model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
@@ -140,4 +140,15 @@ export function money(d: Decimal | null | undefined): string {
   if (d == null) return "missing";
   const decimals = Math.max(0, d.c.length - d.e - 1);
   return d.toFixed(Math.max(2, decimals));
+}
+
+/**
+ * `xs:decimal(cbc:TaxableAmount - 1)` and `+ 1` as BR-S-08, BR-AF-08 and BR-AG-08 write them: arithmetic on an
+ * untyped element is xs:double arithmetic, and the result is cast back to xs:decimal (by its shortest decimal
+ * form, as the official engine does). So 0.7 - 1 is -0.30000000000000004, not -0.3, and a breakdown of 0.70
+ * against lines of -0.30 passes where exact decimals would not. This reproduces the official tolerance bound; it
+ * is only compared with, never stored or shown as an amount.
+ */
+export function xpathDoubleShift(d: Decimal, delta: 1 | -1): Decimal {
+  return lit(String(Number(d.toFixed()) + delta));
 }

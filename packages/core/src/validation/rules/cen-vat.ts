@@ -11,7 +11,7 @@
 import { round2, sum, type Decimal } from "../decimal.js";
 import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
 import {
-  all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show,
+  all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
 } from "./cen-common.js";
 
 type Report = (rule: string, message: string, node: UblNode | null) => void;
@@ -269,7 +269,7 @@ function breakdownRules(root: UblNode, report: Report): void {
       const rate = decAt(c, "cbc:Percent");
       if (child(c, "cbc:Percent") && rate !== null) {
         const inv = categorySum(root, "cac:InvoiceLine", cat.code, rate), cn = categorySum(root, "cac:CreditNoteLine", cat.code, rate);
-        const near = (s: Decimal) => taxable !== null && taxable.minus(1).lt(s) && taxable.plus(1).gt(s);
+        const near = (s: Decimal) => taxable !== null && xpathDoubleShift(taxable, -1).lt(s) && xpathDoubleShift(taxable, 1).gt(s);
         let ok: boolean;
         if (cat.code === "S") {
           const acAtRate = all(root, "cac:AllowanceCharge").some((ac) => matches(children(ac, "cac:TaxCategory"), "S", rate));
