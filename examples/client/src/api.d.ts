@@ -327,13 +327,6 @@ export interface components {
             /** @constant */
             error: "Payload Too Large";
         };
-        TooManyRequestsError: {
-            /** @constant */
-            statusCode: 429;
-            message: string;
-            /** @constant */
-            error: "Too Many Requests";
-        };
         InternalError: {
             /** @constant */
             statusCode: 500;
@@ -410,10 +403,12 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description ISO 3166-1 alpha-2, upper case. */
             country: string;
             enterprise: boolean;
             /** @enum {string} */
             subscription: "free" | "basic" | "pro";
+            /** @description The company's legal entity id at the access point; null until an operator registers one. */
             legalEntityId: string | null;
             peppolSendingEnabled: boolean;
             /** Format: date-time */
@@ -577,7 +572,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -683,7 +683,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -759,7 +764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -841,7 +851,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -913,7 +928,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -978,7 +998,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1043,7 +1068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1117,7 +1147,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1209,7 +1244,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1274,7 +1314,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1352,7 +1397,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1430,7 +1480,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1512,7 +1567,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1582,11 +1642,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
-                        statusCode: 404;
+                        /** @enum {string} */
+                        code: "route_not_found";
+                        /** @description What went wrong, for a person. */
                         message: string;
-                        /** @constant */
-                        error: "Not Found";
                     };
                 };
             };
@@ -1598,7 +1657,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1716,7 +1780,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
@@ -1811,7 +1880,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */

@@ -2,7 +2,7 @@
 // with request ids, structured request logs (secrets redacted) and security headers.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { createAdminRouter, createV1Router, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
+import { createAdminRouter, createV1Router, notFound, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
 import express, { type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
@@ -163,8 +163,6 @@ export function createApp(config: AppConfig): Express {
   app.use("/v1", createV1Router(routerOptions));
   app.use("/admin", createAdminRouter({ ...routerOptions, adminToken, adminRateLimit }));
   app.use("/docs", helmet.contentSecurityPolicy(DOCS_CSP), docsRouter());
-  app.use((req, res) => {
-    res.status(404).json({ statusCode: 404, message: `Cannot ${req.method} ${req.path}`, error: "Not Found" });
-  });
+  app.use(notFound());
   return app;
 }

@@ -59,6 +59,6 @@ describe.skipIf(!available)("GET /docs", () => {
     expect(res.status).toBe(404);
     const text = await res.text();
     expect(text).not.toMatch(/node_modules|\/work\/|ENOENT/);
-    expect(JSON.parse(text)).toMatchObject({ statusCode: 404, error: "Not Found" });
+    expect(JSON.parse(text)).toEqual({ code: "route_not_found", message: "Cannot GET /docs/assets/nope.js" });
   });
 });

@@ -21,17 +21,18 @@ export interface HttpAnswer {
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
-  404: "Not Found",
   413: "Payload Too Large",
-  429: "Too Many Requests",
 };
 
-/** The `{statusCode, message, error}` body of a status that has no code of its own (400, 413, 429). */
-export function statusBody(status: number, message: string | string[]): Record<string, unknown> {
+/** The `{statusCode, message, error}` body of the statuses whose shape the contract fixes without a code (400, 413). */
+function statusBody(status: number, message: string | string[]): Record<string, unknown> {
   return { statusCode: status, message, error: REASONS[status] ?? "Error" };
 }
 
-/** The status and body for an `ApiError`, as contract sections 1 to 3 and 7 describe them. */
+/**
+ * The status and body for an `ApiError`, as contract sections 1 to 3 and 7 describe them: the one
+ * path of every error answer (unknown routes and rate limits included).
+ */
 export function toHttp(error: ApiError): HttpAnswer {
   const status = ERROR_STATUS[error.code];
   if (error.code === "internal_error") return { status, body: { statusCode: 500, message: "Internal server error" } };

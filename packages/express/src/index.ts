@@ -2,7 +2,7 @@
 export { createV1Router, type V1RouterOptions } from "./v1.js";
 export { createAdminRouter, type AdminRouterOptions } from "./admin.js";
 export { toHttp, stderrLogger, type Logger, type HttpAnswer } from "./http-errors.js";
-export { bearerToken, DEFAULT_BODY_LIMIT } from "./middleware.js";
+export { bearerToken, DEFAULT_BODY_LIMIT, notFound } from "./middleware.js";
 export { openApiDocument } from "./openapi.js";
 export {
   createRateLimiter,

@@ -261,10 +261,11 @@ export function noQuery(): RequestHandler {
   };
 }
 
-/** Answers any request no route took with a JSON 404. */
+/** Answers any request no route took with a JSON 404 `route_not_found`. */
 export function notFound(): RequestHandler {
   return (req, res) => {
-    res.status(404).json({ statusCode: 404, message: `Cannot ${req.method} ${req.originalUrl.split("?")[0]}`, error: "Not Found" });
+    const { status, body } = toHttp(new ApiError("route_not_found", `Cannot ${req.method} ${req.originalUrl.split("?")[0]}`));
+    res.status(status).json(body);
   };
 }
 

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 description of the /v1 and /admin APIs, generated from the route tables
 // (routes/*.ts) and the core's zod schemas they name.
-import { ERROR_STATUS, type ErrorCode } from "@einvoice/core";
+import { BadRequestSchema, ERROR_STATUS, InternalErrorSchema, PayloadTooLargeSchema, type ErrorCode } from "@einvoice/core";
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { ADMIN_ROUTES } from "./routes/admin.js";
@@ -22,33 +22,20 @@ function codeError(status: number, codes: readonly ErrorCode[], description: str
   };
 }
 
-const BadRequest = z
-  .object({
-    statusCode: z.literal(400),
-    message: z.union([z.array(z.string()), z.string()]).meta({ description: "One message per problem (class-validator wording), or one string when the body is not JSON." }),
-    error: z.literal("Bad Request"),
-  })
-  .meta({ id: "BadRequestError" });
-const PayloadTooLarge = z
-  .object({ statusCode: z.literal(413), message: z.string(), error: z.literal("Payload Too Large") })
-  .meta({ id: "PayloadTooLargeError" });
-const InternalError = z.object({ statusCode: z.literal(500), message: z.string() }).meta({ id: "InternalError" });
-
-const r400 = { "400": { description: "The body or the query has the wrong shape.", ...json(BadRequest) } };
+const r400 = { "400": { description: "The body or the query has the wrong shape.", ...json(BadRequestSchema) } };
 const r401 = { "401": codeError(401, ["invalid_api_key"], "The API key is missing, malformed, unknown or revoked.") };
-const r413 = { "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLarge) } };
-const r500 = { "500": { description: "An unexpected error; nothing is revealed.", ...json(InternalError) } };
-const TooManyRequests = z
-  .object({ statusCode: z.literal(429), message: z.string(), error: z.literal("Too Many Requests") })
-  .meta({ id: "TooManyRequestsError" });
+const r413 = { "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLargeSchema) } };
+const r500 = { "500": { description: "An unexpected error; nothing is revealed.", ...json(InternalErrorSchema) } };
 const r429 = {
   "429": {
-    description:
+    ...codeError(
+      429,
+      ["rate_limited"],
       "Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds.",
+    ),
     headers: z.object({
       "Retry-After": z.string().meta({ description: "Seconds to wait before the next request.", example: "12" }),
     }),
-    ...json(TooManyRequests),
   },
 };
 const adminR401 = { "401": codeError(401, ["invalid_admin_token"], "The admin token is missing or wrong.") };

@@ -6,7 +6,8 @@
 // key, so a flood of distinct keys (client IPs on sign-up) costs little, and the map is bounded.
 import { isIP } from "node:net";
 import type { Request, RequestHandler, Response } from "express";
-import { statusBody } from "./http-errors.js";
+import { ApiError } from "@einvoice/core";
+import { toHttp } from "./http-errors.js";
 
 /** `requests` per `windowMs` for each key, with bursts of up to `requests`. */
 export interface RateLimitOptions {
@@ -90,7 +91,7 @@ export function createRateLimiter(options: RateLimitOptions & { maxKeys?: number
 
 /**
  * Middleware that counts each request under `keyOf(req)` and answers 429
- * `{statusCode:429, message, error:"Too Many Requests"}` with `Retry-After` (seconds) when the key is
+ * `{code:"rate_limited", message}` with `Retry-After` (seconds) when the key is
  * over its limit. Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
  * (IETF draft, as seconds). `what` names the limit in the message ("API key", "client IP").
  */
@@ -102,7 +103,8 @@ export function rateLimit(limiter: RateLimiter, keyOf: (req: Request) => string,
     const seconds = Math.ceil(d.retryAfterMs / 1000);
     res.setHeader("Retry-After", String(seconds));
     const message = `Too many requests for this ${what}: the limit is ${limiter.requests} per ${describeWindow(limiter.windowMs)}. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`;
-    res.status(429).json(statusBody(429, message));
+    const { status, body } = toHttp(new ApiError("rate_limited", message));
+    res.status(status).json(body);
   };
 }
 

@@ -52,7 +52,7 @@ describe("ids that do not decode (a stray %, bytes that are not UTF-8) are not f
     const { app, logs } = makeApp();
     const res = await request(app).get("/v1/%zz/x");
     expect(res.status).toBe(404);
-    expect(res.body).toMatchObject({ statusCode: 404, error: "Not Found" });
+    expect(res.body).toEqual({ code: "route_not_found", message: "Cannot GET /v1/%zz/x" });
     expect(logs).toEqual([]);
   });
 

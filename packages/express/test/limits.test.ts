@@ -244,9 +244,8 @@ describe("rate limit per API key (rateLimit option)", () => {
     const limited = await get(apiKey, "/v1/invoices");
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({
-      statusCode: 429,
+      code: "rate_limited",
       message: "Too many requests for this API key: the limit is 3 per minute. Retry after 20 seconds.",
-      error: "Too Many Requests",
     });
     expect(limited.headers["retry-after"]).toBe("20");
     expect(limited.headers["x-request-id"]).toMatch(UUID);
@@ -297,7 +296,7 @@ describe("rate limit on sign-up per client IP (signUpRateLimit option)", () => {
     expect((await request(a).post("/v1/accounts").send({ bad: true })).status).toBe(400); // a failed attempt counts too
     const limited = await signUp(a);
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ statusCode: 429, message: expect.stringMatching(/client IP: the limit is 2 per hour/), error: "Too Many Requests" });
+    expect(limited.body).toEqual({ code: "rate_limited", message: expect.stringMatching(/client IP: the limit is 2 per hour/) });
     expect(limited.headers["retry-after"]).toBe("1800");
     const { app: d } = app();
     expect((await signUp(d)).headers["ratelimit-limit"]).toBe("20");
@@ -331,7 +330,7 @@ describe("rate limit on /admin per client IP (adminRateLimit option)", () => {
     }
     const res = await request(a).get(`/admin/companies/${crypto.randomUUID()}`).set("Authorization", `Bearer ${ADMIN_TOKEN}`);
     expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({ statusCode: 429, error: "Too Many Requests" });
+    expect(res.body).toEqual({ code: "rate_limited", message: expect.stringMatching(/^Too many requests/) });
     expect(Number(res.headers["retry-after"])).toBe(20);
   });
 });

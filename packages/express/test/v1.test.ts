@@ -337,11 +337,17 @@ describe("company and API keys", () => {
 });
 
 describe("the rest of the HTTP surface", () => {
-  it("answers unknown routes with a JSON 404", async () => {
+  it("answers unknown routes with a JSON 404 route_not_found, under /v1, /admin and elsewhere", async () => {
     const { app } = makeApp();
     const res = await request(app).get("/v1/nothing-here");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ statusCode: 404, message: "Cannot GET /v1/nothing-here", error: "Not Found" });
+    expect(res.body).toEqual({ code: "route_not_found", message: "Cannot GET /v1/nothing-here" });
+    const admin = await request(app).delete("/admin/companies/x").set("Authorization", `Bearer ${ADMIN_TOKEN}`);
+    expect(admin.status).toBe(404);
+    expect(admin.body).toEqual({ code: "route_not_found", message: "Cannot DELETE /admin/companies/x" });
+    const outside = await request(app).post("/nowhere?x=1");
+    expect(outside.status).toBe(404);
+    expect(outside.body).toEqual({ code: "route_not_found", message: "Cannot POST /nowhere" });
   });
 
   it("answers /health, hides x-powered-by and marks answers no-store and nosniff", async () => {

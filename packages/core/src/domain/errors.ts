@@ -15,9 +15,13 @@ export const ERROR_STATUS = {
   company_not_found: 404,
   api_key_not_found: 404,
   webhook_not_found: 404,
+  /** No route has this method and path (there is no 405). */
+  route_not_found: 404,
   email_taken: 409,
   last_api_key: 409,
   payload_too_large: 413,
+  /** Over a rate limit; the answer carries `Retry-After`. */
+  rate_limited: 429,
   invalid_base64_xml: 422,
   single_xml_only: 422,
   invalid_ubl_xml: 422,

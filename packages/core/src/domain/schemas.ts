@@ -227,10 +227,10 @@ export const CompanySchema = z
   .object({
     id: z.uuid(),
     name: z.string(),
-    country: z.string(),
+    country: z.string().meta({ description: "ISO 3166-1 alpha-2, upper case." }),
     enterprise: z.boolean(),
     subscription: z.enum(SUBSCRIPTIONS),
-    legalEntityId: z.string().nullable(),
+    legalEntityId: z.string().nullable().meta({ description: "The company's legal entity id at the access point; null until an operator registers one." }),
     peppolSendingEnabled: z.boolean(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -253,10 +253,26 @@ export const ApiKeyCreatedSchema = z
   .meta({ id: "ApiKeyCreated" });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 
+// ---------- error bodies (the HTTP layer's `toHttp` writes them; see ERROR_STATUS) ----------
+
+/** The body of every error code but `bad_request`, `payload_too_large` and `internal_error`. */
 export const CodeErrorSchema = z.object({ code: z.string(), message: z.string() }).meta({ id: "CodeError" });
+/** The body of `bad_request` (400). */
 export const BadRequestSchema = z
-  .object({ statusCode: z.literal(400), message: z.union([z.string(), z.array(z.string())]), error: z.literal("Bad Request") })
-  .meta({ id: "BadRequest" });
+  .object({
+    statusCode: z.literal(400),
+    message: z
+      .union([z.array(z.string()), z.string()])
+      .meta({ description: "One message per problem (class-validator wording), or one string when the body is not JSON." }),
+    error: z.literal("Bad Request"),
+  })
+  .meta({ id: "BadRequestError" });
+/** The body of `payload_too_large` (413). */
+export const PayloadTooLargeSchema = z
+  .object({ statusCode: z.literal(413), message: z.string(), error: z.literal("Payload Too Large") })
+  .meta({ id: "PayloadTooLargeError" });
+/** The body of `internal_error` (500): nothing about the cause. */
+export const InternalErrorSchema = z.object({ statusCode: z.literal(500), message: z.string() }).meta({ id: "InternalError" });
 
 // ---------- parsing ----------
 

@@ -1,4 +1,7 @@
-// Domain records shared by the core, its ports and its adapters.
+// Domain records shared by the core, its ports and its adapters. Those that the API shows as they
+// are (Company, Party, InvoiceRecord without its companyId) are derived from the zod schemas.
+import type { z } from "zod";
+import type { CompanySchema, Invoice, InvoiceEventSchema, PartySchema } from "./schemas.js";
 
 export const TARGET_NETWORKS = ["auto", "peppol", "ksef"] as const;
 export type TargetNetwork = (typeof TARGET_NETWORKS)[number];
@@ -12,20 +15,8 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const SUBSCRIPTIONS = ["free", "basic", "pro"] as const;
 export type Subscription = (typeof SUBSCRIPTIONS)[number];
 
-/** A company: the tenant. Every invoice, client and key belongs to exactly one. */
-export interface Company {
-  id: string;
-  name: string;
-  /** ISO 3166-1 alpha-2, upper case. */
-  country: string;
-  enterprise: boolean;
-  subscription: Subscription;
-  /** The company's legal entity id at the access point; null until an operator registers one. */
-  legalEntityId: string | null;
-  peppolSendingEnabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A company: the tenant. Every invoice, client and key belongs to exactly one. Its shape is `CompanySchema`'s. */
+export type Company = z.output<typeof CompanySchema>;
 
 export interface Account {
   id: string;
@@ -53,48 +44,17 @@ export interface ParticipantId {
   value: string;
 }
 
-export interface Party {
-  name: string | null;
-  /** `scheme:value` as written in cbc:EndpointID, or null. */
-  endpointId: string | null;
-  vatId: string | null;
-  country: string | null;
-}
+/** A party of an invoice (supplier or recipient), as `PartySchema` describes it. */
+export type Party = z.output<typeof PartySchema>;
 
-export interface Totals {
-  /** Decimal strings exactly as written in cac:LegalMonetaryTotal; null when absent. */
-  taxExclusive: string | null;
-  taxInclusive: string | null;
-  payable: string | null;
-}
+/** The totals of an invoice: decimal strings exactly as written in cac:LegalMonetaryTotal; null when absent. */
+export type Totals = Invoice["totals"];
 
-export interface InvoiceEvent {
-  status: InvoiceStatus;
-  at: string;
-  detail: string;
-}
+export type InvoiceEvent = z.output<typeof InvoiceEventSchema>;
 
-/** A submission and the invoice it carries, as stored. `id` is the submissionId. */
-export interface InvoiceRecord {
-  id: string;
+/** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */
+export interface InvoiceRecord extends Invoice {
   companyId: string;
-  status: InvoiceStatus;
-  targetNetwork: TargetNetwork;
-  network: Network | null;
-  errorMessage: string | null;
-  invoiceNumber: string | null;
-  issueDate: string | null;
-  dueDate: string | null;
-  currency: string | null;
-  totals: Totals;
-  supplier: Party;
-  recipient: Party;
-  clientId: string | null;
-  sha256: string;
-  size: number;
-  createdAt: string;
-  updatedAt: string;
-  events: InvoiceEvent[];
 }
 
 /** One per recipient identifier of a company (value compared case-insensitively). */

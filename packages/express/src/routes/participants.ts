@@ -1,7 +1,6 @@
 // The route table of /v1/participants: Peppol participant lookups. The /v1 router mounts it when
 // a participant discovery is configured (otherwise these paths are 404).
 import { lookupParticipant, ParticipantQuerySchema, ParticipantSchema, type DiscoveryPort } from "@einvoice/core";
-import { z } from "zod";
 import type { Route } from "./route.js";
 import { data } from "./schemas.js";
 
@@ -27,13 +26,8 @@ export const PARTICIPANT_ROUTES: readonly Route<ParticipantDeps>[] = [
         description:
           "The lookup could not be made (timeout, SML or SMP unreachable, an SMP answer that is not signed or not trusted); try again later.",
       },
+      { codes: ["route_not_found"], description: "The server has no participant discovery configured." },
     ],
-    otherResponses: {
-      "404": {
-        description: "The server has no participant discovery configured.",
-        content: { "application/json": { schema: z.object({ statusCode: z.literal(404), message: z.string(), error: z.literal("Not Found") }) } },
-      },
-    },
     handle: async ({ deps, params, query }) => ({ data: await lookupParticipant(deps.discovery, params.participantId!, query) }),
   },
 ];
