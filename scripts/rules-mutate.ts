@@ -3,7 +3,7 @@
 // Each round takes a complete corpus Invoice/CreditNote, applies 1-3 random mutations (amounts changed, elements
 // removed, emptied or duplicated, codes and schemes swapped, VAT categories changed, ...), and compares the rule ids
 // (fatal and warning, filtered by --prefix) our families report with the official ones (oracle: ../shared/oracle or
-// --oracle). A document the official rules cannot judge (their dynamic errors) is skipped. Disagreements are
+// --oracle; --dump writes every mutant to --out). A document the official rules cannot judge (their dynamic errors) is skipped. Disagreements are
 // written to --out (default /tmp/rules-mutate) with the mutations applied.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -190,6 +190,30 @@ const mutations: Mutation[] = [
   },
 ];
 
+// An Invoice rewritten as a CreditNote (root, lines, quantities, type code), to exercise the CreditNote
+// alternations of the rules on every corpus invoice.
+const creditNoteShare = Number(opt("--credit-notes") ?? 0.3);
+function toCreditNote(doc: Document): void {
+  const CN = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2";
+  const rename = (e: Element, ns: string, qname: string): Element => {
+    const n = doc.createElementNS(ns, qname);
+    for (let i = 0; i < e.attributes.length; i++) { const a = e.attributes.item(i)!; if (a.name !== "xmlns") n.setAttributeNS(a.namespaceURI, a.name, a.value); }
+    while (e.firstChild) n.appendChild(e.firstChild);
+    e.parentNode!.replaceChild(n, e);
+    return n;
+  };
+  for (const e of elements(doc)) {
+    if (e.localName === "InvoiceLine" && e.namespaceURI === CAC) rename(e, CAC, "cac:CreditNoteLine");
+    else if (e.localName === "InvoicedQuantity") rename(e, CBC, "cbc:CreditedQuantity");
+    else if (e.localName === "InvoiceTypeCode") { const n = rename(e, CBC, "cbc:CreditNoteTypeCode"); setText(n, "381"); }
+  }
+  const old = doc.documentElement!;
+  const root = doc.createElementNS(CN, "CreditNote");
+  for (let i = 0; i < old.attributes.length; i++) { const a = old.attributes.item(i)!; if (a.name !== "xmlns") root.setAttributeNS(a.namespaceURI, a.name, a.value); }
+  while (old.firstChild) root.appendChild(old.firstChild);
+  doc.replaceChild(root, old);
+}
+
 const files = readFileSync(join(repo, "packages/core/test/fixtures/official-verdicts.jsonl"), "utf8").split("\n").filter(Boolean)
   .map((l) => JSON.parse(l) as { file: string; error?: string }).filter((v) => !v.error)
   .map((v) => join(corpus, v.file.includes("/corpus/") ? v.file.slice(v.file.indexOf("/corpus/") + 8) : v.file));
@@ -202,9 +226,11 @@ for (let i = 0; i < count; i++) {
   const file = pick(files);
   const doc = new DOMParser({ onError: () => {} }).parseFromString(readFileSync(file, "utf8"), "text/xml");
   const applied: string[] = [];
+  if (doc.documentElement!.localName === "Invoice" && rnd() < creditNoteShare) { toCreditNote(doc); applied.push("as a CreditNote"); }
   const n = 1 + Math.floor(rnd() * 3);
   for (let k = 0; k < n; k++) { const m = pick(mutations)(doc); if (m) applied.push(m); }
   const xml = new XMLSerializer().serializeToString(doc);
+  if (args.includes("--dump")) writeFileSync(join(out, `all-${String(i).padStart(4, "0")}.xml`), xml);
   let theirs: { fatal: string[]; warning: string[] };
   try { theirs = officialValidate(xml); } catch { skipped++; continue; }
   judged++;
