@@ -239,7 +239,11 @@ function totalsRules(t: UblNode, report: Report): void {
   const paid = hasRounding ? (payable && rounding ? round2(payable.minus(rounding)) : null) : payable;
   if (!eq(paid, due)) {
     const expectedDue = due && hasRounding && rounding ? due.plus(rounding) : due;
-    report("BR-CO-16", `The amount due (BT-115) is ${money(payable)}, but the total with VAT (BT-112) ${money(incl)} minus the paid amount (BT-113) ${hasPrepaid ? money(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? money(rounding) : "0"} is ${money(expectedDue)}.`, t);
+    const missing = [payable ? "" : "amount due (BT-115)", incl ? "" : "total with VAT (BT-112)",
+      !hasPrepaid || prepaid ? "" : "paid amount (BT-113)", !hasRounding || rounding ? "" : "rounding amount (BT-114)"].filter(Boolean);
+    report("BR-CO-16", missing.length
+      ? `The amount due cannot be checked: the ${missing.join(" and the ")} ${missing.length > 1 ? "are" : "is"} missing or not a number.`
+      : `The amount due (BT-115) is ${money(payable)}, but the total with VAT (BT-112) ${money(incl)} minus the paid amount (BT-113) ${hasPrepaid ? money(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? money(rounding) : "0"} is ${money(expectedDue)}.`, t);
   }
 
   const decimals: [string, string, string][] = [
@@ -442,8 +446,12 @@ function taxTotalRules(root: UblNode, report: Report): void {
       ok = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
     }
     if (!ok) {
-      const m = expected !== null
+      const m = taxAmount === null
+        ? `${label} has no VAT amount (BT-117), so it cannot be checked against the taxable amount and rate.`
+        : expected !== null
         ? `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(rate)}% gives ${money(expected)}.`
+        : rateCat && rate !== null && !round0(rate).eq(0) && taxable === null
+        ? `${label} has no taxable amount (BT-116), so its VAT amount cannot be checked.`
         : `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but with a VAT rate of ${rateCat ? show(rate) : "none"} it must be 0.`;
       report("BR-CO-17", m, st);
     }

@@ -18,15 +18,15 @@ type Report = (rule: string, message: string, node: UblNode | null) => void;
 
 /** The nine VAT categories: code, rule prefix, and a name for messages. */
 const CATEGORIES = [
-  { code: "S", prefix: "BR-S", name: "standard rated (S)" },
-  { code: "Z", prefix: "BR-Z", name: "zero rated (Z)" },
-  { code: "E", prefix: "BR-E", name: "exempt from VAT (E)" },
-  { code: "AE", prefix: "BR-AE", name: "VAT reverse charge (AE)" },
-  { code: "K", prefix: "BR-IC", name: "intra-community supply (K)" },
-  { code: "G", prefix: "BR-G", name: "export outside the EU (G)" },
-  { code: "O", prefix: "BR-O", name: "not subject to VAT (O)" },
-  { code: "L", prefix: "BR-AF", name: "IGIC, Canary Islands (L)" },
-  { code: "M", prefix: "BR-AG", name: "IPSI, Ceuta and Melilla (M)" },
+  { code: "S", prefix: "BR-S", name: "S (standard rated)" },
+  { code: "Z", prefix: "BR-Z", name: "Z (zero rated)" },
+  { code: "E", prefix: "BR-E", name: "E (exempt from VAT)" },
+  { code: "AE", prefix: "BR-AE", name: "AE (reverse charge)" },
+  { code: "K", prefix: "BR-IC", name: "K (intra-community supply)" },
+  { code: "G", prefix: "BR-G", name: "G (export outside the EU)" },
+  { code: "O", prefix: "BR-O", name: "O (not subject to VAT)" },
+  { code: "L", prefix: "BR-AF", name: "L (IGIC, Canary Islands)" },
+  { code: "M", prefix: "BR-AG", name: "M (IPSI, Ceuta and Melilla)" },
 ] as const;
 type Category = (typeof CATEGORIES)[number];
 
@@ -150,8 +150,8 @@ function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void
     ok = (used > 0 && first > 0) || (used === 0 && inBreakdown === 0);
     if (!ok) {
       report(`${cat.prefix}-01`, used > 0
-        ? `The invoice has lines, allowances or charges that are ${cat.name}, but the VAT breakdown (BG-23) has no ${code} category.`
-        : `The VAT breakdown (BG-23) has a ${cat.name} category, but no line, allowance or charge is ${code}.`, d);
+        ? `The invoice has lines, allowances or charges of VAT category ${cat.name}, but the VAT breakdown (BG-23) has no ${code} category.`
+        : `The VAT breakdown (BG-23) has VAT category ${cat.name}, but no line, allowance or charge has it.`, d);
     }
     return;
   }
@@ -206,8 +206,8 @@ function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): v
     if ((first && idsOk) || !guard) return;
     const rule = `${cat.prefix}-0${i + 2}`;
     report(rule, code === "O"
-      ? `The invoice has ${what[i]} not subject to VAT (O), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
-      : `The invoice has ${what[i]} that are ${cat.name}, so it needs ${need}.`, d);
+      ? `The invoice has ${what[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
+      : `The invoice has ${what[i]} of VAT category ${cat.name}, so it needs ${need}.`, d);
   });
 }
 
@@ -238,16 +238,16 @@ function rateRule(cat: Category, suffix: string, c: UblNode, where: string, repo
   const rule = cat.prefix + suffix;
   switch (cat.code) {
     case "S": // (cbc:Percent) > 0
-      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, standard rated (S), must be more than 0; it is ${percentEl ? show(rate) : "missing"}.`, c);
+      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, of VAT category S (standard rated), must be more than 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
       break;
     case "L": case "M": // (cbc:Percent) >= 0
-      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, ${cat.name}, must be 0 or more; it is ${percentEl ? show(rate) : "missing"}.`, c);
+      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0 or more; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
       break;
     case "O": // not(cbc:Percent)
-      if (percentEl) report(rule, `The VAT rate of ${where} must not be given when it is not subject to VAT (O); it is ${show(rate)}.`, c);
+      if (percentEl) report(rule, `The VAT rate of ${where} must not be given for VAT category O (not subject to VAT); it is ${show(rate)}.`, c);
       break;
     default: // xs:decimal(cbc:Percent) = 0
-      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, ${cat.name}, must be 0; it is ${percentEl ? show(rate) : "missing"}.`, c);
+      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
   }
 }
 
@@ -280,7 +280,7 @@ function breakdownRules(root: UblNode, report: Report): void {
         }
         if (!ok) {
           const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-          report(rule("08"), `The VAT breakdown for ${cat.name} at ${show(rate)}% has the taxable amount (BT-116) ${money(taxable)}, but the lines, charges and allowances at that category and rate add up to ${money(s)}.`, c);
+          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(s)}.`, c);
         }
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
@@ -288,11 +288,14 @@ function breakdownRules(root: UblNode, report: Report): void {
       const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(100))) : null;
       const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
       if (!ok9) {
-        report(rule("09"), `The VAT breakdown for ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, c);
+        const missing = [taxAmount ? "" : "VAT amount (BT-117)", taxable ? "" : "taxable amount (BT-116)", pct ? "" : "VAT rate (BT-119)"].filter(Boolean);
+        report(rule("09"), missing.length
+          ? `The VAT breakdown of category ${cat.name} has no ${missing.join(", no ")}, so its VAT amount cannot be checked.`
+          : `The VAT breakdown of category ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, c);
       }
       // -10: no exemption reason.
       if (exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode")) {
-        report(rule("10"), `The VAT breakdown for ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+        report(rule("10"), `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
       }
       continue;
     }
@@ -303,16 +306,16 @@ function breakdownRules(root: UblNode, report: Report): void {
     const ok8 = (all(root, "cac:InvoiceLine").length > 0 && eq(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && eq(taxable, cn));
     if (!ok8) {
       const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-      report(rule("08"), `The VAT breakdown for ${cat.name} has the taxable amount (BT-116) ${money(taxable)}, but the lines, charges and allowances of that category add up to ${money(s)}.`, c);
+      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(s)}.`, c);
     }
     // -09: the VAT amount is 0.
-    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown for ${cat.name} must have the VAT amount (BT-117) 0; it is ${money(taxAmount)}.`, c);
+    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, c);
     // -10: Z must not have an exemption reason; AE, E, G, K and O must have one.
     const hasReason = exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode");
     if (cat.code === "Z" ? hasReason : !hasReason) {
       report(rule("10"), cat.code === "Z"
-        ? `The VAT breakdown for ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`
-        : `The VAT breakdown for ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+        ? `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`
+        : `The VAT breakdown of category ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
     }
   }
 }
