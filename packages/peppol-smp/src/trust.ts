@@ -15,12 +15,13 @@ export function parsePemCertificates(pem: string): X509Certificate[] {
 let bundled: X509Certificate[] | undefined;
 
 /**
- * The bundled trust store: OpenPeppol's SMP CA - G3 and its Root CA - G3, for production and for
- * test (the CA certificates OpenPeppol publishes, as phax/peppol-commons ships them in its 2025 SMP
- * trust stores). SHA-256 fingerprints are in `certs/*.pem`.
+ * The bundled trust store: OpenPeppol's SMP CA and Root CA, G3 (the current PKI) and G2 (valid
+ * until January 2028, still signing SMPs during the migration), for production and for test: the
+ * CA certificates OpenPeppol publishes, as phax/peppol-commons ships them in its SMP trust stores
+ * (2025 and 2018). Subjects, validity and SHA-256 fingerprints are in `certs/*.pem`.
  */
 export function peppolSmpCAs(): X509Certificate[] {
-  bundled ??= ["peppol-smp-prod-g3.pem", "peppol-smp-test-g3.pem"].flatMap((f) =>
+  bundled ??= ["peppol-smp-prod-g3.pem", "peppol-smp-test-g3.pem", "peppol-smp-prod-g2.pem", "peppol-smp-test-g2.pem"].flatMap((f) =>
     parsePemCertificates(readFileSync(fileURLToPath(new URL(`../certs/${f}`, import.meta.url)), "utf8")),
   );
   return bundled;

@@ -81,15 +81,23 @@ describe("U-NAPTR", () => {
 });
 
 describe("the bundled trust store", () => {
-  it("holds OpenPeppol's SMP CA - G3 for production and test, and their roots, all CAs", () => {
+  it("holds OpenPeppol's SMP CA - G3 and - G2 for production and test, and their roots, all CAs", () => {
     const cas = peppolSmpCAs();
     const names = cas.map((c) => c.subject.split("\n").find((l) => l.startsWith("CN="))).sort();
     expect(names).toEqual([
+      "CN=PEPPOL Root CA - G2",
       "CN=PEPPOL Root CA - G3",
+      "CN=PEPPOL Root TEST CA - G2",
       "CN=PEPPOL Root TEST CA - G3",
+      "CN=PEPPOL SERVICE METADATA PUBLISHER CA - G2",
       "CN=PEPPOL SERVICE METADATA PUBLISHER CA - G3",
+      "CN=PEPPOL SERVICE METADATA PUBLISHER TEST CA - G2",
       "CN=PEPPOL SERVICE METADATA PUBLISHER TEST CA - G3",
     ]);
+    for (const smpCa of cas.filter((c) => c.subject.includes("PUBLISHER"))) {
+      const root = cas.find((c) => c.subject === smpCa.issuer)!;
+      expect(smpCa.checkIssued(root) && smpCa.verify(root.publicKey)).toBe(true);
+    }
     expect(cas.every((c) => c.ca)).toBe(true);
     const smpCa = cas.find((c) => c.subject.includes("PUBLISHER CA - G3"))!;
     expect(smpCa.fingerprint256).toBe("D9:E1:74:67:C6:9E:51:FC:4F:5C:52:63:54:2F:C6:8D:2A:BB:A5:DF:AA:E6:2E:87:FB:D6:82:9F:1D:E6:21:C4");

@@ -42,8 +42,13 @@ function expectShape(r: ParticipantLookup): void {
  * case-insensitive identifiers, a failed lookup that rejects (never "not registered"), concurrency.
  *
  * @example testDiscovery("sandbox", () => ({ discovery: sandboxDiscovery(), documentType, registered, unregistered, withoutDocumentType }))
+ * // or, unnamed: testDiscovery(() => ({ ... }))
  */
-export function testDiscovery(name: string, factory: DiscoveryFactory): void {
+export function testDiscovery(factory: DiscoveryFactory): void;
+export function testDiscovery(name: string, factory: DiscoveryFactory): void;
+export function testDiscovery(nameOrFactory: string | DiscoveryFactory, maybeFactory?: DiscoveryFactory): void {
+  const name = typeof nameOrFactory === "string" ? nameOrFactory : "adapter";
+  const factory = typeof nameOrFactory === "string" ? maybeFactory! : nameOrFactory;
   describe(`discovery conformance: ${name}`, () => {
     let f: DiscoveryFixture;
     beforeAll(async () => {
