@@ -138,6 +138,7 @@ function mutate(xml: string): string {
 }
 
 let compared = 0, agree = 0, skipped = 0;
+const seen = new Map<string, number>();
 const bad = new Map<string, { missing: number; extra: number; example: string }>();
 for (let i = 0; i < total; i++) {
   const xml = mutate(pick(bases));
@@ -146,6 +147,7 @@ for (let i = 0; i < total; i++) {
   let mine: Set<string>;
   try { mine = ours(xml); } catch (e) { console.log(`we threw: ${e}`); continue; }
   compared++;
+  for (const r of theirs) seen.set(r, (seen.get(r) ?? 0) + 1);
   const missing = [...theirs].filter((r) => !mine.has(r)), extra = [...mine].filter((r) => !theirs.has(r));
   if (!missing.length && !extra.length) { agree++; continue; }
   const file = keep ? join(keep, `m${i}.xml`) : "";
@@ -154,4 +156,5 @@ for (let i = 0; i < total; i++) {
   for (const r of extra) { const b = bad.get(r) ?? { missing: 0, extra: 0, example: file }; b.extra++; bad.set(r, b); }
 }
 for (const [r, b] of [...bad].sort()) console.log(`${r}: missed ${b.missing}, extra ${b.extra} (e.g. ${b.example})`);
+console.log(`official rule ids seen: ${[...seen].sort().map(([r, n]) => `${r}×${n}`).join(" ")}`);
 console.log(`mutants: ${agree}/${compared} with the official Peppol rule ids (${skipped} without an official verdict)`);

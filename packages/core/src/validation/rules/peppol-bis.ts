@@ -19,7 +19,7 @@ const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:bil
 
 /** Pattern "empty elements": every element without child elements and without text (R008). */
 export function emptyElement(env: PeppolEnv, node: UblNode): void {
-  if (node.children.length === 0 && norm(node) === "") {
+  if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
     env.report("PEPPOL-EN16931-R008", "fatal", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
 }
@@ -227,7 +227,7 @@ function linePeriodRules(env: PeppolEnv, node: UblNode): void {
 }
 
 function lineRules(env: PeppolEnv, line: UblNode): void {
-  const lineNo = textAt(line, "cbc:ID") || String(line.index);
+  const lineNo = () => textAt(line, "cbc:ID") || String(line.index);
   const num = (n: UblNode | null, fallback: Decimal): Decimal | null => (n ? dec(stringValue(n)) : fallback);
   const lineExt = num(child(line, "cbc:LineExtensionAmount"), lit(0));
   const quantity = num(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), lit(1));
@@ -245,16 +245,16 @@ function lineRules(env: PeppolEnv, line: UblNode): void {
   const allowances = acTotal("false"), charges = acTotal("true");
   const baseOk = !(baseNode && baseValue === null);
   if (lineExt && quantity && price && baseOk && allowances && charges) {
-    const expected = quantity.times(price.div(baseQuantity)).plus(charges).minus(allowances);
+    const expected = quantity.times(baseQuantity.eq(1) ? price : price.div(baseQuantity)).plus(charges).minus(allowances);
     if (expected.minus(lineExt).abs().gt(lit("0.02"))) {
-      env.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNo}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
+      env.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNo()}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
     }
   }
-  if (baseNode && !(baseValue && baseValue.gt(0))) env.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNo}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
+  if (baseNode && !(baseValue && baseValue.gt(0))) env.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNo()}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
   const refs = children(line, "cac:DocumentReference");
-  if (refs.length > 1) env.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNo} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
+  if (refs.length > 1) env.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNo()} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
   if (refs.length > 0 && !refs.some((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130"))) {
-    env.report("PEPPOL-EN16931-R101", "fatal", `Line ${lineNo}: a line document reference must be an invoiced object identifier (document type code 130).`, line);
+    env.report("PEPPOL-EN16931-R101", "fatal", `Line ${lineNo()}: a line document reference must be an invoiced object identifier (document type code 130).`, line);
   }
 }
 

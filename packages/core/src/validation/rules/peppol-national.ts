@@ -24,6 +24,8 @@ export interface NationalEnv {
   readonly nlBoth: boolean;
   readonly nlTaxRep: boolean;
   readonly deBoth: boolean;
+  /** Some national rule may apply to an element below the root. */
+  readonly any: boolean;
 }
 
 const vatSchemes = (party: UblNode | null, exact: boolean): UblNode[] =>
@@ -43,7 +45,7 @@ export function nationalEnv(env: PeppolEnv): NationalEnv {
   const greekReceiver = env.customerCountry === "GR" || env.customerCountry === "EL";
   const nlSupplier = upperNorm(first(root, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode")) === "NL";
   const nlCustomer = upperNorm(first(root, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode")) === "NL";
-  return {
+  const nat = {
     dkSupplier,
     dkBoth: dkSupplier && env.customerAddressCountryRaw === "DK",
     isSupplier,
@@ -60,6 +62,8 @@ export function nationalEnv(env: PeppolEnv): NationalEnv {
     nlTaxRep: nlSupplier && upperNorm(first(root, "cac:TaxRepresentativeParty/cac:PostalAddress/cac:Country/cbc:IdentificationCode")) === "NL",
     deBoth: env.supplierIsDE && env.customerIsDE,
   };
+  const any = ["NO", "IT"].includes(env.supplierCountry) || nat.dkBoth || nat.seSupplier || nat.greekSender || nat.accountingSupplierGreek || nat.isBoth || nat.nlSupplier || nat.deBoth;
+  return { ...nat, any };
 }
 
 /** The rules whose context is the document element. */

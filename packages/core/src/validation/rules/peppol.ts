@@ -17,7 +17,7 @@ export const peppolRules: RuleFamily = (ctx) => {
 function visit(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
   emptyElement(env, node);
   mainRules(env, node);
-  nationalRules(env, nat, node);
+  if (nat.any) nationalRules(env, nat, node);
   codeRules(env, node);
   for (const c of node.children) visit(env, nat, c);
 }
