@@ -2,7 +2,7 @@
 // official rules under SaxonJS. Takes the corpus's Peppol BIS documents, mutates them (countries, identifier
 // schemes and values, codes, dates, amounts, removed/emptied/duplicated elements), and compares the Peppol
 // rule ids we report with the official ones on each mutant.
-//   tsx --conditions=source scripts/peppol-mutations.ts [--n 2000] [--seed 1] [--oracle PATH/official.mjs] [--keep DIR]
+//   tsx --conditions=source scripts/peppol-mutations.ts [--n 2000] [--seed 1] [--oracle PATH/official.mjs] [--keep DIR] [--country XX]
 // Needs the oracle's node_modules (npm install in the oracle folder). Test-time only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -61,7 +61,7 @@ const CODES: Record<string, readonly string[]> = {
   ChargeIndicator: ["true", "false", " false", "TRUE", "0"],
   AllowanceChargeReasonCode: ["95", "41", "ZZZ", "AA", "ABC", "100", " 95"],
   TaxExemptionReasonCode: ["VATEX-EU-G", "VATEX-EU-O", "VATEX-EU-IC", "VATEX-EU-AE", "vatex-eu-d", "VATEX-EU-F", "VATEX-EU-I", "VATEX-EU-J"],
-  ID: ["S", "Z", "E", "AE", "K", "G", "O", "L", "M", "VAT", "TAX"],
+  ID: ["S", "Z", "E", "AE", "K", "G", "O", "L", "M", "VAT", "TAX", "094259216|13/11/2017|1|1.1|A|B", "094259216|13-11-2017|0|2.4||B", "801399030|13/11/2017|x|9.9|A|B|C"],
   ProfileID: ["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:peppol:bis:billing_with_response", "urn:fdc:peppol.eu:2017:poacc:billing:02:1.0", "urn:peppol:france:billing:regulated"],
   DocumentDescription: ["##M.AR.K##", "##INVOICE|URL##", "EINDAGI"],
   DescriptionCode: ["3", "35", "432", "1"],
@@ -76,8 +76,17 @@ const CODES: Record<string, readonly string[]> = {
 const AMOUNTS = ["100.00", "-5.00", "0", "abc", "1e2", "10.004", "99.99"];
 const CURRENCIES = ["EUR", "NOK", "SEK", "XXX", "ABC", "eur"];
 
+const forced = opt("--country");
+
 function mutate(xml: string): string {
   const doc = new DOMParser({ onError: () => {} }).parseFromString(xml, "text/xml");
+  if (forced) {
+    // Both parties in one country (--country XX), their VAT numbers with its prefix: the national rules apply.
+    for (const p of [...all(doc, "AccountingSupplierParty"), ...all(doc, "AccountingCustomerParty")]) {
+      for (const cc of all(p, "IdentificationCode")) setText(cc, forced);
+      for (const pts of all(p, "PartyTaxScheme")) for (const id of all(pts, "CompanyID")) if (rand() < 0.8) setText(id, (forced === "GR" ? "EL" : forced) + (id.textContent ?? "").slice(2));
+    }
+  }
   const steps = 1 + Math.floor(rand() * 3);
   for (let s = 0; s < steps; s++) {
     const kind = Math.floor(rand() * 9);

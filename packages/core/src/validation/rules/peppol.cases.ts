@@ -96,4 +96,40 @@ export const PEPPOL_CASES: readonly PeppolCase[] = [
     fires: ["PEPPOL-COMMON-R049", "SE-R-013"],
     silent: [],
   },
+  {
+    name: "a Norwegian seller (by its VAT number) with a wrong organisation number check digit is NO-R-001; 'Foretaksregisteret' missing is the warning NO-R-002",
+    edits: [["<cbc:CompanyID>GB1232434</cbc:CompanyID>", "<cbc:CompanyID>NO974760674MVA</cbc:CompanyID>"]],
+    fires: ["NO-R-001", "NO-R-002"],
+    silent: [],
+  },
+  {
+    name: "a valid Norwegian VAT number passes NO-R-001",
+    edits: [["<cbc:CompanyID>GB1232434</cbc:CompanyID>", "<cbc:CompanyID>NO974760673MVA</cbc:CompanyID>"]],
+    fires: ["NO-R-002"],
+    silent: ["NO-R-001"],
+  },
+  {
+    name: "a Danish seller's legal registration number needs scheme 0184 (DK-R-014)",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>DK</cbc:IdentificationCode>"]],
+    fires: ["DK-R-014"],
+    silent: ["DK-R-002"],
+  },
+  {
+    name: "the Danish rules compare the seller's country code as written: ' DK' does not apply them",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode> DK</cbc:IdentificationCode>"]],
+    fires: [],
+    silent: ["DK-R-014"],
+  },
+  {
+    name: "a Greek seller's invoice number must have six segments and a MARK reference",
+    edits: [["<cbc:CompanyID>GB1232434</cbc:CompanyID>", "<cbc:CompanyID>EL094259216</cbc:CompanyID>"], [SELLER_COUNTRY, "<cbc:IdentificationCode>GR</cbc:IdentificationCode>"]],
+    fires: ["GR-R-001-1", "GR-R-001-2", "GR-R-004-1", "GR-R-009", "GR-S-008-1"],
+    silent: ["GR-R-003", "GR-S-011"],
+  },
+  {
+    name: "a Dutch seller needs a KVK or OIN legal registration number",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>NL</cbc:IdentificationCode>"]],
+    fires: ["NL-R-003"],
+    silent: ["NL-R-002", "NL-R-007"],
+  },
 ];
