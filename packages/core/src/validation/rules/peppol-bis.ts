@@ -3,7 +3,7 @@
 //
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
-import { child, children, exists, first, norm, normalizeSpace, stringValue, textAt, type UblNode } from "../model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../model.js";
 import { dec, round2, sum, lit, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,
@@ -13,7 +13,7 @@ import {
   abnValid, belgianEnterpriseNumberValid, glnCheckDigitValid, italianFiscalCodeValid, italianIpaCodeValid,
   italianVatNumberValid, mod11Valid, swedishOrgNumberValid,
 } from "./peppol-checkdigits.js";
-import { isNumber, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";
+import { isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";
 
 const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
@@ -118,7 +118,7 @@ function identifierRules(env: PeppolEnv, node: UblNode): void {
       }
     }
   }
-  if (node.qname === "cbc:CompanyID" && node.parent?.qname === "cac:PartyTaxScheme" && norm(first(node.parent, "cac:TaxScheme/cbc:ID")) === "VAT" && norm(node).startsWith("NL")) {
+  if (node.qname === "cbc:CompanyID" && node.parent?.qname === "cac:PartyTaxScheme" && normOne(select(node.parent, "cac:TaxScheme/cbc:ID")) === "VAT" && norm(node).startsWith("NL")) {
     if (!/^NL[0-9]{9}B[0-9]{2}$/.test(norm(node))) env.report("PEPPOL-COMMON-R056-2", "warning", `The Dutch VAT number ${q(norm(node))} must look like NL123456789B12.`, node);
     return;
   }
@@ -152,7 +152,7 @@ export function mainRules(env: PeppolEnv, node: UblNode): void {
       return;
     }
     case "cac:PaymentMeans": {
-      const code = norm(child(node, "cbc:PaymentMeansCode"));
+      const code = normOne(children(node, "cbc:PaymentMeansCode"));
       if ((code === "49" || code === "59") && !exists(node, "cac:PaymentMandate/cbc:ID")) env.report("PEPPOL-EN16931-R061", "fatal", `Payment means ${code} is a direct debit, so the mandate reference (cac:PaymentMandate/cbc:ID) is required.`, node);
       return;
     }

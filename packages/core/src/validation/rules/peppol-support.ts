@@ -1,7 +1,7 @@
 // What the Peppol rule files share: the document-wide variables of the Peppol Schematron ($profile,
 // $supplierCountry, ...) computed once, and the few XPath behaviours the rules depend on (number(),
 // xs:date, substring on code points), written out so each rule reads like its official test.
-import { child, children, first, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../model.js";
+import { children, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../model.js";
 import { dec, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";
@@ -17,52 +17,84 @@ export interface PeppolEnv {
   /** $profile: "01", "02" or "Unknown". */
   readonly profile: string;
   /** $supplierCountry: from the seller's VAT number, else the tax representative's, else the seller's address, else "XX". */
-  readonly supplierCountry: string;
+  readonly supplierCountry: Value;
   /** $customerCountry: from the buyer's VAT number, else the buyer's address, else "XX". */
-  readonly customerCountry: string;
+  readonly customerCountry: Value;
   /** $accountingSupplierCountry (Greek rules): like supplierCountry without the tax representative. */
-  readonly accountingSupplierCountry: string;
+  readonly accountingSupplierCountry: Value;
   /** $supplierCountryIsDE / $customerCountryIsDE: the address country codes. */
   readonly supplierIsDE: boolean;
   readonly customerIsDE: boolean;
   /** The address country codes as written (the Danish and Icelandic rules compare them untrimmed). */
-  readonly supplierAddressCountryRaw: string;
-  readonly customerAddressCountryRaw: string;
+  readonly supplierAddressCountryRaw: Value;
+  readonly customerAddressCountryRaw: Value;
   /** Every cbc:DocumentCurrencyCode of the root, as written. */
   readonly documentCurrencies: readonly string[];
   report(rule: string, flag: Flag, message: string, node: UblNode | null): void;
 }
 
-const VAT_PREFIX = (party: UblNode | null): string | null => {
-  // /.../cac:PartyTaxScheme[cac:TaxScheme/cbc:ID = 'VAT']/substring(cbc:CompanyID, 1, 2): true when non-empty.
-  for (const pts of children(party, "cac:PartyTaxScheme")) {
-    if (!select(pts, "cac:TaxScheme/cbc:ID").some((id) => stringValue(id) === "VAT")) continue;
-    const prefix = xsubstring(stringValue(child(pts, "cbc:CompanyID")), 1, 2);
-    return prefix === "" ? null : prefix;
-  }
-  return null;
-};
+/**
+ * A document-wide value of the official rules. `null` stands for an XPath dynamic error (a function that takes
+ * one value was given two, because an element the rules expect once is repeated): in XSLT an error while
+ * matching a rule's context means the rule does not apply, so a rule gated on such a value stays silent.
+ */
+export type Value = string | null;
 
-const upperNorm = (s: string): string => normalizeSpace(s).toUpperCase();
+/** The VAT number prefixes: /.../cac:PartyTaxScheme[cac:TaxScheme/cbc:ID = 'VAT']/substring(cbc:CompanyID, 1, 2). */
+function vatPrefixes(parties: UblNode[]): string[] {
+  const out: string[] = [];
+  for (const party of parties) {
+    for (const pts of children(party, "cac:PartyTaxScheme")) {
+      if (select(pts, "cac:TaxScheme/cbc:ID").some((id) => stringValue(id) === "VAT")) {
+        const ids = children(pts, "cbc:CompanyID");
+        out.push(ids.length > 1 ? "\u0000error" : xsubstring(stringValue(ids[0]), 1, 2));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * `if (prefixes) then upper-case(normalize-space(prefixes)) else <fallback>`: undefined when there is no
+ * prefix (fall through), null for an error (more than one, or a repeated CompanyID).
+ */
+function fromPrefixes(prefixes: string[]): Value | undefined {
+  if (prefixes.length === 0) return undefined;
+  if (prefixes.length > 1 || prefixes[0]!.startsWith("\u0000")) return null;
+  return prefixes[0] === "" ? undefined : normalizeSpace(prefixes[0]!).toUpperCase();
+}
+
+/** normalize-space(nodes) for a path the rules expect once: null when it matches more than one element. */
+export function normOne(nodes: UblNode[]): Value {
+  return nodes.length > 1 ? null : normalizeSpace(stringValue(nodes[0]));
+}
+
+/** The string value for concat() of a path the rules expect once: null when repeated. */
+export function rawOne(nodes: UblNode[]): Value {
+  return nodes.length > 1 ? null : stringValue(nodes[0]);
+}
+
+const upperOne = (nodes: UblNode[]): Value => { const v = normOne(nodes); return v === null ? null : v.toUpperCase(); };
 
 /** Computes the document-wide variables of the Peppol rules. */
 export function peppolEnv(ctx: RuleContext): PeppolEnv {
   const root = ctx.root;
-  const supplier = first(root, "cac:AccountingSupplierParty/cac:Party");
-  const customer = first(root, "cac:AccountingCustomerParty/cac:Party");
-  const supplierCountryNode = first(supplier, "cac:PostalAddress/cac:Country/cbc:IdentificationCode");
-  const customerCountryNode = first(customer, "cac:PostalAddress/cac:Country/cbc:IdentificationCode");
-  const profileId = norm(child(root, "cbc:ProfileID"));
-  const profile = ["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:peppol:france:billing:regulated", "urn:peppol:france:billing:non-regulated"].includes(profileId)
+  const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
+  const customers = select(root, "cac:AccountingCustomerParty/cac:Party");
+  const supplierCountryNodes = suppliers.flatMap((p) => select(p, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
+  const customerCountryNodes = customers.flatMap((p) => select(p, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
+  const profileNodes = children(root, "cbc:ProfileID");
+  const profileId = normOne(profileNodes);
+  const profile = profileId === null ? "Unknown" : ["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:peppol:france:billing:regulated", "urn:peppol:france:billing:non-regulated"].includes(profileId)
     ? "01"
     : profileId === "urn:peppol:bis:billing_with_response" ? "02" : "Unknown";
-  const sellerVat = VAT_PREFIX(supplier);
-  const addressCountry = supplierCountryNode ? upperNorm(stringValue(supplierCountryNode)) : "XX";
-  const accountingSupplierCountry = sellerVat !== null ? upperNorm(sellerVat) : addressCountry;
-  const repVat = sellerVat === null ? VAT_PREFIX(child(root, "cac:TaxRepresentativeParty")) : null;
-  const supplierCountry = sellerVat !== null ? upperNorm(sellerVat) : repVat !== null ? upperNorm(repVat) : addressCountry;
-  const buyerVat = VAT_PREFIX(customer);
-  const customerCountry = buyerVat !== null ? upperNorm(buyerVat) : customerCountryNode ? upperNorm(stringValue(customerCountryNode)) : "XX";
+  const addressCountry: Value = supplierCountryNodes.length > 0 ? upperOne(supplierCountryNodes) : "XX";
+  const sellerVat = fromPrefixes(vatPrefixes(suppliers));
+  const accountingSupplierCountry = sellerVat !== undefined ? sellerVat : addressCountry;
+  const repVat = sellerVat === undefined ? fromPrefixes(vatPrefixes(children(root, "cac:TaxRepresentativeParty"))) : undefined;
+  const supplierCountry = sellerVat !== undefined ? sellerVat : repVat !== undefined ? repVat : addressCountry;
+  const buyerVat = fromPrefixes(vatPrefixes(customers));
+  const customerCountry = buyerVat !== undefined ? buyerVat : customerCountryNodes.length > 0 ? upperOne(customerCountryNodes) : "XX";
   return {
     ctx,
     root,
@@ -72,10 +104,10 @@ export function peppolEnv(ctx: RuleContext): PeppolEnv {
     supplierCountry,
     customerCountry,
     accountingSupplierCountry,
-    supplierIsDE: upperNorm(stringValue(supplierCountryNode)) === "DE",
-    customerIsDE: upperNorm(stringValue(customerCountryNode)) === "DE",
-    supplierAddressCountryRaw: stringValue(supplierCountryNode),
-    customerAddressCountryRaw: stringValue(customerCountryNode),
+    supplierIsDE: upperOne(supplierCountryNodes) === "DE",
+    customerIsDE: upperOne(customerCountryNodes) === "DE",
+    supplierAddressCountryRaw: rawOne(supplierCountryNodes),
+    customerAddressCountryRaw: rawOne(customerCountryNodes),
     documentCurrencies: children(root, "cbc:DocumentCurrencyCode").map(stringValue),
     report: (rule, flag, message, node) => ctx.report(rule, flag, message, node),
   };
