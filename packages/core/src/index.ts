@@ -57,6 +57,8 @@ export {
   closeInvoiceWorkers,
   DEFAULT_WORKER_THRESHOLD,
   type InvoiceWorkerOptions,
+  createInvoiceWorkers,
+  type InvoiceWorkers,
   decodeBase64Strict,
   scanXml,
   parseXml,

@@ -16,5 +16,7 @@ export {
   configureInvoiceWorkers,
   DEFAULT_WORKER_THRESHOLD,
   type InvoiceWorkerOptions,
+  createInvoiceWorkers,
+  type InvoiceWorkers,
 } from "./pool.js";
 export { parseJsonBody, parseSubmitBody } from "./request.js";

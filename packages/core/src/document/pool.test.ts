@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { b64, invoiceXml } from "../../test/support/ubl.js";
 import { ApiError } from "../domain/errors.js";
-import { closeInvoiceWorkers, configureInvoiceWorkers, DEFAULT_WORKER_THRESHOLD, invoiceWorkerCount, readInvoiceAsync } from "./pool.js";
+import { closeInvoiceWorkers, configureInvoiceWorkers, createInvoiceWorkers, DEFAULT_WORKER_THRESHOLD, invoiceWorkerCount, readInvoiceAsync } from "./pool.js";
 import { readInvoice } from "./read.js";
 import type { XmlLimits } from "./scan.js";
 
@@ -151,7 +151,7 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
 });
 
 describe("the invoice worker in the built package", () => {
-  it("is emitted by tsup beside the bundle and found from it", async () => {
+  it("is emitted by tsup beside the bundle and found from it; without it documents are read inline, with a warning", async () => {
     const outDir = join(coreRoot, "node_modules", ".cache", `einvoice-pool-test-${process.pid}`);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
@@ -174,8 +174,34 @@ describe("the invoice worker in the built package", () => {
       expect(run.stderr).not.toMatch(/could not start/);
       expect(run.stdout.trim(), run.stderr).toBe("BUILT true ApiError invalid_base64_xml");
       expect(run.status).toBe(0);
+      // A bundle without the worker file (a bundler that left it out): the same answers, read on the
+      // calling thread, with one warning.
+      rmSync(join(outDir, "invoice-worker.js"));
+      const without = spawnSync(process.execPath, [check], { cwd: outDir, encoding: "utf8", timeout: 30_000 });
+      expect(without.stdout.trim(), without.stderr).toBe("BUILT true ApiError invalid_base64_xml");
+      expect(without.stderr).toMatch(/the invoice worker could not start .*large documents are read on the main thread/);
+      expect(without.status).toBe(0);
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("createInvoiceWorkers: a pool per instance", () => {
+  it("reads with its own options, beside the default pool, and ends its threads on close", async () => {
+    const own = createInvoiceWorkers({ threshold: 0, size: 1 });
+    try {
+      const xml = b64(invoiceXml({ endpoint: "OWN" }));
+      const r = await own.readInvoice(xml);
+      expect(r.recipient.value).toBe("OWN");
+      expect(r.sha256).toBe(readInvoice(xml).sha256);
+      expect(own.threadCount).toBe(1);
+      expect(invoiceWorkerCount()).toBe(0); // the default pool was not used
+      const e = await failure(() => own.readInvoice("!!!!" + xml));
+      expect((e as ApiError).code).toBe("invalid_base64_xml");
+    } finally {
+      await own.close();
+    }
+    expect(own.threadCount).toBe(0);
+  });
 });

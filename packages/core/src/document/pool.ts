@@ -1,14 +1,14 @@
-// A small pool of worker threads that read large documents off the event loop; small ones stay inline.
-import { createRequire } from "node:module";
+// Large documents are read off the event loop, on a piscina pool of worker threads; small ones stay inline.
+// piscina (a well-kept pool) starts, reuses, unrefs and retires the threads; this file holds the
+// invoice protocol (what goes to a worker and back), the threshold, and the process's default pool.
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
 import { ApiError, type ErrorCode } from "../domain/errors.js";
 import type { ParticipantId, TargetNetwork } from "../domain/types.js";
+import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
-import type { DocumentType } from "./doctype.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./scan.js";
 
@@ -25,18 +25,13 @@ export interface InvoiceWorkerOptions {
   /** Most worker threads. Default: the cores less one (the event loop keeps one), 1 to 4. */
   size?: number;
   /**
-   * Linux only: the nice value of the worker threads (0 to 19), so that reading a large document
-   * yields the cores to the event loop. Default 10. Other systems ignore it (there it would apply
-   * to the whole process).
+   * Linux only: how much nicer than the process the worker threads run (0 to 19, piscina's
+   * `niceIncrement`), so that reading a large document yields the cores to the event loop.
+   * Default 10. Other systems ignore it (there it would apply to the whole process).
    */
   nice?: number;
   /** An idle worker ends after this many milliseconds (its heap goes with it). Default 30 s. */
   idleTimeoutMs?: number;
-}
-
-/** What a worker is started with. */
-export interface WorkerSetup {
-  nice: number;
 }
 
 /**
@@ -44,16 +39,13 @@ export interface WorkerSetup {
  * here), or the raw JSON body of a submit request, in the chunks it arrived in (each chunk's whole
  * ArrayBuffer, transferred: the worker joins and parses them).
  */
-export type WorkerRequest =
-  | { id: number; xml: string; limits: XmlLimits }
-  | { id: number; chunks: ArrayBuffer[]; limits: XmlLimits };
+export type WorkerRequest = { xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits };
 
 type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[] } | { kind: "other"; name: string; message: string };
 
 /** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
 export type WorkerReply =
   | {
-      id: number;
       ok: true;
       buffer: ArrayBuffer;
       length: number;
@@ -65,25 +57,12 @@ export type WorkerReply =
       targetNetwork?: TargetNetwork;
     }
   | {
-      id: number;
       ok: false;
       error: WorkerError;
       /** For a JSON body: whether the body itself (400) or its document failed. */
       stage?: "body" | "document";
       targetNetwork?: TargetNetwork;
     };
-
-interface Task {
-  id: number;
-  xml?: string;
-  body?: readonly Uint8Array[];
-  /** Hand the body's memory to the worker (the caller's buffers become empty) instead of copying it. */
-  transfer?: boolean;
-  limits: XmlLimits;
-  /** For a JSON body: the answer, or the body's error; a document error is in the answer. */
-  resolve: (r: ReadInvoice | ReadRequest) => void;
-  reject: (e: unknown) => void;
-}
 
 /** A submit body read on a worker: what it asked for, and its document or the document's error. */
 export interface ReadRequest {
@@ -93,60 +72,249 @@ export interface ReadRequest {
   error: unknown;
 }
 
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  task: Task | null;
-  idle: NodeJS.Timeout | null;
-  /** Ended by the pool (idle, close) or already failed: its exit is expected. */
-  done: boolean;
+/** A pool of invoice workers with its own options (see `createInvoiceWorkers`). */
+export interface InvoiceWorkers {
+  /** `readInvoice`, on a worker thread when the document is above the threshold. */
+  readInvoice(xmlBase64: string, limits?: XmlLimits): Promise<ReadInvoice>;
+  /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
+  readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<ReadRequest>;
+  /** Waits for the documents being read, then ends the threads. Later documents start them again. */
+  close(): Promise<void>;
+  /** How many worker threads are running. */
+  readonly threadCount: number;
 }
 
-function defaults(): Required<InvoiceWorkerOptions> {
+function resolveOptions(options: InvoiceWorkerOptions): Required<InvoiceWorkerOptions> {
   return {
-    threshold: DEFAULT_WORKER_THRESHOLD,
-    size: Math.max(1, Math.min(4, availableParallelism() - 1)),
-    nice: 10,
-    idleTimeoutMs: 30_000,
+    threshold: options.threshold ?? DEFAULT_WORKER_THRESHOLD,
+    size: Math.max(1, Math.floor(options.size ?? Math.max(1, Math.min(4, availableParallelism() - 1)))),
+    nice: Math.max(0, Math.min(19, Math.floor(options.nice ?? 10))),
+    idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
   };
 }
 
-let config = defaults();
-let slots: Slot[] = [];
-const queue: Task[] = [];
-const pending = new Set<Promise<unknown>>();
-/** Set when a worker could not start (e.g. a bundler left the worker file out): read inline from then on. */
-let unavailable: string | null = null;
-let nextId = 1;
+/**
+ * The worker module: built, it is `invoice-worker.js` beside the bundle (tsup emits it); from
+ * TypeScript source (this repository's tests, tsx) a small loader registers tsx in the worker
+ * thread first (on Node 20 the main thread's loader does not reach worker threads).
+ */
+function workerFile(): string {
+  const here = import.meta.url;
+  return fileURLToPath(new URL(here.endsWith(".ts") ? "./invoice-worker-source.mjs" : "./invoice-worker.js", here));
+}
+
+/** The process's Node options without `--input-type`, which only applies to code given on the command line. */
+function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--input-type") i++;
+    else if (!argv[i]!.startsWith("--input-type=")) out.push(argv[i]!);
+  }
+  return out;
+}
+
+/** A copy of the chunks as ArrayBuffers for the worker, each transferred (not copied) when allowed and it is its own ArrayBuffer. */
+function chunkBuffers(body: readonly Uint8Array[], transfer: boolean): ArrayBuffer[] {
+  return body.map((b) => {
+    const own = transfer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
+    // (Buffer#slice is a view, not a copy: copy explicitly.)
+    return own ? (b.buffer as ArrayBuffer) : (Uint8Array.prototype.slice.call(b).buffer as ArrayBuffer);
+  });
+}
+
+function rebuild(error: WorkerError): Error {
+  if (error.kind === "api") return new ApiError(error.code, error.message, error.details ? { details: error.details } : undefined);
+  const e = new Error(error.message);
+  e.name = error.name;
+  return e;
+}
+
+function docOf(m: WorkerReply): ReadInvoice | null {
+  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType } : null;
+}
+
+function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits): ReadRequest {
+  const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
+  try {
+    return { targetNetwork, doc: readInvoice(xml, limits), error: null };
+  } catch (e) {
+    return { targetNetwork, doc: null, error: e };
+  }
+}
+
+/** `read()` on the calling thread, its result or its error as a promise. */
+function settled<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
 
 /**
- * Changes how large documents are read (see `InvoiceWorkerOptions`); applies to workers started afterwards.
+ * A pool of invoice workers with these options: piscina threads started on demand up to `size`,
+ * unref'd while idle (they never hold the process) and ended after `idleTimeoutMs`. If the worker
+ * module cannot be loaded (a bundle without the worker file), documents are read on the calling
+ * thread from then on, with a process warning.
+ *
+ * @example const workers = createInvoiceWorkers({ size: 2 }); const doc = await workers.readInvoice(xml); await workers.close()
+ */
+export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): InvoiceWorkers {
+  const config = resolveOptions(options);
+  let pool: Piscina<WorkerRequest, WorkerReply> | null = null;
+  const pending = new Set<Promise<unknown>>();
+  /** Set when the worker module could not be loaded: read inline from then on. */
+  let unavailable = false;
+  /**
+   * Whether the worker module loads, asked once per pool with an empty request before any
+   * document is handed over (a transferred body could not be read inline after a failed start).
+   */
+  let loads: Promise<boolean> | null = null;
+
+  /** Reports a worker that failed outside a task (piscina's 'error' event): while loading, the pool is off. */
+  let onPoolError: (e: unknown) => void = () => {};
+
+  function piscina(): Piscina<WorkerRequest, WorkerReply> {
+    if (!pool) {
+      pool = new Piscina<WorkerRequest, WorkerReply>({
+        filename: workerFile(),
+        minThreads: 0,
+        maxThreads: config.size,
+        idleTimeout: config.idleTimeoutMs,
+        ...(process.platform === "linux" ? { niceIncrement: config.nice } : {}),
+        // A worker is started from a file: `--input-type` (for `node -e` code) does not apply to it.
+        execArgv: workerExecArgv(),
+        recordTiming: false,
+      });
+      pool.on("error", (e: unknown) => onPoolError(e));
+    }
+    return pool;
+  }
+
+  function workerLoads(): Promise<boolean> {
+    loads ??= new Promise<boolean>((resolve) => {
+      const refuse = (e: unknown): void => {
+        if (unavailable) return;
+        unavailable = true;
+        const message = e instanceof Error ? e.message : String(e);
+        process.emitWarning(`einvoice: the invoice worker could not start (${message}); large documents are read on the main thread.`);
+        resolve(false);
+        const failed = pool;
+        pool = null;
+        void failed?.destroy().catch(() => {});
+      };
+      onPoolError = refuse;
+      piscina()
+        .run({ xml: "", limits: DEFAULT_XML_LIMITS })
+        .then(() => resolve(true), refuse);
+    });
+    return loads;
+  }
+
+  /** Runs one request on a worker; a worker module that cannot be loaded turns the pool off and reads inline. */
+  function run<T>(request: () => [WorkerRequest, ArrayBuffer[]], answer: (m: WorkerReply) => T, inline: () => T): Promise<T> {
+    const p = workerLoads().then(async (ok) => {
+      if (!ok) return inline();
+      const [task, transferList] = request();
+      let m: WorkerReply;
+      try {
+        m = await piscina().run(task, { transferList });
+      } catch (e) {
+        throw new Error(`the invoice worker stopped while reading a document: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      return answer(m);
+    });
+    const tracked = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    pending.add(tracked);
+    void tracked.then(() => pending.delete(tracked));
+    return p;
+  }
+
+  return {
+    readInvoice(xmlBase64, limits = DEFAULT_XML_LIMITS) {
+      if (unavailable || typeof xmlBase64 !== "string" || Math.floor((xmlBase64.length * 3) / 4) <= config.threshold) {
+        return settled(() => readInvoice(xmlBase64, limits));
+      }
+      return run(
+        () => [{ xml: xmlBase64, limits }, []],
+        (m) => {
+          const doc = docOf(m);
+          if (doc) return doc;
+          throw rebuild((m as Extract<WorkerReply, { ok: false }>).error);
+        },
+        () => readInvoice(xmlBase64, limits),
+      );
+    },
+
+    readRequest(body, limits = DEFAULT_XML_LIMITS, opts = {}) {
+      const chunks = body instanceof Uint8Array ? [body] : body;
+      let length = 0;
+      for (const c of chunks) length += c.byteLength;
+      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits));
+      return run(
+        () => {
+          const buffers = chunkBuffers(chunks, opts.transfer === true);
+          return [{ chunks: buffers, limits }, buffers];
+        },
+        (m) => {
+          if (!m.ok && m.stage !== "document") throw rebuild(m.error);
+          return { targetNetwork: m.targetNetwork ?? "auto", doc: docOf(m), error: m.ok ? null : rebuild(m.error) };
+        },
+        () => readRequestInline(chunks, limits),
+      );
+    },
+
+    async close() {
+      while (pending.size > 0) await Promise.all([...pending]);
+      const ending = pool;
+      pool = null;
+      loads = null;
+      await ending?.destroy();
+    },
+
+    get threadCount() {
+      return pool?.threads.length ?? 0;
+    },
+  };
+}
+
+// ---------- the process's default pool (what `readInvoiceAsync` and the submit functions use) ----------
+
+let defaultOptions: InvoiceWorkerOptions = {};
+let defaultWorkers: InvoiceWorkers | null = null;
+
+function workers(): InvoiceWorkers {
+  defaultWorkers ??= createInvoiceWorkers(defaultOptions);
+  return defaultWorkers;
+}
+
+/**
+ * Changes how the default pool reads large documents (see `InvoiceWorkerOptions`; options not
+ * given keep their current value). The running pool finishes what it reads and ends; the next
+ * large document starts one with the new options.
  *
  * @example configureInvoiceWorkers({ threshold: Infinity }) // always read on the calling thread
  */
 export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
-  const d = defaults();
-  config = {
-    threshold: options.threshold ?? config.threshold ?? d.threshold,
-    size: Math.max(1, Math.floor(options.size ?? config.size ?? d.size)),
-    nice: Math.max(0, Math.min(19, Math.floor(options.nice ?? config.nice ?? d.nice))),
-    idleTimeoutMs: options.idleTimeoutMs ?? config.idleTimeoutMs ?? d.idleTimeoutMs,
-  };
-  unavailable = null;
+  defaultOptions = { ...defaultOptions, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
+  const old = defaultWorkers;
+  defaultWorkers = null;
+  void old?.close();
 }
 
 /**
  * Like `readInvoice`, with the same result and the same errors, but a document above the
- * threshold is read on a worker thread, so a large invoice does not stall the event loop.
- * Idle workers do not keep the process alive.
+ * threshold is read on a worker thread of the default pool, so a large invoice does not stall the
+ * event loop. Idle workers do not keep the process alive.
  *
  * @example const { sha256, recipient } = await readInvoiceAsync(body.xml)
  */
 export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<ReadInvoice> {
-  if (unavailable !== null || typeof xmlBase64 !== "string" || Math.floor((xmlBase64.length * 3) / 4) <= config.threshold) {
-    return settled(() => readInvoice(xmlBase64, limits));
-  }
-  return enqueue<ReadInvoice>({ xml: xmlBase64, limits });
+  return workers().readInvoice(xmlBase64, limits);
 }
 
 /**
@@ -163,181 +331,20 @@ export function readRequestAsync(
   limits: XmlLimits = DEFAULT_XML_LIMITS,
   options: { transfer?: boolean } = {},
 ): Promise<ReadRequest> {
-  const chunks = body instanceof Uint8Array ? [body] : body;
-  let length = 0;
-  for (const c of chunks) length += c.byteLength;
-  if (unavailable !== null || length <= config.threshold) return settled(() => readRequestInline(chunks, limits));
-  return enqueue<ReadRequest>({ body: chunks, transfer: options.transfer === true, limits });
-}
-
-/** `read()` on the calling thread, its result or its error as a promise. */
-function settled<T>(read: () => T): Promise<T> {
-  try {
-    return Promise.resolve(read());
-  } catch (e) {
-    return Promise.reject(e);
-  }
-}
-
-/** Queues a document for the workers; `closeInvoiceWorkers` waits for it. */
-function enqueue<T extends ReadInvoice | ReadRequest>(task: Pick<Task, "xml" | "body" | "transfer" | "limits">): Promise<T> {
-  const p = new Promise<T>((resolve, reject) => {
-    queue.push({ ...task, id: nextId++, resolve: resolve as Task["resolve"], reject });
-    dispatch();
-  });
-  const tracked = p.then(
-    () => undefined,
-    () => undefined,
-  );
-  pending.add(tracked);
-  void tracked.then(() => pending.delete(tracked));
-  return p;
-}
-
-function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits): ReadRequest {
-  const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
-  try {
-    return { targetNetwork, doc: readInvoice(xml, limits), error: null };
-  } catch (e) {
-    return { targetNetwork, doc: null, error: e };
-  }
+  return workers().readRequest(body, limits, options);
 }
 
 /**
- * Waits for the documents being read, then ends the worker threads. The pool starts again on the
- * next large document. For tests and graceful shutdown; idle workers never hold the process.
+ * Waits for the documents being read, then ends the default pool's threads. The pool starts again
+ * on the next large document. For tests and graceful shutdown; idle workers never hold the process.
  */
 export async function closeInvoiceWorkers(): Promise<void> {
-  while (pending.size > 0) await Promise.all([...pending]);
-  const ending = slots;
-  slots = [];
-  await Promise.all(
-    ending.map((s) => {
-      s.done = true;
-      if (s.idle) clearTimeout(s.idle);
-      return s.worker.terminate();
-    }),
-  );
+  const ending = defaultWorkers;
+  defaultWorkers = null;
+  await ending?.close();
 }
 
-/** How many worker threads are running (for tests). */
+/** How many worker threads the default pool runs (for tests). */
 export function invoiceWorkerCount(): number {
-  return slots.length;
-}
-
-function workerSource(): { url: URL } | { code: string } {
-  const here = import.meta.url;
-  if (here.endsWith(".ts")) {
-    // From TypeScript source (this repository's tests, tsx): the worker thread registers tsx's
-    // loader first (on Node 20 the loader of the main thread does not reach worker threads).
-    const tsxRoot = dirname(createRequire(here).resolve("tsx/package.json"));
-    const api = pathToFileURL(join(tsxRoot, "dist", "esm", "api", "index.mjs")).href;
-    const entry = new URL("./invoice-worker.ts", here).href;
-    return { code: `import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })` };
-  }
-  // Built: tsup emits the worker beside the bundle that holds this module.
-  return { url: new URL("./invoice-worker.js", here) };
-}
-
-function spawn(): void {
-  const source = workerSource();
-  const workerData: WorkerSetup = { nice: config.nice };
-  const worker = "url" in source ? new Worker(source.url, { workerData }) : new Worker(source.code, { eval: true, workerData });
-  const slot: Slot = { worker, ready: false, task: null, idle: null, done: false };
-  slots.push(slot);
-  worker.on("message", (m: WorkerReply | { ready: true }) => {
-    if ("ready" in m) {
-      slot.ready = true;
-    } else {
-      const task = slot.task;
-      slot.task = null;
-      if (task) settle(task, m);
-    }
-    dispatch();
-    if (!slot.task && !slot.done) rest(slot);
-  });
-  worker.on("error", (e) => fail(slot, e));
-  worker.on("exit", (code) => fail(slot, new Error(`the invoice worker exited with code ${code}`)));
-}
-
-function rebuild(error: WorkerError): Error {
-  if (error.kind === "api") return new ApiError(error.code, error.message, error.details ? { details: error.details } : undefined);
-  const e = new Error(error.message);
-  e.name = error.name;
-  return e;
-}
-
-function settle(task: Task, m: WorkerReply): void {
-  const doc = m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType } : null;
-  if (task.body === undefined) {
-    if (doc) task.resolve(doc);
-    else if (!m.ok) task.reject(rebuild(m.error));
-    return;
-  }
-  if (!m.ok && m.stage !== "document") task.reject(rebuild(m.error));
-  else task.resolve({ targetNetwork: m.targetNetwork ?? "auto", doc, error: m.ok ? null : rebuild(m.error) });
-}
-
-/** Hands queued documents to ready workers, starting workers up to the pool size. */
-function dispatch(): void {
-  while (queue.length > 0) {
-    const free = slots.find((s) => s.ready && !s.task && !s.done);
-    if (!free) break;
-    const task = queue.shift()!;
-    if (free.idle) clearTimeout(free.idle);
-    free.idle = null;
-    free.task = task;
-    free.worker.ref();
-    if (task.body !== undefined) {
-      // Transfer each chunk's memory when asked and it is exactly its own ArrayBuffer; otherwise copy it once.
-      const chunks = task.body.map((b) => {
-        const own = task.transfer === true && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
-        // (Buffer#slice is a view, not a copy: copy explicitly.)
-        return own ? (b.buffer as ArrayBuffer) : (Uint8Array.prototype.slice.call(b).buffer as ArrayBuffer);
-      });
-      free.worker.postMessage({ id: task.id, chunks, limits: task.limits } satisfies WorkerRequest, chunks);
-    } else {
-      free.worker.postMessage({ id: task.id, xml: task.xml!, limits: task.limits } satisfies WorkerRequest);
-    }
-  }
-  const starting = slots.filter((s) => !s.ready && !s.done).length;
-  for (let n = starting; n < queue.length && slots.length < config.size; n++) spawn();
-}
-
-/** An idle worker does not hold the process, and ends after a while. */
-function rest(slot: Slot): void {
-  slot.worker.unref();
-  if (slot.idle) clearTimeout(slot.idle);
-  slot.idle = setTimeout(() => {
-    slot.done = true;
-    slots = slots.filter((s) => s !== slot);
-    void slot.worker.terminate();
-  }, config.idleTimeoutMs);
-  slot.idle.unref();
-}
-
-function fail(slot: Slot, error: Error): void {
-  if (slot.done) return;
-  slot.done = true;
-  if (slot.idle) clearTimeout(slot.idle);
-  slots = slots.filter((s) => s !== slot);
-  const task = slot.task;
-  slot.task = null;
-  if (!slot.ready) {
-    // It never started: the worker file cannot be loaded here. Read on the calling thread from now on.
-    unavailable = error.message;
-    process.emitWarning(`einvoice: the invoice worker could not start (${error.message}); large documents are read on the main thread.`);
-    for (const t of [task, ...queue.splice(0)]) if (t) inline(t);
-    return;
-  }
-  if (task) task.reject(new Error(`the invoice worker stopped while reading a document: ${error.message}`));
-  dispatch();
-}
-
-function inline(t: Task): void {
-  try {
-    t.resolve(t.body !== undefined ? readRequestInline(t.body, t.limits) : readInvoice(t.xml!, t.limits));
-  } catch (e) {
-    t.reject(e);
-  }
+  return defaultWorkers?.threadCount ?? 0;
 }
