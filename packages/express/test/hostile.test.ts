@@ -27,8 +27,11 @@ import {
 const MiB = 1024 * 1024;
 const BODY_LIMIT = 10 * MiB;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** Bound for an ordinary hostile request: generous, so the test is not flaky on a slow machine. */
-const BOUND_MS = 2_000;
+/**
+ * Bound for an ordinary hostile request. It catches a hang or super-linear work (minutes), not
+ * speed (figures belong in `pnpm bench`): generous, so the test passes on a busy 2-core machine.
+ */
+const BOUND_MS = 10_000;
 
 const ADMIN_TOKEN = "hostile-test-admin-token-0123456789";
 const BAD_KEY = `einv_${"0".repeat(32)}_${"A".repeat(43)}`;
@@ -169,13 +172,13 @@ describe("size", () => {
     const body = JSON.stringify({ xml: b64(doc) });
     expect(Buffer.byteLength(body)).toBeGreaterThan(BODY_LIMIT);
     const o = await observe(() => postRaw(body));
-    await expectAnswer(o, 413, tooLarge, 5_000);
+    await expectAnswer(o, 413, tooLarge);
   });
 
   it("the same 9 MiB invoice straight into the core → 422 invalid_ubl_xml naming the 8 MiB document limit", async () => {
-    const doc = invoiceXml({ note: "A".repeat(9 * MiB) });
+    const xml = b64(invoiceXml({ note: "A".repeat(9 * MiB) }));
     const t0 = performance.now();
-    const err = await submitInvoice(store, auth, { xml: b64(doc) }).then(
+    const err = await submitInvoice(store, auth, { xml }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -194,11 +197,11 @@ describe("size", () => {
     const exact = frame(pad);
     expect(Buffer.byteLength(exact)).toBe(BODY_LIMIT);
     const ok = await observe(() => postRaw(exact));
-    await expectAnswer(ok, 200, { data: { submissionId: expect.stringMatching(UUID), success: true, status: "sending" } }, 5_000);
+    await expectAnswer(ok, 200, { data: { submissionId: expect.stringMatching(UUID), success: true, status: "sending" } });
     const over = frame(pad + 1);
     expect(Buffer.byteLength(over)).toBe(BODY_LIMIT + 1);
     const o = await observe(() => postRaw(over));
-    await expectAnswer(o, 413, tooLarge, 5_000);
+    await expectAnswer(o, 413, tooLarge);
   });
 
   it("100,000-deep nesting inside an Invoice → 422 invalid_ubl_xml (depth limit 256), fast", async () => {
@@ -357,13 +360,13 @@ describe("JSON body (contract row 2: 400 in class-validator wording; row 1: a ba
     const body = `{"xml":"${"A".repeat(BODY_LIMIT + 1 - 10)}"}`;
     expect(Buffer.byteLength(body)).toBe(BODY_LIMIT + 1);
     const o = await observe(() => postRaw(body));
-    await expectAnswer(o, 413, tooLarge, 5_000);
+    await expectAnswer(o, 413, tooLarge);
   });
 
   it("a 10 MiB + 1 byte body with a bad API key → 413 (refused before authentication, as the contract allows) or 401", async () => {
     const body = `{"xml":"${"A".repeat(BODY_LIMIT + 1 - 10)}"}`;
     const o = await observe(() => postRaw(body, BAD_KEY));
     expect([401, 413]).toContain(o.res.status);
-    await expectAnswer(o, o.res.status, o.res.status === 413 ? tooLarge : codeBody("invalid_api_key"), 5_000);
+    await expectAnswer(o, o.res.status, o.res.status === 413 ? tooLarge : codeBody("invalid_api_key"));
   });
 });

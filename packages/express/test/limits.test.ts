@@ -77,14 +77,14 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
   });
 
   // Invoice is level 1, so n nested elements inside it reach level n + 1.
-  it("256 levels of nesting → 200 sending; 257 → 422 naming 256 levels (each within 2 s)", async () => {
+  it("256 levels of nesting → 200 sending; 257 → 422 naming 256 levels (each within 10 s: a hang or super-linear work, not speed)", async () => {
     const at = await submit(invoiceXml({ inject: "<a>".repeat(255) + "</a>".repeat(255) }));
     expect(at.res.body).toEqual(SENDING);
-    expect(at.ms).toBeLessThan(2_000);
+    expect(at.ms).toBeLessThan(10_000);
     const past = await submit(invoiceXml({ inject: "<a>".repeat(256) + "</a>".repeat(256) }));
     expect(past.res.status).toBe(422);
     expect(past.res.body).toEqual(tooLarge("elements nest deeper than 256 levels"));
-    expect(past.ms).toBeLessThan(2_000);
+    expect(past.ms).toBeLessThan(10_000);
   });
 
   it("worst case for depth: 6.8 MiB of 255-deep chains (just under the element limit) with one 257-deep chain at the end → 422 within 5 s", async () => {
@@ -98,15 +98,15 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
     expect(ms).toBeLessThan(5_000);
   });
 
-  it("256 attributes on one element → 200 sending; 257 → 422 naming 256 attributes (each within 2 s)", async () => {
+  it("256 attributes on one element → 200 sending; 257 → 422 naming 256 attributes (each within 10 s: a hang or super-linear work, not speed)", async () => {
     const attrs = (n: number) => Array.from({ length: n }, (_, i) => `a${i}="${i}"`).join(" ");
     const at = await submit(invoiceXml({ inject: `<x ${attrs(256)}/>` }));
     expect(at.res.body).toEqual(SENDING);
-    expect(at.ms).toBeLessThan(2_000);
+    expect(at.ms).toBeLessThan(10_000);
     const past = await submit(invoiceXml({ inject: `<x ${attrs(257)}/>` }));
     expect(past.res.status).toBe(422);
     expect(past.res.body).toEqual(tooLarge("an element has more than 256 attributes"));
-    expect(past.ms).toBeLessThan(2_000);
+    expect(past.ms).toBeLessThan(10_000);
   });
 
   it("namespace declarations count as attributes: 257 xmlns:pN on one element → 422 naming 256 attributes", async () => {

@@ -51,7 +51,7 @@ describe("scanXml", () => {
     expect(limitMessage(() => scanXml(deep))).toMatch(/deeper than 256 levels/);
     // The scan goes on past a limit, so a second document after it is still found (row 6 before row 8).
     expect(scanXml(deep + "<second/>").multipleDocuments).toBe(true);
-    expect(performance.now() - t).toBeLessThan(500);
+    expect(performance.now() - t).toBeLessThan(5_000); // linear: a quadratic scan of 100,000 levels takes far longer
     expect(limitMessage(() => scanXml("<a>".repeat(256) + "</a>".repeat(256)))).toBeNull();
   });
 

@@ -150,6 +150,10 @@ beforeAll(async () => {
   });
   answers = recordResponses(app);
   server = app.listen(0, "127.0.0.1");
+  // fetch reuses its idle keep-alive connection for the next case. With Node's 5 s default the server
+  // may close it between two cases on a busy machine, and the request that races the close fails with
+  // ECONNRESET (not an answer of the app). The sockets are closed in afterAll.
+  server.keepAliveTimeout = 120_000;
   await new Promise((r) => server.once("listening", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const created = await send("POST", "/v1/accounts", JSON.stringify({ email: "property@test.example", companyName: "Property BV", country: "NL" }), {}, null);
