@@ -1,5 +1,5 @@
 // A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
-// openapi-fetch): signs up, has an operator make the company eligible, submits an invoice, reads back.
+// openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, submits an invoice, reads back.
 // Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [path/to/invoice.xml]
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -40,15 +40,28 @@ console.log(`eligible: enterprise=${admin.data.data.enterprise} subscription=${a
 
 const auth = { Authorization: `Bearer ${apiKey}` };
 
-// 3. Submit the invoice.
-const xml = readFileSync(invoicePath).toString("base64");
+// 3. Ask whether the recipient is on Peppol (the server's participant discovery; 404 when it has none).
+const bytes = readFileSync(invoicePath);
+const text = bytes.toString("utf8");
+const endpoint = /<cac:AccountingCustomerParty>[\s\S]*?<cbc:EndpointID[^>]*schemeID="([^"]+)"[^>]*>([^<]+)</.exec(text);
+if (endpoint) {
+  const participantId = `${endpoint[1]}:${endpoint[2]!.trim()}`;
+  const found = await api.GET("/v1/participants/{participantId}", { headers: auth, params: { path: { participantId } } });
+  if (found.data) {
+    const p = found.data.data;
+    console.log(`recipient ${p.participantId}: ${p.registered ? `registered on Peppol, ${p.documentTypes.length} document type(s)` : "not registered on Peppol"}`);
+  } else if (found.response.status !== 404) fail("participant lookup", found.response.status, found.error);
+}
+
+// 4. Submit the invoice.
+const xml = bytes.toString("base64");
 const submitted = await api.POST("/v1/peppol/invoice", { headers: auth, body: { xml, targetNetwork: "auto" } });
 if (!submitted.data) fail("submit", submitted.response.status, submitted.error);
 const submission = submitted.data.data;
 console.log(`submitted: ${submission.submissionId} ${submission.status}${submission.errorMessage ? ` (${submission.errorMessage})` : ""}`);
 if (submission.status !== "sending") process.exitCode = 1;
 
-// 4. Read back: the invoice list and the clients.
+// 5. Read back: the invoice list and the clients.
 const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: 10 } } });
 if (!invoices.data) fail("list invoices", invoices.response.status, invoices.error);
 for (const inv of invoices.data.data) {

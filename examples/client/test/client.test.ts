@@ -25,13 +25,14 @@ describe("examples/client", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("signs up, becomes eligible, submits the example invoice answered sending, and reads it back (sending or already delivered)", async () => {
+  it("signs up, becomes eligible, looks the recipient up on Peppol, submits the example invoice answered sending, and reads it back (sending or already delivered)", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: clientDir,
       env: { ...process.env, EINVOICE_URL: server.base, ADMIN_TOKEN: adminToken },
     });
     expect(stdout).toMatch(/^signed up: company [0-9a-f-]{36}$/m);
     expect(stdout).toMatch(/^eligible: enterprise=true subscription=pro$/m);
+    expect(stdout).toMatch(/^recipient 0002:FR23342: registered on Peppol, 2 document type\(s\)$/m);
     expect(stdout).toMatch(/^submitted: [0-9a-f-]{36} sending$/m);
     // The dispatcher may deliver it before the client reads the list back.
     expect(stdout).toMatch(/^invoice QS-2026-001: (sending|delivered) on peppol to Exemple Client SARL \(0002:FR23342\), payable 119\.00 EUR$/m);
