@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   cachedDiscovery,
+  closeInvoiceWorkers,
+  configureInvoiceWorkers,
+  DEFAULT_WORKER_THRESHOLD,
+  readInvoiceAsync,
   createDispatcher,
   DiscoveryError,
   documentTypeOf,
@@ -61,6 +65,17 @@ describe("document type of a submission", () => {
       processId: "cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0",
     });
     expect(SANDBOX_DOCUMENT_TYPES).toContain(INVOICE_DOCTYPE);
+  });
+
+  it("is read the same on a worker thread (a large document's path)", async () => {
+    configureInvoiceWorkers({ threshold: 0 });
+    try {
+      const doc = await readInvoiceAsync(b64(bisInvoice()));
+      expect(doc.documentType?.id).toBe(INVOICE_DOCTYPE);
+    } finally {
+      configureInvoiceWorkers({ threshold: DEFAULT_WORKER_THRESHOLD });
+      await closeInvoiceWorkers();
+    }
   });
 
   it("is null without a CustomizationID, and for bytes that are not XML", () => {
