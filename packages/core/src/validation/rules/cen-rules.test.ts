@@ -62,3 +62,24 @@ describe("CEN rule findings", () => {
     expect(codes.every((r) => r.startsWith("BR-CL-"))).toBe(true);
   });
 });
+
+describe("normalizeSpace and select (the model helpers the CEN rules lean on)", () => {
+  it("normalize-space collapses only the four XML whitespace characters and trims", async () => {
+    const { normalizeSpace } = await import("../model.js");
+    expect(normalizeSpace("a b")).toBe("a b");
+    expect(normalizeSpace("a  b")).toBe("a b");
+    expect(normalizeSpace(" a\t\r\nb ")).toBe("a b");
+    expect(normalizeSpace("\n")).toBe("");
+    expect(normalizeSpace("")).toBe("");
+    expect(normalizeSpace("a\u00a0b\u3000")).toBe("a\u00a0b\u3000"); // not XML whitespace
+    expect(normalizeSpace(" EUR")).toBe("EUR");
+  });
+
+  it("select follows child steps for one step and for several", async () => {
+    const { select } = await import("../model.js");
+    const root = xmldomTree(doc(`<cac:TaxTotal><cac:TaxSubtotal><cbc:TaxAmount>1</cbc:TaxAmount></cac:TaxSubtotal><cac:TaxSubtotal><cbc:TaxAmount>2</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>`));
+    expect(select(root, "cac:TaxTotal").length).toBe(1);
+    expect(select(root, "cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount").map((n) => n.text)).toEqual(["1", "2"]);
+    expect(select(root, "cac:TaxTotal/cac:Nothing/cbc:TaxAmount")).toEqual([]);
+  });
+});
