@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
 const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..", "examples", "server");
-const ADMIN_TOKEN = `soak-admin-${Math.random().toString(36).slice(2)}-0123456789`;
+export const ADMIN_TOKEN = `soak-admin-${Math.random().toString(36).slice(2)}-0123456789`;
 const UBL = `xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"`;
 
 export interface SoakOptions {
@@ -62,7 +62,7 @@ export interface SoakReport {
   failures: string[];
 }
 
-function invoice(id: string, recipient: string, scheme = "0208"): string {
+export function invoice(id: string, recipient: string, scheme = "0208"): string {
   const xml =
     `<?xml version="1.0" encoding="UTF-8"?><Invoice ${UBL}><cbc:ID>${id}</cbc:ID><cbc:IssueDate>2026-01-15</cbc:IssueDate>` +
     `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID></cac:Party></cac:AccountingSupplierParty>` +
@@ -79,7 +79,7 @@ interface Company {
   ok200: number;
 }
 
-async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
+export async function call(base: string, method: string, path: string, body?: unknown, token?: string) {
   const res = await fetch(base + path, {
     method,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -89,13 +89,13 @@ async function call(base: string, method: string, path: string, body?: unknown, 
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-function rssMiB(pid: number): number {
+export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Math.round(Number(m[1]) / 102.4) / 10 : NaN;
 }
 
 /** Starts the example server with its output in a file; resolves with its base URL once it listens. */
-async function startServer(dataDir: string, logFile: string): Promise<{ child: ChildProcess; base: string }> {
+export async function startServer(dataDir: string, logFile: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; base: string }> {
   const fd = openSync(logFile, "w");
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "src/main.ts"], {
     cwd: serverDir,
@@ -109,6 +109,7 @@ async function startServer(dataDir: string, logFile: string): Promise<{ child: C
       // The limiter runs on every request but never refuses: the soak measures the service, not the limit.
       RATE_LIMIT_PER_MINUTE: "100000000",
       SANDBOX_DELAY_MS: "50",
+      ...env,
     },
     stdio: ["ignore", fd, fd],
   });

@@ -2,7 +2,7 @@
 // with request ids, structured request logs (secrets redacted) and security headers.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { createAdminRouter, createV1Router, notFound, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
+import { createAdminRouter, createBodyBudget, createV1Router, notFound, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
 import express, { type Express, type RequestHandler } from "express";
 import helmet from "helmet";
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
@@ -146,8 +146,10 @@ export function createApp(config: AppConfig): Express {
       pinoHttp({
         logger: requestLogger,
         genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
-        // /health is polled by load balancers and orchestrators: debug, unless it fails.
-        customLogLevel: (req, res, err) => (err || res.statusCode >= 500 ? "error" : pathOf(req) === "/health" ? "debug" : "info"),
+        // /health is polled by load balancers and orchestrators: debug, unless it fails. A 503
+        // (server_busy: too many large bodies at once) is load, not a fault: a warning.
+        customLogLevel: (req, res, err) =>
+          res.statusCode === 503 ? "warn" : err || res.statusCode >= 500 ? "error" : pathOf(req) === "/health" ? "debug" : "info",
         quietResLogger: true,
         customSuccessObject: (req, res, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
         customErrorObject: (req, res, _err, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
@@ -160,8 +162,11 @@ export function createApp(config: AppConfig): Express {
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.use("/v1", createV1Router(routerOptions));
-  app.use("/admin", createAdminRouter({ ...routerOptions, adminToken, adminRateLimit }));
+  // One budget of large bodies in flight for the whole process, shared by both routers.
+  const option = routerOptions.bodyBudget;
+  const bodyBudget = option === false ? false : option && "gate" in option ? option : createBodyBudget(option ?? {});
+  app.use("/v1", createV1Router({ ...routerOptions, bodyBudget }));
+  app.use("/admin", createAdminRouter({ ...routerOptions, adminToken, adminRateLimit, bodyBudget }));
   app.use("/docs", helmet.contentSecurityPolicy(DOCS_CSP), docsRouter());
   app.use(notFound());
   return app;

@@ -1,7 +1,7 @@
 // Starts the example server: `pnpm start` at the repository root.
 // Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL;
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
-// SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
+// SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, BODY_BUDGET_MB, BODY_QUEUE_TIMEOUT_MS, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
 // PEPPOL_DISCOVERY, SML_ZONE, DNS_SERVERS, PEPPOL_SMP_CA, PEPPOL_SMP_ALLOW_HTTP, DISCOVERY_CACHE_TTL_S, DISCOVERY_TIMEOUT_MS.
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -53,6 +53,9 @@ if (requestTimeout !== 0 && headersTimeout > requestTimeout) fatal("HEADERS_TIME
 const perMinute = intEnv("RATE_LIMIT_PER_MINUTE", 600);
 const signUpsPerHour = intEnv("SIGNUP_RATE_LIMIT_PER_HOUR", 20);
 const adminPerMinute = intEnv("ADMIN_RATE_LIMIT_PER_MINUTE", 120);
+// Large bodies in flight (MiB; 0: unbounded) and how long one may wait for room before a 503.
+const bodyBudgetMiB = intEnv("BODY_BUDGET_MB", 64);
+const bodyQueueTimeoutMs = intEnv("BODY_QUEUE_TIMEOUT_MS", 20_000);
 const limit = (requests: number, windowMs: number) => (requests === 0 ? (false as const) : { requests, windowMs });
 // TRUST_PROXY: Express's `trust proxy` ("true", a hop count, or addresses such as "loopback, 10.0.0.0/8").
 const trustProxyRaw = process.env.TRUST_PROXY?.trim();
@@ -99,6 +102,7 @@ const app = createApp({
   rateLimit: limit(perMinute, 60_000),
   signUpRateLimit: limit(signUpsPerHour, 3_600_000),
   adminRateLimit: limit(adminPerMinute, 60_000),
+  bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
 });

@@ -16,6 +16,7 @@ export type {
   ClientUpsert,
   InsertSubmissionResult,
   CreateAccountResult,
+  RevokeApiKeyResult,
 } from "./ports/store.js";
 export type { NetworkPort, SendRequest, SendOutcome } from "./ports/network.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
@@ -36,6 +37,7 @@ export {
   createAccount,
   authenticate,
   createApiKey,
+  MAX_ACTIVE_API_KEYS,
   listApiKeys,
   revokeApiKey,
   getCompany,

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { ApiError, type CoreOptions, type Store } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
+import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
 import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
@@ -19,6 +20,8 @@ export interface AdminRouterOptions extends CoreOptions {
    * Over the limit: 429 with `Retry-After`. Default 120 a minute; `false` turns it off.
    */
   adminRateLimit?: RateLimitOptions | false;
+  /** Bytes of large bodies in flight; see `V1RouterOptions.bodyBudget`. */
+  bodyBudget?: BodyBudget | BodyBudgetOptions | false;
 }
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
@@ -64,6 +67,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     authOf: () => {
       throw new Error("admin routes have no API key");
     },
+    bodyGate: bodyGateFor(options.bodyBudget, limit),
   });
 
   router.use(notFound());

@@ -13,3 +13,4 @@ export {
   type RateLimiter,
   type RateDecision,
 } from "./rate-limit.js";
+export { createBodyBudget, DEFAULT_BODY_BUDGET, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";

@@ -24,7 +24,14 @@ function codeError(status: number, codes: readonly ErrorCode[], description: str
 
 const r400 = { "400": { description: "The body or the query has the wrong shape.", ...json(BadRequestSchema) } };
 const r401 = { "401": codeError(401, ["invalid_api_key"], "The API key is missing, malformed, unknown or revoked.") };
-const r413 = { "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLargeSchema) } };
+/** The answers of every operation that takes a body: too large (413), or no room for a large body now (503). */
+const r413 = {
+  "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLargeSchema) },
+  "503": {
+    ...codeError(503, ["server_busy"], "Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds."),
+    headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before retrying.", example: "5" }) }),
+  },
+};
 const r500 = { "500": { description: "An unexpected error; nothing is revealed.", ...json(InternalErrorSchema) } };
 const r429 = {
   "429": {

@@ -1,6 +1,7 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
 import { ApiError, authenticate, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
+import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
 import { openApiDocument } from "./openapi.js";
@@ -21,6 +22,12 @@ export interface V1RouterOptions extends CoreOptions {
   logger?: Logger;
   /** Requests per API key (by key id, after authentication); over it 429 with `Retry-After`. Default 600 a minute; `false`: off. */
   rateLimit?: RateLimitOptions | false;
+  /**
+   * Bytes of large bodies in flight at once (a shared `createBodyBudget()`, its options, or
+   * `false`: unbounded). Past it a large body waits, then gets 503 `server_busy` with `Retry-After`.
+   * Default: a budget of 64 MiB for this router.
+   */
+  bodyBudget?: BodyBudget | BodyBudgetOptions | false;
   /** Sign-ups (`POST /accounts`) per client IP (`req.ip`: set `trust proxy` behind a proxy). Default 20 an hour; `false`: off. */
   signUpRateLimit?: RateLimitOptions | false;
 }
@@ -76,6 +83,7 @@ export function createV1Router(options: V1RouterOptions): Router {
     authenticate: { apiKey: authenticated },
     signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP") : null,
     authOf,
+    bodyGate: bodyGateFor(options.bodyBudget, limit),
   };
 
   router.use(requestId());

@@ -6,6 +6,14 @@ import { API_KEYS, CLIENTS, COMPANIES, COMPANY_PATCH_COLUMNS, INVOICES, INVOICE_
 import { isId, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
+/**
+ * Locks the company's row until the transaction ends (FOR NO KEY UPDATE: it serialises the
+ * company's key and webhook changes, but not the inserts that reference the company).
+ */
+export async function lockCompanyRow(tx: Queryable, companies: string, companyId: string): Promise<void> {
+  await tx.query(`SELECT id FROM ${companies} WHERE id = $1::uuid FOR NO KEY UPDATE`, [companyId]);
+}
+
 class Rollback<T> {
   constructor(readonly result: T) {}
 }
@@ -28,6 +36,7 @@ const INSERT_ACCEPTED_ARGS = Array.from({ length: INVOICE_WRITE.length + ACCEPTE
 
 /** The `Store` port. The duplicate rule lives in the database (see `insertSubmission`). */
 export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
+  const lockCompany = (tx: Queryable, companyId: string) => lockCompanyRow(tx, t.companies, companyId);
   /** Inserts a failed submission's invoice: no client, not queued for delivery. */
   async function insertFailedInvoice(tx: Queryable, inv: InvoiceRecord): Promise<void> {
     await tx.query(
@@ -108,8 +117,21 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return rows[0] ? COMPANIES.fromRow(rows[0]) : null;
     },
 
-    async insertApiKey(key) {
-      await insertApiKeyRow(db, key);
+    async insertApiKey(key, limit) {
+      if (limit?.maxActive === undefined) {
+        await insertApiKeyRow(db, key);
+        return true;
+      }
+      const max = limit.maxActive;
+      return db.transaction(async (tx) => {
+        // The company's row lock serialises the count and the insert with any other key change of
+        // this company (other servers on the same database included); it does not block submissions.
+        await lockCompany(tx, key.companyId);
+        const { rows } = await tx.query(`SELECT count(*)::integer AS n FROM ${t.apiKeys} WHERE company_id = $1::uuid AND revoked_at IS NULL`, [key.companyId]);
+        if (Number(rows[0]!.n) >= max) return false;
+        await insertApiKeyRow(tx, key);
+        return true;
+      });
     },
 
     async getApiKey(id) {
@@ -128,12 +150,20 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
     },
 
     async revokeApiKey(companyId, id, at) {
-      if (!isId(companyId) || !isId(id)) return false;
-      const { rows } = await db.query(
-        `UPDATE ${t.apiKeys} SET revoked_at = $3::timestamptz WHERE id = $2::uuid AND company_id = $1::uuid AND revoked_at IS NULL RETURNING id`,
-        [companyId, id, at],
-      );
-      return rows.length === 1;
+      if (!isId(companyId) || !isId(id)) return "not_found";
+      return db.transaction(async (tx) => {
+        // Under the company's row lock, the count of active keys is the one the update acts on: two
+        // revocations of the company's last two keys run one after the other, and the second sees one key.
+        await lockCompany(tx, companyId);
+        const { rows } = await tx.query(
+          `SELECT count(*)::integer AS n, bool_or(id = $2::uuid) AS mine FROM ${t.apiKeys} WHERE company_id = $1::uuid AND revoked_at IS NULL`,
+          [companyId, id],
+        );
+        if (!rows[0]!.mine) return "not_found" as const;
+        if (Number(rows[0]!.n) <= 1) return "last_key" as const;
+        await tx.query(`UPDATE ${t.apiKeys} SET revoked_at = $3::timestamptz WHERE id = $2::uuid AND company_id = $1::uuid AND revoked_at IS NULL`, [companyId, id, at]);
+        return "revoked" as const;
+      });
     },
 
     async touchApiKey(id, at) {

@@ -3,14 +3,28 @@ import type { WebhookJob, WebhookStore } from "@einvoice/core";
 import { DbError } from "./db.js";
 import { WEBHOOKS, WEBHOOK_EVENTS, text } from "./rows.js";
 import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
+import { lockCompanyRow } from "./store-port.js";
 
 /** How many attempts an event's log keeps (the newest). */
 const LOG_LENGTH = 20;
 
 export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
   return {
-    async insertWebhook(w) {
-      await db.query(`INSERT INTO ${t.webhooks} (${WEBHOOKS.list()}) VALUES (${WEBHOOKS.placeholders()})`, WEBHOOKS.params(w));
+    async insertWebhook(w, limit) {
+      const insert = `INSERT INTO ${t.webhooks} (${WEBHOOKS.list()}) VALUES (${WEBHOOKS.placeholders()})`;
+      if (limit?.max === undefined) {
+        await db.query(insert, WEBHOOKS.params(w));
+        return true;
+      }
+      const max = limit.max;
+      return db.transaction(async (tx) => {
+        // Under the company's row lock the count is the one the insert acts on (see lockCompanyRow).
+        await lockCompanyRow(tx, t.companies, w.companyId);
+        const { rows } = await tx.query(`SELECT count(*)::integer AS n FROM ${t.webhooks} WHERE company_id = $1::uuid AND deleted_at IS NULL`, [w.companyId]);
+        if (Number(rows[0]!.n) >= max) return false;
+        await tx.query(insert, WEBHOOKS.params(w));
+        return true;
+      });
     },
 
     async listWebhooks(companyId) {

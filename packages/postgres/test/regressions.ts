@@ -336,7 +336,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
         expect(await store.getApiKey("not-a-uuid")).toBeNull();
         expect(await store.getCompany("'; --")).toBeNull();
         expect(await store.getInvoice(company.id, sub.invoice.id.toUpperCase())).toBeNull();
-        expect(await store.revokeApiKey(company.id, "nope", "2026-01-01T00:00:00.000Z")).toBe(false);
+        expect(await store.revokeApiKey(company.id, "nope", "2026-01-01T00:00:00.000Z")).toBe("not_found");
         await expect(store.touchApiKey("nope", "2026-01-01T00:00:00.000Z")).resolves.toBeUndefined();
         expect(await store.listInvoices(company.id, { limit: 10, after: null, status: null, clientId: "nope" })).toEqual([]);
         expect(await store.listInvoices(company.id, { limit: 10, after: { at: "2026-13-45T99:99:99.999Z", id: sub.invoice.id }, status: null, clientId: null })).toEqual([]);

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   route_not_found: 404,
   email_taken: 409,
   last_api_key: 409,
+  too_many_api_keys: 409,
   payload_too_large: 413,
   /** Over a rate limit; the answer carries `Retry-After`. */
   rate_limited: 429,
@@ -30,6 +31,7 @@ export const ERROR_STATUS = {
   peppol_sending_not_enabled: 422,
   internal_error: 500,
   participant_lookup_failed: 502,
+  server_busy: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -62,6 +62,9 @@ export type CreateAccountResult = { created: true } | { created: false; reason: 
  *
  * Run `testStore(factory)` from `@einvoice/core/testing` against any implementation.
  */
+/** What `Store.revokeApiKey` did. */
+export type RevokeApiKeyResult = "revoked" | "not_found" | "last_key";
+
 export interface Store {
   /** A short name for logs, such as `memory` or `postgres`. */
   readonly name: string;
@@ -78,8 +81,12 @@ export interface Store {
   /** Applies the given fields and `updatedAt`; returns the updated company, or null when unknown. */
   updateCompany(companyId: string, patch: Partial<Omit<Company, "id" | "createdAt">>): Promise<Company | null>;
 
-  /** Adds an API key to its company. */
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  /**
+   * Adds an API key to its company. With `maxActive`, only while the company has fewer active keys
+   * than that, checked and done as one step (concurrent inserts cannot pass the cap); returns
+   * false when the cap refused it.
+   */
+  insertApiKey(key: ApiKeyRecord, limit?: { maxActive?: number }): Promise<boolean>;
 
   /** The key with this id (revoked or not), or null. Not scoped: used to authenticate. */
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
@@ -87,8 +94,12 @@ export interface Store {
   /** The company's keys that are not revoked, oldest first. */
   listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
 
-  /** Marks the company's key revoked at `at`. Returns false when it is unknown, another company's, or already revoked. */
-  revokeApiKey(companyId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Marks the company's key revoked at `at`, unless it is the company's last active key: checked
+   * and done as one step, so that two revocations racing cannot both succeed and leave the company
+   * without a key. `not_found` when it is unknown, another company's, or already revoked.
+   */
+  revokeApiKey(companyId: string, id: string, at: string): Promise<RevokeApiKeyResult>;
 
   /** Records that the key was used at `at`. */
   touchApiKey(id: string, at: string): Promise<void>;
@@ -213,7 +224,11 @@ export interface WebhookJob {
  * status change, so that no change is lost and none is announced that did not happen.
  */
 export interface WebhookStore {
-  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /**
+   * Adds a webhook. With `max`, only while the company has fewer webhooks (not deleted) than that,
+   * checked and done as one step; returns false when the cap refused it.
+   */
+  insertWebhook(webhook: WebhookRecord, limit?: { max?: number }): Promise<boolean>;
   /** The company's webhooks that are not deleted, oldest first. */
   listWebhooks(companyId: string): Promise<WebhookRecord[]>;
   /** The company's webhook (not deleted), or null. */

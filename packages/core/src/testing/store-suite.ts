@@ -111,12 +111,49 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(listed.slice(-2)).toEqual([k1.id, k2.id]);
         expect((await store.listApiKeys(other.id)).map((k) => k.id)).not.toContain(k1.id);
 
-        expect(await store.revokeApiKey(other.id, k1.id, ts(3))).toBe(false);
-        expect(await store.revokeApiKey(company.id, k1.id, ts(3))).toBe(true);
-        expect(await store.revokeApiKey(company.id, k1.id, ts(4))).toBe(false);
+        expect(await store.revokeApiKey(other.id, k1.id, ts(3))).toBe("not_found");
+        expect(await store.revokeApiKey(company.id, k1.id, ts(3))).toBe("revoked");
+        expect(await store.revokeApiKey(company.id, k1.id, ts(4))).toBe("not_found");
         expect((await store.getApiKey(k1.id))?.revokedAt).toBe(ts(3));
         expect((await store.listApiKeys(company.id)).map((k) => k.id)).not.toContain(k1.id);
-        expect(await store.revokeApiKey(company.id, randomUUID(), ts(4))).toBe(false);
+        expect(await store.revokeApiKey(company.id, randomUUID(), ts(4))).toBe("not_found");
+      });
+
+      it("never revokes the company's last active key", async () => {
+        const [only] = await store.listApiKeys(company.id);
+        expect(await store.revokeApiKey(company.id, only!.id, ts(3))).toBe("last_key");
+        expect((await store.getApiKey(only!.id))?.revokedAt).toBeNull();
+        const k = sampleApiKey(company.id, { createdAt: ts(4) });
+        await store.insertApiKey(k);
+        expect(await store.revokeApiKey(company.id, only!.id, ts(5))).toBe("revoked");
+        expect(await store.revokeApiKey(company.id, k.id, ts(6))).toBe("last_key");
+      });
+
+      it("concurrent revocations of all of a company's keys leave exactly one active key (20 rounds)", async () => {
+        for (let round = 0; round < 20; round++) {
+          const c = await newCompany();
+          for (let i = 0; i < 4; i++) await store.insertApiKey(sampleApiKey(c.id, { createdAt: ts(i + 1) }));
+          const keys = await store.listApiKeys(c.id);
+          expect(keys).toHaveLength(5);
+          // Every key revoked twice at once, from concurrent calls.
+          const results = await Promise.all([...keys, ...keys].map((k) => store.revokeApiKey(c.id, k.id, ts(10))));
+          const left = await store.listApiKeys(c.id);
+          expect(left, `round ${round}: ${results.join(",")}`).toHaveLength(1);
+          expect(results.filter((r) => r === "revoked")).toHaveLength(4);
+          expect(results).toContain("last_key");
+        }
+      });
+
+      it("the cap of active keys holds under concurrent inserts (40 at once, cap 20)", async () => {
+        const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.insertApiKey(sampleApiKey(company.id, { createdAt: ts(i + 1) }), { maxActive: 20 })));
+        expect(results.filter(Boolean)).toHaveLength(19); // the company had one key already
+        expect(await store.listApiKeys(company.id)).toHaveLength(20);
+        // A revoked key frees a place; without a cap the insert always succeeds.
+        const [first] = await store.listApiKeys(company.id);
+        expect(await store.revokeApiKey(company.id, first!.id, ts(50))).toBe("revoked");
+        expect(await store.insertApiKey(sampleApiKey(company.id), { maxActive: 20 })).toBe(true);
+        expect(await store.insertApiKey(sampleApiKey(company.id), { maxActive: 20 })).toBe(false);
+        expect(await store.insertApiKey(sampleApiKey(company.id))).toBe(true);
       });
 
       it("records the last use of a key", async () => {

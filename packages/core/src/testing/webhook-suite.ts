@@ -69,6 +69,15 @@ export function testWebhookStore(label: string, factory: () => S | Promise<S>): 
       expect((await store.listWebhooks(company.id)).map((w) => w.id)).toEqual([b.id]);
     });
 
+    it("the cap of webhooks holds under concurrent inserts (60 at once, cap 10); deleted ones do not count", async () => {
+      const gone = hook(company.id, { deletedAt: at(0) });
+      expect(await store.insertWebhook(gone, { max: 10 })).toBe(true);
+      const results = await Promise.all(Array.from({ length: 60 }, () => store.insertWebhook(hook(company.id), { max: 10 })));
+      expect(results.filter(Boolean)).toHaveLength(10);
+      expect(await store.listWebhooks(company.id)).toHaveLength(10);
+      expect(await store.insertWebhook(hook(company.id))).toBe(true); // without a cap, always
+    });
+
     it("enqueues one event per subscribed webhook of the company with the status change, and none without a notice", async () => {
       const other = await newCompany();
       const h1 = hook(company.id);

@@ -118,11 +118,26 @@ export async function listApiKeys(store: Store, auth: AuthContext): Promise<ApiK
   return (await guardStore(store).listApiKeys(auth.companyId)).map(keyView);
 }
 
-/** Makes another API key for the caller's company; the key is in the answer and nowhere else. */
+/**
+ * Active API keys a company may have at once. Keys are free to make, and each used to carry its own
+ * rate limit; the limit is now per company, and the cap keeps `GET /v1/api-keys` short.
+ */
+export const MAX_ACTIVE_API_KEYS = 20;
+
+/**
+ * Makes another API key for the caller's company; the key is in the answer and nowhere else. A
+ * company with `MAX_ACTIVE_API_KEYS` active keys gets `too_many_api_keys` (409): revoke one first.
+ * The cap is checked by the store in the same step as the insert, so concurrent calls cannot pass it.
+ */
 export async function createApiKey(store: Store, auth: AuthContext, options?: CoreOptions): Promise<ApiKeyCreated> {
   const o = resolveOptions(options);
   const { record, apiKey } = mintApiKey(auth.companyId, o.newId(), o.now());
-  await guardStore(store).insertApiKey(record);
+  if (!(await guardStore(store).insertApiKey(record, { maxActive: MAX_ACTIVE_API_KEYS }))) {
+    throw new ApiError(
+      "too_many_api_keys",
+      `This company already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may have; revoke one with DELETE /v1/api-keys/{id} first.`,
+    );
+  }
   return { id: record.id, apiKey, prefix: record.prefix, createdAt: record.createdAt };
 }
 
@@ -132,15 +147,15 @@ export async function createApiKey(store: Store, auth: AuthContext, options?: Co
  * (`last_api_key`): make another first, so the company is never locked out.
  */
 export async function revokeApiKey(store: Store, auth: AuthContext, id: string, options?: CoreOptions): Promise<void> {
-  const s = guardStore(store);
-  const keys = await s.listApiKeys(auth.companyId);
-  const key = isUuid(id) ? keys.find((k) => k.id === id.toLowerCase()) : undefined;
-  if (!key) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
-  if (keys.length === 1) {
+  const notFound = () => new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
+  if (!isUuid(id)) throw notFound();
+  // One step in the store: "not the last active key" is checked where the key is revoked, so two
+  // revocations racing cannot both succeed (the company would be locked out for good).
+  const result = await guardStore(store).revokeApiKey(auth.companyId, id.toLowerCase(), resolveOptions(options).now());
+  if (result === "not_found") throw notFound();
+  if (result === "last_key") {
     throw new ApiError("last_api_key", "This is the company's last active API key; create another with POST /v1/api-keys before revoking it.");
   }
-  const ok = await s.revokeApiKey(auth.companyId, key.id, resolveOptions(options).now());
-  if (!ok) throw new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
 }
 
 export function companyView(c: Company): CompanyView {

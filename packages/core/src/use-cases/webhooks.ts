@@ -34,9 +34,8 @@ export async function createWebhook(store: Store & WebhookStore, auth: AuthConte
   const refusal = await checkWebhookTarget(input.url, options.targets);
   if (refusal) throw badRequest([refusal]);
   const s = guardStore(store);
-  if ((await s.listWebhooks(auth.companyId)).length >= MAX_WEBHOOKS) {
-    throw badRequest([`a company can have at most ${MAX_WEBHOOKS} webhooks; delete one first`]);
-  }
+  const full = () => badRequest([`a company can have at most ${MAX_WEBHOOKS} webhooks; delete one first`]);
+  if ((await s.listWebhooks(auth.companyId)).length >= MAX_WEBHOOKS) throw full(); // early, before making a secret
   const o = resolveOptions(options);
   const webhook: WebhookRecord = {
     id: o.newId(),
@@ -47,7 +46,8 @@ export async function createWebhook(store: Store & WebhookStore, auth: AuthConte
     createdAt: o.now(),
     deletedAt: null,
   };
-  await s.insertWebhook(webhook);
+  // The cap is enforced by the store in the same step as the insert: concurrent registrations cannot pass it.
+  if (!(await s.insertWebhook(webhook, { max: MAX_WEBHOOKS }))) throw full();
   return { ...view(webhook), secret: webhook.secret };
 }
 

@@ -98,12 +98,14 @@ export interface MountOptions {
   signUpLimit?: RequestHandler | null;
   /** The authentication context the `apiKey` middleware set on a request. */
   authOf(req: Request): AuthContext;
+  /** The body budget's gate (body-budget.ts), for routes with a body: a large body waits for room before it is read. */
+  bodyGate?: RequestHandler;
 }
 
 /**
  * Adds `routes` to `router`. The middleware of each route runs in this order: the sign-up limit,
  * the declared body size, authentication (and the per-key limit), the refusal of any query
- * parameter (routes without `query`), the body parser, the handler.
+ * parameter (routes without `query`), the body budget's gate, the body parser, the handler.
  */
 export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps: D, mount: MountOptions): void {
   for (const route of routes) {
@@ -113,6 +115,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
     const authenticate = mount.authenticate[route.auth];
     if (authenticate) chain.push(authenticate);
     if (!route.query) chain.push(noQuery());
+    if (route.body && mount.bodyGate) chain.push(mount.bodyGate);
     if (route.body) chain.push(...(route.body.kind === "raw" ? rawJsonBody(mount.limit) : jsonBody(mount.limit)));
     chain.push(
       wrap(async (req, res) => {

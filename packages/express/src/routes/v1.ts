@@ -138,6 +138,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     // Absent or `{}`; not documented as a body.
     body: { kind: "json" },
     success: { status: 201, description: "Created.", schema: data(ApiKeyCreatedSchema) },
+    errors: [{ codes: ["too_many_api_keys"], description: "The company already has 20 active keys (`MAX_ACTIVE_API_KEYS`): revoke one first." }],
     handle: async ({ deps, auth, body }) => {
       parseWith(EmptyBodySchema, body);
       return { data: await createApiKey(deps.store, auth, deps.options) };

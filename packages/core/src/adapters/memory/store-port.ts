@@ -5,6 +5,11 @@ import { activeKey, clone, compareKey, lowerBound, type MemoryState } from "./st
 
 export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
   const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, clients, documents, delivery } = state;
+  const activeKeys = (companyId: string): number => {
+    let n = 0;
+    for (const k of apiKeys.values()) if (k.companyId === companyId && !k.revokedAt) n++;
+    return n;
+  };
   return {
     async createAccount({ account, company, apiKey }): Promise<CreateAccountResult> {
       if (accountsByEmail.has(account.email)) return { created: false, reason: "email_taken" };
@@ -27,8 +32,12 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return clone(next);
     },
 
-    async insertApiKey(key) {
+    // No await between the count and the write: each is one step on the event loop, so concurrent
+    // calls cannot interleave (the caps and the last-key rule hold under any concurrency).
+    async insertApiKey(key, limit) {
+      if (limit?.maxActive !== undefined && activeKeys(key.companyId) >= limit.maxActive) return false;
       apiKeys.set(key.id, clone(key));
+      return true;
     },
 
     async getApiKey(id) {
@@ -45,9 +54,10 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
 
     async revokeApiKey(companyId, id, at) {
       const k = apiKeys.get(id);
-      if (!k || k.companyId !== companyId || k.revokedAt) return false;
+      if (!k || k.companyId !== companyId || k.revokedAt) return "not_found";
+      if (activeKeys(companyId) <= 1) return "last_key";
       k.revokedAt = at;
-      return true;
+      return "revoked";
     },
 
     async touchApiKey(id, at) {

@@ -8,8 +8,15 @@ const LOG_LENGTH = 20;
 export function memoryWebhookStore(state: MemoryState): WebhookStore {
   const { webhooks, webhookEvents } = state;
   return {
-    async insertWebhook(w) {
+    async insertWebhook(w, limit) {
+      // The count and the write in one step on the event loop: concurrent inserts cannot pass the cap.
+      if (limit?.max !== undefined) {
+        let n = 0;
+        for (const x of webhooks.values()) if (x.companyId === w.companyId && !x.deletedAt) n++;
+        if (n >= limit.max) return false;
+      }
       webhooks.set(w.id, clone(w));
+      return true;
     },
 
     async listWebhooks(companyId) {
