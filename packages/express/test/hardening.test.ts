@@ -154,3 +154,45 @@ describe("a company that may not submit makes the server do no document work (fi
     await closeInvoiceWorkers();
   });
 });
+
+describe("races and caps over HTTP (findings 1, 2, 3)", () => {
+  it("two keys revoking each other at once: never both 204 (20 rounds), the company keeps one working key", async () => {
+    const { app } = makeApp();
+    for (let round = 0; round < 20; round++) {
+      const { apiKey: a } = await signUp(app);
+      const made = await request(app).post("/v1/api-keys").set("Authorization", `Bearer ${a}`).send({});
+      const b = made.body.data.apiKey as string;
+      const keys = (await request(app).get("/v1/api-keys").set("Authorization", `Bearer ${a}`)).body.data as Array<{ id: string; prefix: string }>;
+      const idOf = (key: string) => keys.find((k) => key.startsWith(k.prefix))!.id;
+      const [ra, rb] = await Promise.all([
+        request(app).delete(`/v1/api-keys/${idOf(b)}`).set("Authorization", `Bearer ${a}`),
+        request(app).delete(`/v1/api-keys/${idOf(a)}`).set("Authorization", `Bearer ${b}`),
+      ]);
+      expect([ra.status, rb.status].sort(), `round ${round}`).not.toEqual([204, 204]);
+      const alive = await Promise.all([a, b].map((k) => request(app).get("/v1/company").set("Authorization", `Bearer ${k}`)));
+      expect(alive.filter((r) => r.status === 200)).toHaveLength(1);
+    }
+  });
+
+  it("60 concurrent webhook registrations create exactly 10", async () => {
+    const { app } = makeApp({ webhookTargets: { allowPrivate: true } });
+    const { apiKey } = await signUp(app);
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => request(app).post("/v1/webhooks").set("Authorization", `Bearer ${apiKey}`).send({ url: `http://127.0.0.1:9/h${i}` })),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(10);
+    expect(answers.filter((r) => r.status === 400).every((r) => /at most 10 webhooks/.test(r.body.message[0]))).toBe(true);
+    expect((await request(app).get("/v1/webhooks").set("Authorization", `Bearer ${apiKey}`)).body.data).toHaveLength(10);
+  });
+
+  it("a company has at most 20 active keys: 40 concurrent creations make 19 more, the others get 409 too_many_api_keys", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const answers = await Promise.all(Array.from({ length: 40 }, () => request(app).post("/v1/api-keys").set("Authorization", `Bearer ${apiKey}`).send({})));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(19);
+    const refused = answers.filter((r) => r.status === 409);
+    expect(refused).toHaveLength(21);
+    expect(refused[0]!.body).toEqual({ code: "too_many_api_keys", message: expect.stringMatching(/already has 20 active API keys/) });
+    expect((await request(app).get("/v1/api-keys").set("Authorization", `Bearer ${apiKey}`)).body.data).toHaveLength(20);
+  });
+});
