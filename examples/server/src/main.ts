@@ -9,6 +9,8 @@ import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRateLimiter, type RateLimitStore } from "@einvoice/express";
+import pg from "pg";
 import { createApp, createLogger } from "./app.js";
 import { startDelivery, startWebhooks, webhookConfig } from "./delivery.js";
 import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
@@ -56,7 +58,13 @@ const adminPerMinute = intEnv("ADMIN_RATE_LIMIT_PER_MINUTE", 120);
 // Large bodies in flight (MiB; 0: unbounded) and how long one may wait for room before a 503.
 const bodyBudgetMiB = intEnv("BODY_BUDGET_MB", 64);
 const bodyQueueTimeoutMs = intEnv("BODY_QUEUE_TIMEOUT_MS", 20_000);
-const limit = (requests: number, windowMs: number) => (requests === 0 ? (false as const) : { requests, windowMs });
+// With DATABASE_URL the counts live in a table of that database (rate-limiter-flexible's PostgreSQL
+// store), so that every server on it shares one budget; otherwise in this process's memory.
+const rateLimitPool = databaseUrl ? new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 10_000 }) : null;
+rateLimitPool?.on("error", () => undefined); // an idle connection that drops is replaced on next use
+const rateStore: RateLimitStore = rateLimitPool ? { kind: "postgres", pool: rateLimitPool, schemaName: process.env.DATABASE_SCHEMA || "einvoice" } : { kind: "memory" };
+const limit = (requests: number, windowMs: number, keyPrefix: string) =>
+  requests === 0 ? (false as const) : createRateLimiter({ requests, windowMs, keyPrefix, store: rateStore });
 // TRUST_PROXY: Express's `trust proxy` ("true", a hop count, or addresses such as "loopback, 10.0.0.0/8").
 const trustProxyRaw = process.env.TRUST_PROXY?.trim();
 const trustProxy = !trustProxyRaw || trustProxyRaw === "false" ? false : trustProxyRaw === "true" ? true : /^\d+$/.test(trustProxyRaw) ? Number(trustProxyRaw) : trustProxyRaw;
@@ -99,9 +107,9 @@ const app = createApp({
   adminToken,
   logger,
   requestLogger: logger,
-  rateLimit: limit(perMinute, 60_000),
-  signUpRateLimit: limit(signUpsPerHour, 3_600_000),
-  adminRateLimit: limit(adminPerMinute, 60_000),
+  rateLimit: limit(perMinute, 60_000, "company"),
+  signUpRateLimit: limit(signUpsPerHour, 3_600_000, "sign-up"),
+  adminRateLimit: limit(adminPerMinute, 60_000, "admin"),
   bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
@@ -151,6 +159,7 @@ async function stop(signal: string): Promise<void> {
   server.closeIdleConnections?.();
   await Promise.all([delivery?.dispatcher.stop(), webhookSender?.stop()]);
   await opened.close();
+  await rateLimitPool?.end();
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -5,7 +5,7 @@ import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
-import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
+import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ADMIN_ROUTES } from "./routes/admin.js";
 import { mountRoutes } from "./routes/route.js";
 
@@ -19,7 +19,7 @@ export interface AdminRouterOptions extends CoreOptions {
    * Requests per client IP, counted before the token is checked (so guessing it is slow too).
    * Over the limit: 429 with `Retry-After`. Default 120 a minute; `false` turns it off.
    */
-  adminRateLimit?: RateLimitOptions | false;
+  adminRateLimit?: RateLimitOptions | RateLimiter | false;
   /** Bytes of large bodies in flight; see `V1RouterOptions.bodyBudget`. */
   bodyBudget?: BodyBudget | BodyBudgetOptions | false;
 }
@@ -56,7 +56,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
       return collection === "companies" ? new ApiError("company_not_found", `No company with id ${JSON.stringify(id)}.`) : null;
     }),
   );
-  const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, options.clock);
+  const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, "admin");
   if (limiter) router.use(rateLimit(limiter, clientIp, "client IP"));
   router.use(operator);
 

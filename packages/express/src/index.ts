@@ -12,5 +12,6 @@ export {
   type RateLimitOptions,
   type RateLimiter,
   type RateDecision,
+  type RateLimitStore,
 } from "./rate-limit.js";
 export { createBodyBudget, DEFAULT_BODY_BUDGET, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";

@@ -38,7 +38,7 @@ const r429 = {
     ...codeError(
       429,
       ["rate_limited"],
-      "Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds.",
+      "Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds.",
     ),
     headers: z.object({
       "Retry-After": z.string().meta({ description: "Seconds to wait before the next request.", example: "12" }),

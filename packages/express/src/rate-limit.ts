@@ -1,36 +1,35 @@
-// In-memory rate limiting: a GCRA (token bucket) per key, and the middleware that answers 429.
-//
-// Written here rather than taken from a library: the key is known only after authentication (the
-// API key id), the answer must be the API's own 429 body, and nothing may be written to the console
-// (express-rate-limit, the usual choice, logs validation warnings there). GCRA keeps one number per
-// key, so a flood of distinct keys (client IPs on sign-up) costs little, and the map is bounded.
+// Rate limiting with rate-limiter-flexible (a well-kept library, in place of the GCRA this file
+// used to hand-write): fixed windows of `requests` per `windowMs` per key, kept in memory or in a
+// PostgreSQL table (RateLimiterPostgres) so that several server instances on one database share one
+// budget. The middleware answers the API's own 429 and writes nothing to the console.
 import { isIP } from "node:net";
 import type { Request, RequestHandler, Response } from "express";
 import { ApiError } from "@einvoice/core";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { toHttp } from "./http-errors.js";
 
-/** `requests` per `windowMs` for each key, with bursts of up to `requests`. */
+/** `requests` per `windowMs` for each key. */
 export interface RateLimitOptions {
-  /** Requests allowed per window (and the largest burst). A positive integer. */
+  /** Requests allowed per window. A positive integer. */
   requests: number;
-  /** The window in milliseconds. */
+  /** The window in milliseconds (whole seconds). */
   windowMs: number;
 }
 
-/** Per API key: 600 requests a minute (10 a second sustained, bursts of 600). */
+/** Per company (all its API keys together): 600 requests a minute. */
 export const DEFAULT_KEY_RATE_LIMIT: RateLimitOptions = Object.freeze({ requests: 600, windowMs: 60_000 });
-/** Sign-ups per client IP: 20 an hour (bursts of 20, then one every 3 minutes). */
+/** Sign-ups per client IP: 20 an hour. */
 export const DEFAULT_SIGN_UP_RATE_LIMIT: RateLimitOptions = Object.freeze({ requests: 20, windowMs: 60 * 60_000 });
 /** Operator requests per client IP: 120 a minute. */
 export const DEFAULT_ADMIN_RATE_LIMIT: RateLimitOptions = Object.freeze({ requests: 120, windowMs: 60_000 });
 
 export interface RateDecision {
   allowed: boolean;
-  /** Requests still allowed right now (after this one, when it was allowed). */
+  /** Requests still allowed in this window (after this one, when it was allowed). */
   remaining: number;
-  /** When refused: milliseconds until the next request is allowed; 0 otherwise. */
+  /** When refused: milliseconds until the window ends; 0 otherwise. */
   retryAfterMs: number;
-  /** Milliseconds until the bucket is full again (the whole window is available). */
+  /** Milliseconds until the window ends. */
   resetMs: number;
 }
 
@@ -38,54 +37,69 @@ export interface RateLimiter {
   readonly requests: number;
   readonly windowMs: number;
   /** Counts one request for `key` and says whether it is allowed. */
-  take(key: string): RateDecision;
-  /** How many keys are tracked (for tests and metrics). */
-  size(): number;
+  take(key: string): Promise<RateDecision>;
 }
 
+/** Where the counts live: this process's memory (the default), or a table of a PostgreSQL server shared by every instance. */
+export type RateLimitStore =
+  | { kind: "memory" }
+  | {
+      kind: "postgres";
+      /** A `pg` Pool (or anything with its `query`). */
+      pool: unknown;
+      /** The schema of the table (it must exist); default the connection's search path. */
+      schemaName?: string;
+      /** Default `rate_limits` (created when missing). */
+      tableName?: string;
+    };
+
 /**
- * A GCRA limiter: each key has a "theoretical arrival time"; a request is allowed while that time
- * is at most one window ahead of now. At most `maxKeys` keys are kept (the least recently seen go
- * first; a dropped key starts again with a full bucket, which only ever errs towards allowing).
+ * A limiter of `requests` per `windowMs` per key. With a PostgreSQL store the counts are rows of
+ * one table, updated atomically by the database: every server on that database shares them. While
+ * the table is being created, or when the database fails, the counts fall back to this process's
+ * memory (rate-limiter-flexible's insurance limiter), so a database hiccup neither blocks nor
+ * frees everyone. `keyPrefix` keeps limits that share a table apart.
  *
- * @example const limiter = createRateLimiter({ requests: 600, windowMs: 60_000 }); limiter.take(keyId).allowed
+ * @example const limiter = createRateLimiter({ requests: 600, windowMs: 60_000 }); (await limiter.take(companyId)).allowed
  */
-export function createRateLimiter(options: RateLimitOptions & { maxKeys?: number; now?: () => number }): RateLimiter {
+export function createRateLimiter(options: RateLimitOptions & { store?: RateLimitStore; keyPrefix?: string }): RateLimiter {
   const { requests, windowMs } = options;
   if (!Number.isInteger(requests) || requests < 1) throw new TypeError("rate limit: requests must be a positive integer");
-  if (!Number.isFinite(windowMs) || windowMs <= 0) throw new TypeError("rate limit: windowMs must be a positive number");
-  const maxKeys = options.maxKeys ?? 100_000;
-  const now = options.now ?? Date.now;
-  const interval = windowMs / requests; // one request's share of the window
-  const tat = new Map<string, number>();
-  let nextSweep = 0;
-
-  function sweep(t: number): void {
-    // Keys whose bucket is full again carry no information: forget them.
-    for (const [k, v] of tat) if (v <= t) tat.delete(k);
+  if (!Number.isFinite(windowMs) || windowMs < 1000 || windowMs % 1000 !== 0) throw new TypeError("rate limit: windowMs must be whole seconds");
+  const base = { points: requests, duration: windowMs / 1000, keyPrefix: options.keyPrefix ?? "einvoice" };
+  const memory = new RateLimiterMemory(base);
+  let limiter: RateLimiterAbstract = memory;
+  const store = options.store;
+  if (store?.kind === "postgres") {
+    limiter = new RateLimiterPostgres(
+      {
+        ...base,
+        storeClient: store.pool,
+        storeType: "pool",
+        tableName: store.tableName ?? "rate_limits",
+        ...(store.schemaName ? { schemaName: store.schemaName } : {}),
+        insuranceLimiter: memory,
+        clearExpiredByTimeout: true,
+      },
+      () => undefined, // a failure to create the table leaves the insurance limiter counting
+    );
   }
-
   return {
     requests,
     windowMs,
-    take(key) {
-      const t = now();
-      if (t >= nextSweep) {
-        sweep(t); // once a window: O(keys), amortised over the window's requests
-        nextSweep = t + windowMs;
+    async take(key) {
+      try {
+        const r = await limiter.consume(key);
+        return { allowed: true, remaining: r.remainingPoints, retryAfterMs: 0, resetMs: Math.max(0, r.msBeforeNext) };
+      } catch (e) {
+        if (e instanceof RateLimiterRes) {
+          const wait = Math.max(1, e.msBeforeNext);
+          return { allowed: false, remaining: 0, retryAfterMs: wait, resetMs: wait };
+        }
+        // Neither store could count: let the request through rather than refuse everyone.
+        return { allowed: true, remaining: requests, retryAfterMs: 0, resetMs: windowMs };
       }
-      if (tat.size >= maxKeys && !tat.has(key)) tat.delete(tat.keys().next().value!);
-      const current = Math.max(tat.get(key) ?? t, t);
-      const next = current + interval;
-      if (next - t > windowMs + 1e-9) {
-        const retryAfterMs = Math.max(1, Math.ceil(next - t - windowMs));
-        return { allowed: false, remaining: 0, retryAfterMs, resetMs: Math.ceil(current - t) };
-      }
-      tat.delete(key); // re-insert: the map's order is then least recently seen first
-      tat.set(key, next);
-      return { allowed: true, remaining: Math.floor((windowMs - (next - t)) / interval + 1e-9), retryAfterMs: 0, resetMs: Math.ceil(next - t) };
     },
-    size: () => tat.size,
   };
 }
 
@@ -97,14 +111,15 @@ export function createRateLimiter(options: RateLimitOptions & { maxKeys?: number
  */
 export function rateLimit(limiter: RateLimiter, keyOf: (req: Request) => string, what: string): RequestHandler {
   return (req, res, next) => {
-    const d = limiter.take(keyOf(req));
-    setHeaders(res, limiter, d);
-    if (d.allowed) return next();
-    const seconds = Math.ceil(d.retryAfterMs / 1000);
-    res.setHeader("Retry-After", String(seconds));
-    const message = `Too many requests for this ${what}: the limit is ${limiter.requests} per ${describeWindow(limiter.windowMs)}. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`;
-    const { status, body } = toHttp(new ApiError("rate_limited", message));
-    res.status(status).json(body);
+    limiter.take(keyOf(req)).then((d) => {
+      setHeaders(res, limiter, d);
+      if (d.allowed) return next();
+      const seconds = Math.ceil(d.retryAfterMs / 1000);
+      res.setHeader("Retry-After", String(seconds));
+      const message = `Too many requests for this ${what}: the limit is ${limiter.requests} per ${describeWindow(limiter.windowMs)}. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`;
+      const { status, body } = toHttp(new ApiError("rate_limited", message));
+      res.status(status).json(body);
+    }, next);
   };
 }
 
@@ -121,10 +136,11 @@ function describeWindow(ms: number): string {
   return `${ms} ms`;
 }
 
-/** The limiter for an option: the default when undefined, none when false; on the core's `clock` when one is set. */
-export function limiterFor(option: RateLimitOptions | false | undefined, fallback: RateLimitOptions, clock?: () => Date): RateLimiter | null {
+/** The limiter for an option: a limiter as given, a new memory limiter of the options (the default when undefined), none when false. */
+export function limiterFor(option: RateLimitOptions | RateLimiter | false | undefined, fallback: RateLimitOptions, keyPrefix: string): RateLimiter | null {
   if (option === false) return null;
-  return createRateLimiter({ ...(option ?? fallback), now: clock ? () => clock().getTime() : Date.now });
+  if (option && "take" in option) return option;
+  return createRateLimiter({ ...(option ?? fallback), keyPrefix });
 }
 
 /**

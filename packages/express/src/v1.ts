@@ -5,7 +5,7 @@ import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-bud
 import { stderrLogger, type Logger } from "./http-errors.js";
 import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
 import { openApiDocument } from "./openapi.js";
-import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimitOptions } from "./rate-limit.js";
+import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { mountRoutes } from "./routes/route.js";
 import { V1_ROUTES } from "./routes/v1.js";
 import { PARTICIPANT_ROUTES } from "./routes/participants.js";
@@ -20,8 +20,12 @@ export interface V1RouterOptions extends CoreOptions {
   bodyLimit?: number;
   /** Where unexpected errors are logged. Default: one JSON line on stderr. */
   logger?: Logger;
-  /** Requests per API key (by key id, after authentication); over it 429 with `Retry-After`. Default 600 a minute; `false`: off. */
-  rateLimit?: RateLimitOptions | false;
+  /**
+   * Requests per company (all its API keys together, counted after authentication); over it 429
+   * with `Retry-After`. Default 600 a minute in this process's memory; a `createRateLimiter` with a
+   * PostgreSQL store shares one budget between the servers on that database; `false`: off.
+   */
+  rateLimit?: RateLimitOptions | RateLimiter | false;
   /**
    * Bytes of large bodies in flight at once (a shared `createBodyBudget()`, its options, or
    * `false`: unbounded). Past it a large body waits, then gets 503 `server_busy` with `Retry-After`.
@@ -29,7 +33,7 @@ export interface V1RouterOptions extends CoreOptions {
    */
   bodyBudget?: BodyBudget | BodyBudgetOptions | false;
   /** Sign-ups (`POST /accounts`) per client IP (`req.ip`: set `trust proxy` behind a proxy). Default 20 an hour; `false`: off. */
-  signUpRateLimit?: RateLimitOptions | false;
+  signUpRateLimit?: RateLimitOptions | RateLimiter | false;
 }
 
 /** The 404 of a path whose id does not decode, by the collection it names (see `malformedPath`). */
@@ -62,10 +66,11 @@ export function createV1Router(options: V1RouterOptions): Router {
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const router = express.Router();
 
-  // Rate limits: per API key right after authentication (so every authenticated route has it), per IP on sign-up.
-  const keyLimiter = limiterFor(options.rateLimit, DEFAULT_KEY_RATE_LIMIT, options.clock);
-  const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).apiKeyId, "API key") : null;
-  const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, options.clock);
+  // Rate limits: per company right after authentication (so every authenticated route has it), per IP on sign-up.
+  // Per company, not per key: keys are free to make, so a per-key budget could be multiplied at will.
+  const keyLimiter = limiterFor(options.rateLimit, DEFAULT_KEY_RATE_LIMIT, "company");
+  const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).companyId, "company") : null;
+  const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, "sign-up");
   const authenticated: RequestHandler = (req, res, next) => {
     const schemeless = missingBearerScheme(req, "API key");
     if (schemeless) return next(new ApiError("invalid_api_key", schemeless));
