@@ -127,7 +127,26 @@ export async function startServer(dataDir: string, logFile: string, env: Record<
   }
 }
 
-type Kind = "new" | "duplicate" | "badBase64" | "notUbl" | "badJson" | "noRecipient" | "extraKey" | "badKey" | "list" | "get" | "clients";
+type Kind =
+  | "new"
+  | "duplicate"
+  | "badBase64"
+  | "notUbl"
+  | "badJson"
+  | "noRecipient"
+  | "extraKey"
+  | "badKey"
+  | "list"
+  | "get"
+  | "clients"
+  // The hostile cases of issue 16: an id that does not decode, a body that does not inflate, a
+  // cursor dated year 0, `?__proto__=1`, a free company's submission, a webhook on an IPv4-in-IPv6 loopback.
+  | "malformedId"
+  | "badGzip"
+  | "year0Cursor"
+  | "protoQuery"
+  | "freeCompany"
+  | "privateWebhook";
 /** What each kind may be answered. Anything else is a failure. */
 const ALLOWED: Record<Kind, number[]> = {
   new: [200],
@@ -141,8 +160,14 @@ const ALLOWED: Record<Kind, number[]> = {
   list: [200],
   get: [200],
   clients: [200],
+  malformedId: [404],
+  badGzip: [400],
+  year0Cursor: [400],
+  protoQuery: [400],
+  freeCompany: [403],
+  privateWebhook: [400],
 };
-/** The mix, in percent: 45 submissions that are accepted or duplicates, 15 invalid, 40 reads. */
+/** The mix, in percent: 45 submissions that are accepted or duplicates, 15 invalid, 34 reads, 6 hostile (issue 16). */
 const MIX: Array<[Kind, number]> = [
   ["new", 35],
   ["duplicate", 10],
@@ -152,7 +177,13 @@ const MIX: Array<[Kind, number]> = [
   ["noRecipient", 2],
   ["extraKey", 2],
   ["badKey", 2],
-  ["list", 25],
+  ["list", 19],
+  ["malformedId", 1],
+  ["badGzip", 1],
+  ["year0Cursor", 1],
+  ["protoQuery", 1],
+  ["freeCompany", 1],
+  ["privateWebhook", 1],
   ["get", 10],
   ["clients", 5],
 ];
@@ -198,6 +229,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }
       companies.push(company);
     }
+    // A company that may not submit (free, not an enterprise customer): its submissions must cost a 403 only.
+    const free = await call(base, "POST", "/v1/accounts", { email: `soak-free-${Date.now()}@soak.example`, companyName: "Soak Free", country: "NL" });
+    if (free.status !== 201) throw new Error(`sign-up of the free company: ${free.status}`);
+    const freeKey: string = free.body.data.apiKey;
+    const year0 = Buffer.from(JSON.stringify(["i", "0000-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000000"])).toString("base64url");
+    const notGzip = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.from("not deflate data at all, just bytes")]);
     const sendingIds: Array<[number, string]> = companies.flatMap((c, i) => c.known.map((id) => [i, id] as [number, string]));
 
     const random = prng(20_251_121);
@@ -237,7 +274,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             context.kind = kind;
             context.company = ci;
             const auth = { authorization: `Bearer ${company.apiKey}`, "content-type": "application/json" };
-            const submit = (body: string, headers: Record<string, string> = auth) => ({ ...req, method: "POST" as const, path: "/v1/peppol/invoice", headers, body });
+            const submit = (body: string | Buffer, headers: Record<string, string> = auth) => ({ ...req, method: "POST" as const, path: "/v1/peppol/invoice", headers, body });
             const n = ++serial;
             // A recipient per company out of 40, a few flaky or unreachable (the sandbox retries or fails them).
             const recipient = n % 50 === 0 ? `flaky${n % 7}` : n % 97 === 0 ? `unreachable${n % 5}` : `${ci}0000${n % 40}`;
@@ -262,6 +299,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
                 return { ...req, method: "GET" as const, path: "/v1/invoices?limit=20", headers: { authorization: auth.authorization }, body: Buffer.alloc(0) };
               case "get":
                 return { ...req, method: "GET" as const, path: `/v1/invoices/${company.known[n % company.known.length]}`, headers: { authorization: auth.authorization }, body: Buffer.alloc(0) };
+              case "malformedId":
+                return { ...req, method: "GET" as const, path: n % 2 ? "/v1/invoices/%ff" : "/v1/webhooks/%c0/deliveries", headers: {}, body: Buffer.alloc(0) };
+              case "badGzip":
+                return submit(notGzip, { ...auth, "content-encoding": "gzip" });
+              case "year0Cursor":
+                return { ...req, method: "GET" as const, path: `/v1/invoices?cursor=${year0}`, headers: { authorization: auth.authorization }, body: Buffer.alloc(0) };
+              case "protoQuery":
+                return { ...req, method: "GET" as const, path: "/v1/invoices?__proto__=1", headers: { authorization: auth.authorization }, body: Buffer.alloc(0) };
+              case "freeCompany":
+                return submit(JSON.stringify({ xml: invoice(`SOAK-FREE-${n}`, recipient) }), { ...auth, authorization: `Bearer ${freeKey}` });
+              case "privateWebhook":
+                return { ...req, method: "POST" as const, path: "/v1/webhooks", headers: auth, body: JSON.stringify({ url: "https://[::127.0.0.1]/hook" }) };
               case "clients":
                 return { ...req, method: "GET" as const, path: "/v1/clients?limit=20", headers: { authorization: auth.authorization }, body: Buffer.alloc(0) };
             }
