@@ -206,8 +206,10 @@ const RANDOM = Number(opt("--random") ?? 0);
 if (RANDOM > 0) {
   const verdicts = readFileSync("/work/oracle/corpus-verdicts.jsonl", "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { file: string; error?: string });
   const files = verdicts.filter((v) => !v.error).map((v) => join(corpus, v.file.slice(v.file.indexOf("/corpus/") + 8)));
-  const ATTRS = ["schemeID", "listID", "name", "mimeCode", "filename", "schemeName", "unitCodeListID", "listAgencyID", "languageID", "format"];
-  const TEXTS = ["130", "50", "SEPA", "sepa", "VAT", "vat", "false", "true", "0", "1", "2.1", "2.0", "1.234", "12.3 ", "-0.005", " 130", "916"];
+  const ATTRS = ["schemeID", "listID", "name", "mimeCode", "filename", "unitCodeListID", ...ATTRIBUTE_ABSENT.map(([, a]) => a)];
+  const TEXTS = ["130", "50", "SEPA", "sepa", "VAT", "vat", "2.1", "2.0", "916", " 130", "X"];
+  const AMOUNTS = ["1.234", "12.3 ", "-0.005", "7", "0.10"];
+  const BOOLEANS = ["false", "true", "0", "1", " true"];
   for (let i = 0; i < RANDOM; i++) {
     const file = pick(files);
     const d = parse(readFileSync(file, "utf8"));
@@ -216,11 +218,19 @@ if (RANDOM > 0) {
     for (let k = 1 + rand(3); k > 0; k--) {
       const el = pick(all);
       if (el === d.documentElement) continue;
-      switch (rand(4)) {
-        case 0: el.parentNode!.insertBefore(el.cloneNode(true), el.nextSibling); ops.push(`repeat ${el.tagName}`); break;
+      const leaf = kids(el).length === 0, name = el.localName ?? "";
+      const setText = (t: string) => { while (el.firstChild) el.removeChild(el.firstChild); el.appendChild(d.createTextNode(t)); ops.push(`${el.tagName}=${JSON.stringify(t)}`); };
+      switch (rand(5)) {
+        // Repeating a singular element often stops the official rules (no verdict); kept, but rarer.
+        case 0: if (rand(3) === 0) { el.parentNode!.insertBefore(el.cloneNode(true), el.nextSibling); ops.push(`repeat ${el.tagName}`); } break;
         case 1: if (el.parentNode) { el.parentNode.removeChild(el); ops.push(`drop ${el.tagName}`); } break;
-        case 2: { const a = pick(ATTRS); el.setAttribute(a, pick(TEXTS)); ops.push(`@${a} on ${el.tagName}`); break; }
-        case 3: if (kids(el).length === 0) { const t = pick(TEXTS); while (el.firstChild) el.removeChild(el.firstChild); el.appendChild(d.createTextNode(t)); ops.push(`${el.tagName}=${JSON.stringify(t)}`); } break;
+        case 2: case 3: { const a = pick(ATTRS); el.setAttribute(a, pick(TEXTS)); ops.push(`@${a} on ${el.tagName}`); break; }
+        case 4:
+          if (!leaf) break;
+          if (name.endsWith("Amount")) setText(pick(AMOUNTS));
+          else if (name.endsWith("Indicator")) setText(pick(BOOLEANS));
+          else if (/(Code|ID|Name)$/.test(name)) setText(pick(TEXTS));
+          break;
       }
     }
     compare(`${file.slice(corpus.length + 1)} [${ops.join("; ")}]`, ser(d));

@@ -37,7 +37,8 @@ interface CountRule {
 
 /** One step of the compiled path tree: where the walk goes next and what is checked at this element. */
 interface Step {
-  readonly next: Map<string, Step>;
+  /** The steps below, by the id of their qname (Known.id). */
+  readonly next: (Step | undefined)[];
   readonly absent: PathRule[];
   readonly counted: CountRule[];
   /** For a child of the root that the rules after the walk read: its index in SyntaxRun.top, else -1. */
@@ -49,17 +50,35 @@ interface AnywhereRule extends PathRule {
   readonly up: readonly string[];
 }
 
+/**
+ * What the walk knows of a qname: an id for the step tree, the hand-written rule the element is the
+ * context of (C), its `//` rules. One map lookup per element finds all three.
+ */
+interface Known {
+  readonly id: number;
+  context: number;
+  readonly anywhere: AnywhereRule[];
+}
+
 // ---- compiled once, at load ----
 
+const KNOWN = new Map<string, Known>();
+function known(q: string): Known {
+  let k = KNOWN.get(q);
+  if (!k) KNOWN.set(q, (k = { id: KNOWN.size, context: -1, anywhere: [] }));
+  return k;
+}
+
 let slots = 0;
-const newStep = (): Step => ({ next: new Map(), absent: [], counted: [], top: -1 });
+const newStep = (): Step => ({ next: [], absent: [], counted: [], top: -1 });
 
 /** The step at the end of `steps` below `from`, created as needed. */
 function stepAt(from: Step, steps: readonly string[]): Step {
   let s = from;
   for (const q of steps) {
-    let n = s.next.get(q);
-    if (!n) s.next.set(q, (n = newStep()));
+    const id = known(q).id;
+    let n = s.next[id];
+    if (!n) s.next[id] = n = newStep();
     s = n;
   }
   return s;
@@ -84,8 +103,8 @@ for (const [rule, path] of LINE_ABSENT) {
   stepAt(LINE, steps).absent.push({ slot: slots++, rule, attr });
 }
 // `(cac:InvoiceLine|cac:CreditNoteLine)/...`: both line kinds share the same subtree.
-DOCUMENT.next.set("cac:InvoiceLine", LINE);
-DOCUMENT.next.set("cac:CreditNoteLine", LINE);
+DOCUMENT.next[known("cac:InvoiceLine").id] = LINE;
+DOCUMENT.next[known("cac:CreditNoteLine").id] = LINE;
 const COUNTED: CountRule[] = [];
 for (const [rule, path, what] of DOCUMENT_AT_MOST_ONCE) {
   const r = { slot: COUNTED.length, rule, path, what };
@@ -138,19 +157,8 @@ const CONTEXTS: readonly (readonly [string, number])[] = [
   ["cbc:ID", C.Id],
 ];
 
-/** What the walk checks at an element, by qname: one map lookup per element. */
-interface ElementRules {
-  context: number;
-  readonly anywhere: AnywhereRule[];
-}
-const ELEMENTS = new Map<string, ElementRules>();
-const elementRules = (q: string): ElementRules => {
-  let e = ELEMENTS.get(q);
-  if (!e) ELEMENTS.set(q, (e = { context: C.None, anywhere: [] }));
-  return e;
-};
-for (const [q, c] of CONTEXTS) elementRules(q).context = c;
-for (const [q, list] of ANYWHERE) elementRules(q).anywhere.push(...list);
+for (const [q, c] of CONTEXTS) known(q).context = c;
+for (const [q, list] of ANYWHERE) known(q).anywhere.push(...list);
 
 // The children of the root that the rules after the walk read, collected by the walk.
 const TOP = ["cbc:UBLVersionID", "cac:PaymentMeans", "cac:AdditionalDocumentReference", "cac:AccountingSupplierParty", "cac:AccountingCustomerParty"] as const;
@@ -270,7 +278,7 @@ class SyntaxRun {
 
   run(): void {
     const root = this.ctx.root;
-    this.walk(root, this.ubl ? DOCUMENT : null, false);
+    this.walk(root, KNOWN.get(root.qname), this.ubl ? DOCUMENT : null, false);
     if (this.ubl) this.afterWalk(root);
   }
 
@@ -299,7 +307,8 @@ class SyntaxRun {
     this.once(r.slot, r.rule, "warning", () => `The ${this.doc} gives ${pathOf(node)} a ${attr} attribute (${quote(value)}), which EN 16931 does not use; the recipient may ignore it.`, node);
   }
 
-  private walk(node: UblNode, step: Step | null, underPriceCharge: boolean): void {
+  /** `el`: what is known of the node's qname (KNOWN.get, looked up by the caller); `step`: where it is in the path tree. */
+  private walk(node: UblNode, el: Known | undefined, step: Step | null, underPriceCharge: boolean): void {
     if (this.ubl) {
       // UBL-DT-08..28, UBL-CR-663: `not(//@attr)`; UBL-DT-18: @name only on cbc:PaymentMeansCode.
       const attrs = node.attrs;
@@ -319,7 +328,6 @@ class SyntaxRun {
       this.binaryObject(node);
     }
 
-    const el = ELEMENTS.get(node.qname);
     if (el !== undefined) {
       if (this.ubl) for (const r of el.anywhere) if (this.ancestorsAre(node, r.up)) this.unused(r, node);
       switch (el.context) {
@@ -353,7 +361,8 @@ class SyntaxRun {
     const under = underPriceCharge || (node.qname === "cac:Price" && child(node, "cac:AllowanceCharge") !== null);
     for (let i = 0; i < kids.length; i++) {
       const c = kids[i]!;
-      this.walk(c, step === null ? null : (step.next.get(c.qname) ?? null), under);
+      const k = KNOWN.get(c.qname);
+      this.walk(c, k, step === null || k === undefined ? null : (step.next[k.id] ?? null), under);
     }
   }
 
