@@ -1,0 +1,2 @@
+export { toFa3, Fa3MappingError, FA3_NAMESPACE, FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, type Fa3Options } from "./fa3.js";
+export type { Fa3Node } from "./model.js";

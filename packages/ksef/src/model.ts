@@ -1,0 +1,39 @@
+// The part of the core's document model (UblNode in @einvoice/core's validation/model.ts) the FA(3)
+// mapping reads. Structural: the core's UblNode is assignable to it, and so is any tree built the same
+// way (readUbl below builds one from bytes).
+export interface Fa3Node {
+  readonly ns: string;
+  /** Local name. */
+  readonly name: string;
+  /** "cbc:ID", "cac:Party", "Invoice" for the root. */
+  readonly qname: string;
+  readonly attrs: Readonly<Record<string, string>>;
+  /** The element's own character data. */
+  readonly text: string;
+  readonly children: readonly Fa3Node[];
+}
+
+export function childOf(node: Fa3Node | null | undefined, qname: string): Fa3Node | null {
+  if (!node) return null;
+  for (const c of node.children) if (c.qname === qname) return c;
+  return null;
+}
+
+export function childrenOf(node: Fa3Node | null | undefined, qname: string): Fa3Node[] {
+  return node ? node.children.filter((c) => c.qname === qname) : [];
+}
+
+/** The first node at a "/"-separated path of child qnames. */
+export function firstAt(node: Fa3Node | null | undefined, path: string): Fa3Node | null {
+  let cur: Fa3Node | null = node ?? null;
+  for (const step of path.split("/")) {
+    cur = childOf(cur, step);
+    if (!cur) return null;
+  }
+  return cur;
+}
+
+/** normalize-space of the node's own text (leaf elements in UBL). */
+export function text(node: Fa3Node | null | undefined): string {
+  return node ? node.text.replace(/[ \t\r\n]+/g, " ").trim() : "";
+}

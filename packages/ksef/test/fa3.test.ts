@@ -1,0 +1,250 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Big from "big.js";
+import { describe, expect, it } from "vitest";
+import { Fa3MappingError, toFa3 } from "../src/index.js";
+import { fa3Values, ublTree } from "./support/tree.js";
+import { fa3SchemaErrors } from "./support/xsd.js";
+import { ublInvoice, type Cat, type GenInvoice, type GenTotals } from "./support/ubl.js";
+
+const CREATED = new Date("2026-11-20T10:00:00Z");
+
+function map(g: GenInvoice, options: Parameters<typeof toFa3>[1] = {}): { fa3: string; totals: GenTotals } {
+  const { xml, totals } = ublInvoice(g);
+  return { fa3: toFa3(ublTree(xml), { createdAt: CREATED, ...options }), totals };
+}
+
+const sumOf = (values: string[]): string => values.reduce((a, v) => a.plus(v), new Big(0)).toFixed(2);
+
+/** Reads the totals back from an FA(3) document. */
+function readBack(fa3: string): { net: string; vat: string; gross: string; lines: string } {
+  const doc = fa3.replace(/<FaWiersz>.*?<\/FaWiersz>/gs, "");
+  const net = [...doc.matchAll(/<P_13_[0-9_]+>([^<]+)</g)].map((m) => m[1]!);
+  const vat = [...doc.matchAll(/<P_14_[0-9]+>([^<]+)</g)].map((m) => m[1]!);
+  return { net: sumOf(net), vat: sumOf(vat), gross: new Big(fa3Values(fa3, "P_15")[0]!).toFixed(2), lines: sumOf(fa3Values(fa3, "P_11")) };
+}
+
+function line(cat: Cat, price = "100.00", quantity = "2"): GenInvoice["lines"][number] {
+  return { name: `Towar ${cat.id} ${cat.percent}`, quantity, price, cat };
+}
+
+const S = (percent: string): Cat => ({ id: "S", percent });
+
+// Every UBL VAT category and Polish rate FA(3) has a code for, with the code and totals field expected.
+const CASES: { name: string; cat: Cat; buyerCountry?: string; buyerVat?: string | null; code: string | null; slot: string }[] = [
+  { name: "S 23 %", cat: S("23"), code: "23", slot: "1" },
+  { name: "S 22 %", cat: S("22"), code: "22", slot: "1" },
+  { name: "S 8 %", cat: S("8"), code: "8", slot: "2" },
+  { name: "S 7 %", cat: S("7"), code: "7", slot: "2" },
+  { name: "S 5 %", cat: S("5"), code: "5", slot: "3" },
+  { name: "S 4 %", cat: S("4"), code: "4", slot: "4" },
+  { name: "S 3 %", cat: S("3"), code: "3", slot: "4" },
+  { name: "Z (zero rated, domestic)", cat: { id: "Z", percent: "0" }, code: "0 KR", slot: "6_1" },
+  { name: "K (intra-community supply)", cat: { id: "K", percent: "0", exemptionCode: "VATEX-EU-IC" }, buyerCountry: "DE", buyerVat: "DE123456789", code: "0 WDT", slot: "6_2" },
+  { name: "G (export)", cat: { id: "G", percent: "0", exemptionCode: "VATEX-EU-G" }, buyerCountry: "US", buyerVat: null, code: "0 EX", slot: "6_3" },
+  { name: "E (exempt, with its legal basis)", cat: { id: "E", percent: "0", exemptionReason: "art. 43 ust. 1 pkt 37 ustawy o VAT" }, code: "zw", slot: "7" },
+  { name: "O (not subject to VAT)", cat: { id: "O", percent: "0", exemptionCode: "VATEX-EU-O" }, buyerCountry: "NO", buyerVat: "NO999999999MVA", code: "np I", slot: "8" },
+  { name: "AE (reverse charge, EU services)", cat: { id: "AE", percent: "0", exemptionCode: "VATEX-EU-AE" }, buyerCountry: "FR", buyerVat: "FR12345678901", code: "np II", slot: "9" },
+  { name: "AE (reverse charge, domestic)", cat: { id: "AE", percent: "0", exemptionCode: "VATEX-EU-AE" }, code: "oo", slot: "10" },
+  { name: "E margin scheme, second-hand goods", cat: { id: "E", percent: "0", exemptionCode: "VATEX-EU-F" }, code: null, slot: "11" },
+];
+
+describe("toFa3: every mapped VAT category and rate", () => {
+  for (const c of CASES) {
+    it(`maps ${c.name} to ${c.code ? `P_12 "${c.code}"` : "a margin line without P_12"} and P_13_${c.slot}, valid against the FA(3) XSD, totals equal`, async () => {
+      const { fa3, totals } = map({ lines: [line(c.cat), line(c.cat, "10.55", "3")], buyerCountry: c.buyerCountry, buyerVat: c.buyerVat });
+      expect(await fa3SchemaErrors(fa3)).toEqual([]);
+      expect(fa3Values(fa3, "P_12")).toEqual(c.code ? [c.code, c.code] : []);
+      expect(fa3Values(fa3, `P_13_${c.slot}`)).toEqual([totals.taxExclusive]);
+      const back = readBack(fa3);
+      expect(back).toEqual({ net: totals.taxExclusive, vat: totals.tax, gross: totals.taxInclusive, lines: totals.taxExclusive });
+    });
+  }
+
+  it("maps an invoice mixing every rate into one FA(3), each per-rate total in its own field", async () => {
+    const { fa3, totals } = map({ lines: [line(S("23"), "19.99", "7"), line(S("8"), "3.33", "3"), line(S("5"), "1.01", "11"), line({ id: "Z", percent: "0" }), line({ id: "E", percent: "0", exemptionCode: "VATEX-EU-132", exemptionReason: "Article 132(1)(c)" })] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(readBack(fa3)).toEqual({ net: totals.taxExclusive, vat: totals.tax, gross: totals.taxInclusive, lines: totals.taxExclusive });
+    expect(fa3Values(fa3, "P_13_1")).toEqual(["139.93"]);
+    expect(fa3Values(fa3, "P_14_1")).toEqual(["32.18"]);
+    expect(fa3Values(fa3, "P_19")).toEqual(["1"]);
+    expect(fa3Values(fa3, "P_19B")).toEqual(["Article 132(1)(c)"]);
+  });
+
+  it("writes the header, seller, buyer, annotations and payment the schema requires", async () => {
+    const { fa3 } = map({ lines: [line(S("23"))] });
+    expect(fa3).toContain('<KodFormularza kodSystemowy="FA (3)" wersjaSchemy="1-0E">FA</KodFormularza><WariantFormularza>3</WariantFormularza><DataWytworzeniaFa>2026-11-20T10:00:00Z</DataWytworzeniaFa>');
+    expect(fa3).toContain('<Faktura xmlns="http://crd.gov.pl/wzor/2025/06/25/13775/">');
+    expect(fa3Values(fa3, "NIP")).toEqual(["5260250995", "5213017228"]);
+    expect(fa3Values(fa3, "Nazwa")).toEqual(["Dostawca Sp. z o.o.", "Nabywca S.A. & Co"]);
+    expect(fa3Values(fa3, "AdresL1")).toEqual(["ul. Prosta 1", "ul. Krzywa 2"]);
+    expect(fa3Values(fa3, "JST")).toEqual(["2"]);
+    expect(fa3Values(fa3, "GV")).toEqual(["2"]);
+    expect(fa3Values(fa3, "P_1")).toEqual(["2026-11-20"]);
+    expect(fa3Values(fa3, "P_2")).toEqual(["FV/2026/11/001"]);
+    expect(fa3Values(fa3, "P_6")).toEqual(["2026-11-19"]);
+    expect(fa3Values(fa3, "RodzajFaktury")).toEqual(["VAT"]);
+    expect(fa3Values(fa3, "P_PMarzyN")).toEqual(["1"]);
+    expect(fa3Values(fa3, "P_19N")).toEqual(["1"]);
+    expect(fa3Values(fa3, "Termin")).toEqual(["2026-12-04"]);
+    expect(fa3Values(fa3, "FormaPlatnosci")).toEqual(["6"]);
+    expect(fa3Values(fa3, "NrRB")).toEqual(["PL61109010140000071219812874"]);
+    expect(fa3Values(fa3, "P_8A")).toEqual(["C62"]);
+    expect(fa3Values(fa3, "P_8B")).toEqual(["2"]);
+    expect(fa3Values(fa3, "P_9A")).toEqual(["100.00"]);
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+  });
+
+  it("marks reverse charge (P_18), self-billing (P_17) and the margin scheme kind (P_PMarzy_3_2 for works of art)", async () => {
+    const rc = map({ typeCode: "389", lines: [line({ id: "AE", percent: "0", exemptionCode: "VATEX-EU-AE" })] }).fa3;
+    expect(fa3Values(rc, "P_17")).toEqual(["1"]);
+    expect(fa3Values(rc, "P_18")).toEqual(["1"]);
+    expect(await fa3SchemaErrors(rc)).toEqual([]);
+    const art = map({ lines: [line({ id: "E", percent: "0", exemptionCode: "VATEX-EU-I" })] }).fa3;
+    expect(fa3Values(art, "P_PMarzy")).toEqual(["1"]);
+    expect(fa3Values(art, "P_PMarzy_3_2")).toEqual(["1"]);
+    expect(await fa3SchemaErrors(art)).toEqual([]);
+  });
+});
+
+describe("toFa3: foreign currency", () => {
+  it("writes the VAT in PLN (P_14_xW) at the given exchange rate, rounded half up, and the rate on each line", async () => {
+    const { fa3, totals } = map({ currency: "EUR", lines: [line(S("23"), "33.33", "3"), line(S("8"), "10.00", "1")] }, { exchangeRate: "4.2512" });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(fa3Values(fa3, "KodWaluty")).toEqual(["EUR"]);
+    expect(fa3Values(fa3, "P_14_1")).toEqual(["23.00"]);
+    expect(fa3Values(fa3, "P_14_1W")).toEqual(["97.78"]); // 23.00 × 4.2512 = 97.7776
+    expect(fa3Values(fa3, "P_14_2W")).toEqual(["3.40"]); // 0.80 × 4.2512 = 3.40096
+    expect(fa3Values(fa3, "KursWaluty")).toEqual(["4.2512", "4.2512"]);
+    expect(readBack(fa3).gross).toBe(totals.taxInclusive);
+  });
+
+  it("takes the rate from the invoice's cac:TaxExchangeRate to PLN when no option is given", async () => {
+    const { fa3 } = map({ currency: "USD", exchangeRate: "3.9", lines: [line(S("23"))] });
+    expect(fa3Values(fa3, "P_14_1W")).toEqual(["179.40"]);
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+  });
+
+  it("fails naming P_14_1W when a foreign-currency invoice has no exchange rate", () => {
+    expect(() => map({ currency: "EUR", lines: [line(S("23"))] })).toThrow(expect.objectContaining({ name: "Fa3MappingError", field: "Fa/P_14_1W" }));
+  });
+});
+
+describe("toFa3: allowances and charges", () => {
+  it("writes document-level allowances (negative) and charges as lines, so lines and per-rate totals agree", async () => {
+    const { fa3, totals } = map({
+      lines: [line(S("23"), "250.00", "4"), line(S("8"), "12.50", "8")],
+      allowancesCharges: [
+        { charge: false, amount: "50.00", reason: "Rabat", cat: S("23") },
+        { charge: true, amount: "15.00", reason: "Transport", cat: S("8") },
+      ],
+    });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(fa3Values(fa3, "P_11")).toEqual(["1000.00", "100.00", "-50.00", "15.00"]);
+    expect(fa3Values(fa3, "P_7").slice(2)).toEqual(["Allowance: Rabat", "Charge: Transport"]);
+    expect(fa3Values(fa3, "P_13_1")).toEqual(["950.00"]);
+    expect(fa3Values(fa3, "P_13_2")).toEqual(["115.00"]);
+    expect(readBack(fa3)).toEqual({ net: totals.taxExclusive, vat: totals.tax, gross: totals.taxInclusive, lines: totals.taxExclusive });
+  });
+});
+
+describe("toFa3: what does not map fails naming the field", () => {
+  const fails = (g: GenInvoice, field: string, message: RegExp): void => {
+    let error: unknown;
+    try {
+      map(g);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(Fa3MappingError);
+    expect((error as Fa3MappingError).field).toBe(field);
+    expect((error as Fa3MappingError).message).toMatch(message);
+  };
+
+  it("a VAT category without an FA(3) rate code (L, Canary Islands)", () => fails({ lines: [line({ id: "L", percent: "7" })] }, "Fa/P_13 (VAT breakdown 1)", /VAT category L has no FA\(3\) rate code/));
+  it("a standard rate that is not Polish (19 %)", () => fails({ lines: [line(S("19"))] }, "Fa/P_13 (VAT breakdown 1)", /standard rate 19 %/));
+  it("a seller without a Polish VAT number", () => fails({ sellerVat: "DE123456789", sellerCountry: "DE", lines: [line(S("23"))] }, "Podmiot1/DaneIdentyfikacyjne/NIP", /"DE123456789"/));
+  it("a seller whose NIP has a wrong check digit", () => fails({ sellerVat: "PL5260250994", lines: [line(S("23"))] }, "Podmiot1/DaneIdentyfikacyjne/NIP", /check digit/));
+  it("an exempt supply without its legal basis", () => fails({ lines: [line({ id: "E", percent: "0" })] }, "Fa/Adnotacje/Zwolnienie/P_19A", /BT-120/));
+  it("reverse charge to a buyer outside the EU", () => fails({ buyerCountry: "US", buyerVat: null, lines: [line({ id: "AE", percent: "0" })] }, "Fa/P_13 (VAT breakdown 1)", /buyer in US/));
+  it("a prepayment invoice (386)", () => fails({ typeCode: "386", lines: [line(S("23"))] }, "Fa/RodzajFaktury", /386/));
+  it("a quantity with more than 6 decimals", () => fails({ lines: [{ name: "x", quantity: "1.0000001", price: "100.00", cat: S("23") }] }, "Fa/FaWiersz[1]/P_8B", /6 decimals/));
+});
+
+// The corpus: every UBL Invoice either maps to a valid FA(3) whose totals equal the UBL totals, or
+// fails with a Fa3MappingError naming the field (most corpus sellers are not Polish taxpayers).
+const here = dirname(fileURLToPath(import.meta.url));
+const CORPUS = resolve(here, "../../../../shared/corpus");
+const corpusInvoices = readFileSync(resolve(CORPUS, "INDEX.tsv"), "utf8")
+  .split(/\r?\n/)
+  .slice(1)
+  .map((l) => l.split("\t"))
+  .filter((c) => c[1] === "Invoice" || c[1] === "CreditNote")
+  .map((c) => c[0]!);
+
+describe("toFa3 on the corpus", () => {
+  it("maps each corpus invoice or fails with a Fa3MappingError naming an FA(3) field, never another error", async () => {
+    expect(corpusInvoices.length).toBeGreaterThan(100);
+    const outcome = { mapped: 0, failed: new Map<string, number>() };
+    for (const path of corpusInvoices) {
+      const xml = readFileSync(resolve(CORPUS, path), "utf8");
+      const root = ublTree(xml);
+      let fa3: string;
+      try {
+        fa3 = toFa3(root, { createdAt: CREATED, exchangeRate: "4.25" });
+      } catch (e) {
+        if (!(e instanceof Fa3MappingError)) throw new Error(`${path}: ${String(e)}`);
+        expect(e.field, path).toMatch(/^(Podmiot1|Podmiot2|Fa)\//);
+        outcome.failed.set(e.field, (outcome.failed.get(e.field) ?? 0) + 1);
+        continue;
+      }
+      outcome.mapped++;
+      expect(await fa3SchemaErrors(fa3), path).toEqual([]);
+      const back = readBack(fa3);
+      expect(back.gross, path).toBe(new Big(textOf(xml, "TaxInclusiveAmount")).toFixed(2));
+      expect(back.net, path).toBe(new Big(textOf(xml, "TaxExclusiveAmount")).toFixed(2));
+    }
+    // Which fields stop corpus invoices, for the docs (the corpus sellers are mostly not Polish).
+    expect(outcome.failed.get("Podmiot1/DaneIdentyfikacyjne/NIP") ?? 0).toBeGreaterThan(0);
+    // eslint-disable-next-line no-console
+    console.log(`corpus: ${outcome.mapped} mapped, failures by field: ${JSON.stringify(Object.fromEntries(outcome.failed))}`);
+  });
+
+  it("maps the corpus invoices once their seller is a Polish taxpayer: valid FA(3), totals equal, or a documented failure", async () => {
+    let mapped = 0;
+    const failed = new Map<string, number>();
+    for (const path of corpusInvoices) {
+      const xml = readFileSync(resolve(CORPUS, path), "utf8");
+      const root = ublTree(xml);
+      if (root.name !== "Invoice") continue;
+      // The seller's VAT identifier (BT-31) becomes a Polish NIP; everything else is the corpus document.
+      const seller = root.children.find((c) => c.qname === "cac:AccountingSupplierParty")?.children.find((c) => c.qname === "cac:Party");
+      const vat = seller?.children.filter((c) => c.qname === "cac:PartyTaxScheme").find((p) => p.children.some((t) => t.qname === "cac:TaxScheme" && t.children.some((i) => i.qname === "cbc:ID" && i.text.trim() === "VAT")));
+      const id = vat?.children.find((c) => c.qname === "cbc:CompanyID");
+      if (!id) continue;
+      (id as { text: string }).text = "PL5260250995";
+      let fa3: string;
+      try {
+        fa3 = toFa3(root, { createdAt: CREATED, exchangeRate: "4.25" });
+      } catch (e) {
+        if (!(e instanceof Fa3MappingError)) throw new Error(`${path}: ${String(e)}`);
+        expect(e.field, path).not.toBe("Podmiot1/DaneIdentyfikacyjne/NIP");
+        failed.set(e.field, (failed.get(e.field) ?? 0) + 1);
+        continue;
+      }
+      mapped++;
+      expect(await fa3SchemaErrors(fa3), path).toEqual([]);
+      const back = readBack(fa3);
+      expect(back.gross, path).toBe(new Big(textOf(xml, "TaxInclusiveAmount")).toFixed(2));
+      expect(back.net, path).toBe(new Big(textOf(xml, "TaxExclusiveAmount")).toFixed(2));
+    }
+    // eslint-disable-next-line no-console
+    console.log(`corpus with a Polish seller: ${mapped} mapped, failures by field: ${JSON.stringify(Object.fromEntries(failed))}`);
+    expect(mapped).toBeGreaterThanOrEqual(15);
+  });
+});
+
+function textOf(xml: string, local: string): string {
+  return new RegExp(`<cbc:${local}[^>]*>([^<]+)<`).exec(xml)?.[1]?.trim() ?? "";
+}
