@@ -2,7 +2,7 @@
 // official rules under SaxonJS. Takes the corpus's Peppol BIS documents, mutates them (countries, identifier
 // schemes and values, codes, dates, amounts, removed/emptied/duplicated elements), and compares the Peppol
 // rule ids we report with the official ones on each mutant.
-//   tsx --conditions=source scripts/peppol-mutations.ts [--n 2000] [--seed 1] [--oracle PATH/official.mjs] [--keep DIR] [--country XX]
+//   tsx --conditions=source scripts/peppol-mutations.ts [--n 2000] [--seed 1] [--oracle PATH/official.mjs] [--keep DIR] [--country XX] [--graft]
 // Needs the oracle's node_modules (npm install in the oracle folder). Test-time only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -44,7 +44,13 @@ const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return see
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]!;
 
 const verdicts = readFileSync(join(repo, "packages/core/test/fixtures/official-verdicts.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-const bases = verdicts.filter((v) => v.ruleSets?.includes("PEPPOL-EN16931-UBL-2026.5")).map((v) => readFileSync(join(corpus, v.file), "utf8"));
+// --graft: every corpus document (XRechnung, UBL.BE, NLCIUS, ... too) with its CustomizationID made Peppol BIS,
+// unmutated: real documents from many countries through the Peppol and national rules.
+const graft = args.includes("--graft");
+const toPeppol = (xml: string) => xml.replace(/<cbc:CustomizationID>[^<]*<\/cbc:CustomizationID>/, `<cbc:CustomizationID>${PEPPOL_BIS3}</cbc:CustomizationID>`);
+const bases = graft
+  ? verdicts.filter((v) => !v.error).map((v) => toPeppol(readFileSync(join(corpus, v.file), "utf8")))
+  : verdicts.filter((v) => v.ruleSets?.includes("PEPPOL-EN16931-UBL-2026.5")).map((v) => readFileSync(join(corpus, v.file), "utf8"));
 
 const CBC = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
 const all = (d: Document | Element, local: string) => Array.from(d.getElementsByTagNameNS("*", local)) as Element[];
@@ -149,8 +155,8 @@ function mutate(xml: string): string {
 let compared = 0, agree = 0, skipped = 0;
 const seen = new Map<string, number>();
 const bad = new Map<string, { missing: number; extra: number; example: string }>();
-for (let i = 0; i < total; i++) {
-  const xml = mutate(pick(bases));
+for (let i = 0; i < (graft ? bases.length : total); i++) {
+  const xml = graft ? bases[i]! : mutate(pick(bases));
   const theirs = official(xml);
   if (!theirs) { skipped++; continue; }
   let mine: Set<string>;

@@ -132,4 +132,11 @@ export const PEPPOL_CASES: readonly PeppolCase[] = [
     fires: ["NL-R-003"],
     silent: ["NL-R-002", "NL-R-007"],
   },
+  {
+    name: "a repeated seller makes the seller's country an XPath error, so the Danish rules gated on it do not apply",
+    edits: [[SELLER_COUNTRY, "<cbc:IdentificationCode>DK</cbc:IdentificationCode>"],
+      ["</cac:AccountingSupplierParty>", "</cac:AccountingSupplierParty><cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID=\"0088\">4006381333931</cbc:EndpointID><cac:PostalAddress><cac:Country><cbc:IdentificationCode>DK</cbc:IdentificationCode></cac:Country></cac:PostalAddress></cac:Party></cac:AccountingSupplierParty>"]],
+    fires: [],
+    silent: ["DK-R-014", "DK-R-002"],
+  },
 ];
