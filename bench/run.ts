@@ -18,6 +18,7 @@ const only = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 const metrics: Record<string, Metric> = {};
 
 const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
+  ["validation", async () => (await import("./metrics/validation.ts")).validationMetrics()],
   ["pipeline", async () => (await import("./metrics/pipeline.ts")).pipelineMetrics()],
   ["memory", async () => (await import("./metrics/memory.ts")).memoryMetrics()],
   ["http", async () => (await import("./metrics/http.ts")).httpMetrics()],

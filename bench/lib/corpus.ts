@@ -22,24 +22,23 @@ export function withInvoiceId(xml: string, id: string): string {
   return out;
 }
 
-/** One complete Peppol BIS 3 invoice line. Amounts are decimal strings, as in real documents. */
-function line(n: number): string {
+/** One complete Peppol BIS 3 invoice line, and its net amount in cents and VAT rate. Amounts are decimal strings, as in real documents. */
+function line(n: number): { xml: string; cents: number; rate: 21 | 9 } {
   const qty = (n % 17) + 1;
-  const price = ((n * 37) % 9000) / 100 + 1;
-  const amount = (qty * price).toFixed(2);
-  const rate = n % 5 === 0 ? "9.00" : "21.00";
-  const cat = n % 5 === 0 ? "AA" : "S";
-  return `  <cac:InvoiceLine>
+  const priceCents = ((n * 37) % 9000) + 100;
+  const cents = qty * priceCents;
+  const rate = n % 5 === 0 ? 9 : 21;
+  const xml = `  <cac:InvoiceLine>
     <cbc:ID>${n}</cbc:ID>
     <cbc:InvoicedQuantity unitCode="C62">${qty}</cbc:InvoicedQuantity>
-    <cbc:LineExtensionAmount currencyID="EUR">${amount}</cbc:LineExtensionAmount>
+    <cbc:LineExtensionAmount currencyID="EUR">${money(cents)}</cbc:LineExtensionAmount>
     <cac:Item>
       <cbc:Name>Article ${n} &amp; accessories</cbc:Name>
       <cac:SellersItemIdentification>
         <cbc:ID>SKU-${String(n).padStart(6, "0")}</cbc:ID>
       </cac:SellersItemIdentification>
       <cac:ClassifiedTaxCategory>
-        <cbc:ID>${cat}</cbc:ID>
+        <cbc:ID>S</cbc:ID>
         <cbc:Percent>${rate}</cbc:Percent>
         <cac:TaxScheme>
           <cbc:ID>VAT</cbc:ID>
@@ -47,23 +46,64 @@ function line(n: number): string {
       </cac:ClassifiedTaxCategory>
     </cac:Item>
     <cac:Price>
-      <cbc:PriceAmount currencyID="EUR">${price.toFixed(2)}</cbc:PriceAmount>
+      <cbc:PriceAmount currencyID="EUR">${money(priceCents)}</cbc:PriceAmount>
     </cac:Price>
   </cac:InvoiceLine>
 `;
+  return { xml, cents, rate };
+}
+
+/** Cents as a decimal string with two decimals (integers only: exact). */
+function money(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
 }
 
 /**
- * A BIS 3 invoice with `lines` invoice lines: the base example's header, parties and totals,
- * its own lines replaced by generated ones. `id` sets cbc:ID (distinct documents).
+ * A BIS 3 invoice with `lines` invoice lines that passes the official rules: the base example's
+ * header and parties, its own allowances, totals and lines replaced by generated lines (VAT S at 21 %
+ * and 9 %) with their VAT breakdown and totals. `id` sets cbc:ID (distinct documents).
  */
 export function largeInvoice(lines: number, id = `LARGE-${lines}`): string {
   const base = baseExample();
-  const first = base.indexOf("<cac:InvoiceLine>");
-  const end = base.lastIndexOf("</Invoice>");
-  if (first === -1 || end === -1) throw new Error("unexpected base example");
-  const parts: string[] = [withInvoiceId(base.slice(0, first), id)];
-  for (let n = 1; n <= lines; n++) parts.push(line(n));
-  parts.push(base.slice(end));
+  const cut = base.indexOf("<cac:PaymentTerms>");
+  if (cut === -1) throw new Error("unexpected base example");
+  const parts: string[] = [withInvoiceId(base.slice(0, cut), id)];
+  const net = { 21: 0, 9: 0 };
+  const body: string[] = [];
+  for (let n = 1; n <= lines; n++) {
+    const l = line(n);
+    net[l.rate] += l.cents;
+    body.push(l.xml);
+  }
+  const tax = { 21: Math.round((net[21] * 21) / 100), 9: Math.round((net[9] * 9) / 100) };
+  const subtotal = (rate: 21 | 9) =>
+    net[rate] === 0 && rate === 9 && lines < 5
+      ? ""
+      : `      <cac:TaxSubtotal>
+        <cbc:TaxableAmount currencyID="EUR">${money(net[rate])}</cbc:TaxableAmount>
+        <cbc:TaxAmount currencyID="EUR">${money(tax[rate])}</cbc:TaxAmount>
+        <cac:TaxCategory>
+          <cbc:ID>S</cbc:ID>
+          <cbc:Percent>${rate}</cbc:Percent>
+          <cac:TaxScheme>
+            <cbc:ID>VAT</cbc:ID>
+          </cac:TaxScheme>
+        </cac:TaxCategory>
+      </cac:TaxSubtotal>
+`;
+  const totalNet = net[21] + net[9];
+  const totalTax = tax[21] + tax[9];
+  parts.push(`<cac:TaxTotal>
+      <cbc:TaxAmount currencyID="EUR">${money(totalTax)}</cbc:TaxAmount>
+${subtotal(21)}${subtotal(9)}    </cac:TaxTotal>
+    <cac:LegalMonetaryTotal>
+      <cbc:LineExtensionAmount currencyID="EUR">${money(totalNet)}</cbc:LineExtensionAmount>
+      <cbc:TaxExclusiveAmount currencyID="EUR">${money(totalNet)}</cbc:TaxExclusiveAmount>
+      <cbc:TaxInclusiveAmount currencyID="EUR">${money(totalNet + totalTax)}</cbc:TaxInclusiveAmount>
+      <cbc:PayableAmount currencyID="EUR">${money(totalNet + totalTax)}</cbc:PayableAmount>
+    </cac:LegalMonetaryTotal>
+`);
+  parts.push(...body);
+  parts.push("</Invoice>\n");
   return parts.join("");
 }

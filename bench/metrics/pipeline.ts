@@ -91,9 +91,9 @@ export async function pipelineMetrics(): Promise<Record<string, Metric>> {
   return {
     pipeline_vs_parse: {
       value: round(vsParse.ratio),
-      goal: "<= 1.3",
-      ok: vsParse.ratio <= 1.3,
-      note: `submitInvoice ${ms(median(vsParse.a))}/invoice vs xmldom ${ms(median(vsParse.b))} (base-example.xml, ${bytes[0]!.length} B, distinct bytes, accepted)`,
+      goal: "<= 0.8",
+      ok: vsParse.ratio <= 0.8,
+      note: `submitInvoice (validation included) ${ms(median(vsParse.a))}/invoice vs xmldom ${ms(median(vsParse.b))} (base-example.xml, ${bytes[0]!.length} B, distinct bytes, accepted)`,
     },
     pipeline_vs_fastest_parser: {
       value: round(vsFastest.ratio),
@@ -108,7 +108,7 @@ export async function pipelineMetrics(): Promise<Record<string, Metric>> {
       value: round(linear.ratio),
       goal: "<= 1.15",
       ok: linear.ratio <= 1.15,
-      note: `10,000 lines (${(Buffer.from(big, "base64").length / 2 ** 20).toFixed(1)} MiB) ${ms(median(linear.a))} vs 10 x 1,000 lines ${ms(median(linear.b))}`,
+      note: `validation included; 10,000 lines (${(Buffer.from(big, "base64").length / 2 ** 20).toFixed(1)} MiB) ${ms(median(linear.a))} vs 10 x 1,000 lines ${ms(median(linear.b))}`,
     },
   };
 }

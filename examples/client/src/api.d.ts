@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a UBL invoice or credit note against the official rules, without submitting it
+         * @description Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, those of Peppol BIS Billing 3.0 when `cbc:CustomizationID` says so; other specifications (XRechnung, UBL.BE, NLCIUS) get the CEN rules. Nothing is stored.
+         */
+        post: operations["validateInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invoices": {
         parameters: {
             query?: never;
@@ -288,6 +308,9 @@ export interface components {
              */
             targetNetwork: "auto" | "peppol" | "ksef";
         };
+        ValidateRequest: {
+            xml: string;
+        };
         WebhookRequest: {
             url: string;
             /**
@@ -340,6 +363,20 @@ export interface components {
             status: "sending" | "failed";
             errorMessage?: string;
         };
+        RuleFinding: {
+            rule: string;
+            message: string;
+            location: string;
+        };
+        ValidationReport: {
+            valid: boolean;
+            /** @enum {string} */
+            documentType: "Invoice" | "CreditNote";
+            customizationId: string | null;
+            ruleSets: string[];
+            errors: components["schemas"]["RuleFinding"][];
+            warnings: components["schemas"]["RuleFinding"][];
+        };
         Invoice: {
             /** Format: uuid */
             id: string;
@@ -371,6 +408,8 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             events: components["schemas"]["InvoiceEvent"][];
+            /** @description The warning rules of EN 16931 / Peppol BIS Billing 3.0 the document breaks (they never block a submission). */
+            warnings: components["schemas"]["RuleFinding"][];
         };
         Party: {
             name: string | null;
@@ -661,7 +700,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The invoice or the account failed validation. */
+            /** @description The invoice or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -672,6 +711,102 @@ export interface operations {
                         code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled";
                         /** @description What went wrong, for a person. */
                         message: string;
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        errors?: components["schemas"]["RuleFinding"][];
+                    };
+                };
+            };
+            /** @description Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TooManyRequestsError"];
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    validateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidateRequest"];
+            };
+        };
+        responses: {
+            /** @description The report: `valid` is false when a fatal rule is broken. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ValidationReport"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The JSON body is over 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, or not a UBL Invoice or CreditNote. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        errors?: components["schemas"]["RuleFinding"][];
                     };
                 };
             };

@@ -1,5 +1,5 @@
 // A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
-// openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, submits an invoice, reads back.
+// openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, validates and submits an invoice, reads back.
 // Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [path/to/invoice.xml]
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -53,8 +53,13 @@ if (endpoint) {
   } else if (found.response.status !== 404) fail("participant lookup", found.response.status, found.error);
 }
 
-// 4. Submit the invoice.
+// 4. Validate it first (the official EN 16931 and Peppol BIS 3 rules; nothing is stored), then submit.
 const xml = bytes.toString("base64");
+const validated = await api.POST("/v1/validate", { headers: auth, body: { xml } });
+if (!validated.data) fail("validate", validated.response.status, validated.error);
+const report = validated.data.data;
+console.log(`validated: ${report.valid ? "valid" : "invalid"} (${report.ruleSets.join(", ")}), ${report.errors.length} error(s), ${report.warnings.length} warning(s)`);
+for (const e of report.errors) console.log(`  ${e.rule} at ${e.location}: ${e.message}`);
 const submitted = await api.POST("/v1/peppol/invoice", { headers: auth, body: { xml, targetNetwork: "auto" } });
 if (!submitted.data) fail("submit", submitted.response.status, submitted.error);
 const submission = submitted.data.data;

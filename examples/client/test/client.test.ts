@@ -33,6 +33,7 @@ describe("examples/client", () => {
     expect(stdout).toMatch(/^signed up: company [0-9a-f-]{36}$/m);
     expect(stdout).toMatch(/^eligible: enterprise=true subscription=pro$/m);
     expect(stdout).toMatch(/^recipient 0002:FR23342: registered on Peppol, 2 document type\(s\)$/m);
+    expect(stdout).toMatch(/^validated: valid \(CEN-EN16931-UBL-2026.5, PEPPOL-EN16931-UBL-2026.5\), 0 error\(s\)/m);
     expect(stdout).toMatch(/^submitted: [0-9a-f-]{36} sending$/m);
     // The dispatcher may deliver it before the client reads the list back.
     expect(stdout).toMatch(/^invoice QS-2026-001: (sending|delivered) on peppol to Exemple Client SARL \(0002:FR23342\), payable 119\.00 EUR$/m);

@@ -1,5 +1,17 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
-export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode } from "./domain/errors.js";
+export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode, type RuleError } from "./domain/errors.js";
+export { validateDocument } from "./use-cases/validate.js";
+export {
+  validateInvoice,
+  validateModel,
+  ruleSetsFor,
+  rulesError,
+  MAX_REPORTED_ERRORS,
+  type ValidationReport,
+  type ValidationItem,
+} from "./validation/validate.js";
+export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET, PEPPOL_BIS3 } from "./validation/rules/index.js";
+export type { UblNode, Finding, RuleFamily, RuleContext } from "./validation/model.js";
 export * from "./domain/types.js";
 export * from "./domain/schemas.js";
 export type {
@@ -62,13 +74,13 @@ export {
   createInvoiceWorkers,
   type InvoiceWorkers,
   decodeBase64Strict,
-  scanXml,
   parseXml,
-  XmlElement,
+  XmlNode,
+  xmlTrim,
   type XmlDocument,
-  type XmlKeep,
-  INVOICE_KEEP,
   requireInvoiceRoot,
+  requireUblRoot,
+  type UblDocumentType,
   extractRecipient,
   extractFields,
   isZip,
@@ -77,7 +89,6 @@ export {
   type ReadInvoice,
   type InvoiceFields,
   type XmlLimits,
-  type ScanResult,
 } from "./document/index.js";
 export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
 export { webhookBody } from "./domain/webhook-events.js";

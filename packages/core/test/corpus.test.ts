@@ -1,14 +1,23 @@
 // The acceptance corpus (../shared/corpus, 601 public documents) through submitInvoice on memoryStore().
 //
-// Expectations come from INDEX.tsv and from our own read of the Peppol participant-scheme code list
-// (support/corpus.ts, parsed with xmldom), never from @einvoice/core's code list: contract section 1,
-// rows 8 (root must be a UBL Invoice), 9 (buyer EndpointID with an active or deprecated Peppol scheme)
-// and 10 (identical bytes already accepted for this company -> failed, naming the earlier id).
+// Expectations come from INDEX.tsv, from our own read of the Peppol participant-scheme code list
+// (support/corpus.ts, parsed with xmldom), never from @einvoice/core's code list, and from the
+// official rules' verdicts (fixtures/official-verdicts.jsonl, made with the official Schematron under
+// SaxonJS): contract section 1, rows 8 (root must be a UBL Invoice), 9 (buyer EndpointID with an
+// active or deprecated Peppol scheme), 9a (no fatal rule broken) and 10 (identical bytes already
+// accepted for this company -> failed, naming the earlier id). While rule families are still landing,
+// the documents where our rules do not yet give the official verdict (fixtures/rules-known-disagreements.json,
+// which may only shrink; see rules-official.test.ts) may be answered either way.
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Element } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   ApiError,
+  extractFields,
   getInvoice,
+  parseXml,
+  requireInvoiceRoot,
   listClients,
   listInvoices,
   memoryStore,
@@ -39,8 +48,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SCHEME_STATES = readParticipantSchemeStates();
 const USABLE_SCHEMES = new Set([...SCHEME_STATES].filter(([, state]) => state === "active" || state === "deprecated").map(([code]) => code));
 
+/** The official fatal rules of each corpus Invoice and CreditNote, by path. */
+const OFFICIAL_FATAL = new Map<string, string[]>();
+for (const line of readFileSync(resolve(import.meta.dirname, "fixtures/official-verdicts.jsonl"), "utf8").split("\n")) {
+  if (!line.trim()) continue;
+  const v = JSON.parse(line) as { file: string; fatal?: string[] };
+  OFFICIAL_FATAL.set(v.file, v.fatal ?? []);
+}
+/** Documents where our rules do not yet give the official verdict (the list only shrinks). */
+const RULES_PENDING = new Set(
+  (JSON.parse(readFileSync(resolve(import.meta.dirname, "fixtures/rules-known-disagreements.json"), "utf8")) as { corpus: { disagree: string[] } }).corpus.disagree.map(
+    (id) => id.split(" ")[0]!,
+  ),
+);
+const officiallyValid = (path: string) => (OFFICIAL_FATAL.get(path) ?? []).length === 0;
+
 type Expected =
   | { kind: "sending" }
+  | { kind: "pending"; official: "sending" | "invalid_ubl_xml" }
   | { kind: "duplicate"; of: string }
   | { kind: "error"; code: "invalid_ubl_xml" | "missing_recipient" };
 
@@ -66,7 +91,9 @@ const CASES: Case[] = [];
       expected = { kind: "error", code: "missing_recipient" };
     } else {
       const earlier = firstAccepted.get(sha);
-      if (earlier) expected = { kind: "duplicate", of: earlier };
+      if (RULES_PENDING.has(row.path)) expected = { kind: "pending", official: officiallyValid(row.path) ? "sending" : "invalid_ubl_xml" };
+      else if (!officiallyValid(row.path)) expected = { kind: "error", code: "invalid_ubl_xml" };
+      else if (earlier) expected = { kind: "duplicate", of: earlier };
       else {
         firstAccepted.set(sha, row.path);
         expected = { kind: "sending" };
@@ -78,6 +105,13 @@ const CASES: Case[] = [];
 
 const count = (pred: (c: Case) => boolean) => CASES.filter(pred).length;
 const isCode = (code: string) => (c: Case) => c.expected.kind === "error" && c.expected.code === code;
+/** Whether the document was accepted: expected so, or pending and so answered. */
+const wasAccepted = (c: Case) => {
+  if (c.expected.kind === "sending") return true;
+  if (c.expected.kind !== "pending") return false;
+  const o = outcomes.get(c.row.path);
+  return o?.ok === true && o.submission.status === "sending";
+};
 const clientKey = (row: IndexRow) => `${row.buyerEndpointScheme.trim()}:${row.buyerEndpointValue.trim().toLowerCase()}`;
 
 // ---------- one company submits the whole corpus, in INDEX order ----------
@@ -138,14 +172,15 @@ describe("corpus: INDEX.tsv and the code list, read by the test", () => {
     }
   });
 
-  it("derives the expected answers: 94 sending, 151 missing_recipient, 356 invalid_ubl_xml, no accepted duplicate", () => {
+  it("derives the expected answers by the official rules: 52 sending, 151 missing_recipient, 398 invalid_ubl_xml, no accepted duplicate", () => {
+    const official = (c: Case) => (c.expected.kind === "pending" ? c.expected.official : c.expected.kind === "error" ? c.expected.code : c.expected.kind);
     const stats = {
-      sending: count((c) => c.expected.kind === "sending"),
-      duplicate: count((c) => c.expected.kind === "duplicate"),
-      missing_recipient: count(isCode("missing_recipient")),
-      invalid_ubl_xml: count(isCode("invalid_ubl_xml")),
+      sending: count((c) => official(c) === "sending"),
+      duplicate: count((c) => official(c) === "duplicate"),
+      missing_recipient: count((c) => official(c) === "missing_recipient"),
+      invalid_ubl_xml: count((c) => official(c) === "invalid_ubl_xml"),
     };
-    expect(stats).toEqual({ sending: 94, duplicate: 0, missing_recipient: 151, invalid_ubl_xml: 356 });
+    expect(stats).toEqual({ sending: 52, duplicate: 0, missing_recipient: 151, invalid_ubl_xml: 398 });
     // Identical bytes in the corpus: one pair, both without a buyer EndpointID, so both are
     // missing_recipient (row 9 comes before the duplicate rule of row 10).
     const bySha = new Map<string, string[]>();
@@ -170,6 +205,12 @@ describe("corpus: every document through submitInvoice, one company", () => {
         if (!outcome?.ok) return;
         expect(outcome.submission, `${path}: ${seen}`).toEqual({ submissionId: expect.stringMatching(UUID), success: true, status: "sending" });
         break;
+      case "pending": {
+        // Our rules do not yet give the official verdict on this document: either answer, nothing else.
+        const answer = outcome?.ok ? outcome.submission.status : outcome?.error instanceof ApiError ? outcome.error.code : seen;
+        expect(["sending", "invalid_ubl_xml"], `${path}: ${seen}`).toContain(answer);
+        break;
+      }
       case "duplicate": {
         const firstId = submissionIdByPath.get(c.expected.of);
         expect(outcome?.ok, `${path}: expected a failed duplicate of ${c.expected.of}, got ${seen}`).toBe(true);
@@ -188,16 +229,18 @@ describe("corpus: every document through submitInvoice, one company", () => {
     }
   });
 
-  it("answers 94 sending, 0 duplicates, 151 missing_recipient, 356 invalid_ubl_xml", () => {
+  it("answers 151 missing_recipient, and sending or invalid_ubl_xml as the official rules do (pending documents either way)", () => {
     const tally: Record<string, number> = {};
     for (const o of outcomes.values()) {
       const key = o.ok ? o.submission.status : o.error instanceof ApiError ? o.error.code : "non-ApiError";
       tally[key] = (tally[key] ?? 0) + 1;
     }
-    expect(tally).toEqual({ sending: 94, missing_recipient: 151, invalid_ubl_xml: 356 });
+    const accepted = count(wasAccepted);
+    expect(accepted).toBeGreaterThanOrEqual(52);
+    expect(tally).toEqual({ sending: accepted, missing_recipient: 151, invalid_ubl_xml: 601 - 151 - accepted });
   });
 
-  it("stores one invoice per 200 answer (94), each with its sha256 and size", async () => {
+  it("stores one invoice per 200 answer, each with its sha256 and size", async () => {
     const all: Invoice[] = [];
     let cursor: string | null = null;
     do {
@@ -205,10 +248,10 @@ describe("corpus: every document through submitInvoice, one company", () => {
       all.push(...page.data);
       cursor = page.nextCursor;
     } while (cursor);
-    expect(all).toHaveLength(94);
+    expect(all).toHaveLength(count(wasAccepted));
     const byId = new Map(all.map((i) => [i.id, i]));
     for (const c of CASES) {
-      if (c.expected.kind !== "sending") continue;
+      if (!wasAccepted(c)) continue;
       const inv = byId.get(submissionIdByPath.get(c.row.path) ?? "");
       expect(inv, c.row.path).toBeDefined();
       expect(inv!.sha256, c.row.path).toBe(c.sha);
@@ -227,7 +270,7 @@ describe("corpus: every document through submitInvoice, one company", () => {
       cursor = page.nextCursor;
     } while (cursor);
     const expectedCounts = new Map<string, number>();
-    for (const c of CASES) if (c.expected.kind === "sending") expectedCounts.set(clientKey(c.row), (expectedCounts.get(clientKey(c.row)) ?? 0) + 1);
+    for (const c of CASES) if (wasAccepted(c)) expectedCounts.set(clientKey(c.row), (expectedCounts.get(clientKey(c.row)) ?? 0) + 1);
     expect(clients).toHaveLength(expectedCounts.size);
     const got = new Map(clients.map((cl) => [cl.endpointId.replace(/:(.*)$/, (_m, v: string) => `:${v.toLowerCase()}`), cl.invoiceCount]));
     expect(Object.fromEntries(got)).toEqual(Object.fromEntries(expectedCounts));
@@ -235,7 +278,7 @@ describe("corpus: every document through submitInvoice, one company", () => {
 
   it("answers a second submission of each accepted corpus document with failed, naming the first submission", async () => {
     for (const c of CASES) {
-      if (c.expected.kind !== "sending") continue;
+      if (!wasAccepted(c)) continue;
       const firstId = submissionIdByPath.get(c.row.path)!;
       const again = await submit(auth, c.bytes.toString("base64"));
       expect(again.ok, `${c.row.path}: ${describeOutcome(again)}`).toBe(true);
@@ -380,8 +423,25 @@ const SAMPLES: Sample[] = [
   },
 ];
 
-describe("corpus: extracted fields of a sample of accepted documents", () => {
+describe("corpus: extracted fields of a sample of documents (stored when accepted, read from the model when the rules refuse them)", () => {
   it.each(SAMPLES.map((s) => [s.path, s] as const))("%s", async (path, s) => {
+    const c = CASES.find((x) => x.row.path === path)!;
+    if (!wasAccepted(c)) {
+      // Refused by the rules (row 9a): nothing is stored; the record fields come from the same model.
+      const o = outcomes.get(path);
+      expect(o?.ok === false && o.error instanceof ApiError && o.error.code, `${path}: ${describeOutcome(o)}`).toBe("invalid_ubl_xml");
+      const { invoiceNumber, issueDate, dueDate, currency, totals, supplier, recipient } = extractFields(requireInvoiceRoot(parseXml(c.bytes.toString("utf8"))));
+      expect({ invoiceNumber, issueDate, dueDate, currency, totals, supplier, recipient }).toEqual({
+        invoiceNumber: s.invoiceNumber,
+        issueDate: s.issueDate,
+        dueDate: s.dueDate,
+        currency: s.currency,
+        totals: s.totals,
+        supplier: s.supplier,
+        recipient: s.recipient,
+      });
+      return;
+    }
     const id = submissionIdByPath.get(path);
     expect(id, `${path} was not accepted: ${describeOutcome(outcomes.get(path))}`).toBeDefined();
     const inv = await getInvoice(store, auth, id!);
@@ -407,9 +467,9 @@ describe("corpus: extracted fields of a sample of accepted documents", () => {
     // The client of this recipient: created by the first accepted invoice to it, counting every
     // accepted one, holding name/vatId/country of the latest (the last in INDEX order).
     const key = `${s.recipient.endpointId.split(":")[0]}:${s.recipient.endpointId.slice(s.recipient.endpointId.indexOf(":") + 1).toLowerCase()}`;
-    const sameRecipient = CASES.filter((c) => c.expected.kind === "sending" && clientKey(c.row) === key);
+    const sameRecipient = CASES.filter((x) => wasAccepted(x) && clientKey(x.row) === key);
     expect(sameRecipient.length >= 1).toBe(true);
-    expect(sameRecipient.length === 1).toBe(s.uniqueRecipient);
+    if (s.uniqueRecipient) expect(sameRecipient).toHaveLength(1);
     const { data: clients } = await listClients(store, auth, { limit: "100" });
     const client = clients.find((cl) => cl.id === inv.clientId);
     expect(client, `no client ${inv.clientId} for ${path}`).toBeDefined();
@@ -553,6 +613,16 @@ describe("corpus: VEFA rule units PEPPOL-EN16931-R010 and CL008 (buyer cbc:Endpo
         throw e;
       }
     };
+    const brokenRules = async (xml: string): Promise<string[]> => {
+      const s = memoryStore();
+      const a = await eligibleCompany(s);
+      try {
+        await submitInvoice(s, a, { xml: b64(xml) });
+        return [];
+      } catch (e) {
+        return e instanceof ApiError ? (e.errors ?? []).map((r) => r.rule) : [];
+      }
+    };
     const asIs = await answer(u.xml);
     const valued = await answer(u.valuedXml);
     if (u.expect === "error") {
@@ -568,7 +638,9 @@ describe("corpus: VEFA rule units PEPPOL-EN16931-R010 and CL008 (buyer cbc:Endpo
       if (u.buyer!.value === "" || u.buyer!.scheme === null) expect(asIs).toBe("missing_recipient");
       else expect(asIs).not.toBe("missing_recipient");
       expect(valued).not.toBe("missing_recipient");
-      expect(valued).toBe("sending");
+      // The fragment is not a complete invoice, so other rules may refuse it (row 9a), never this one.
+      expect(["sending", "invalid_ubl_xml"]).toContain(valued);
+      if (valued === "invalid_ubl_xml") expect(await brokenRules(u.valuedXml)).not.toContain(u.rule);
     }
   });
 

@@ -29,7 +29,8 @@ async function world(networkOverride?: NetworkPort, retry?: Partial<typeof DEFAU
   const net = networkOverride ?? network;
   const now = () => s.clock.now();
   const dispatcher = createDispatcher({ store, networks: { peppol: net, ksef: net }, clock: now, random: () => 1, retry, leaseMs: 60_000, owner: "d1" });
-  const submit = async (endpoint: string, scheme = "0208") =>
+  // Trigger words are not real numbers: scheme 0106 has no check digits (0208 has).
+  const submit = async (endpoint: string, scheme = "0106") =>
     (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: endpoint, endpoint, scheme })) }, s.options)).submissionId;
   return { ...s, store, network, dispatcher, submit, get: (id: string) => getInvoice(store, s.auth, id) };
 }
@@ -55,7 +56,7 @@ describe("dispatcher", () => {
     const inv = await w.get(id);
     expect(inv).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/unreachable/) });
     expect(inv.events.at(-1)).toMatchObject({ status: "failed", detail: inv.errorMessage });
-    const again = await submitInvoice(w.store, w.auth, { xml: b64(invoiceXml({ id: "UNREACHABLE-9", endpoint: "UNREACHABLE-9" })) }, w.options);
+    const again = await submitInvoice(w.store, w.auth, { xml: b64(invoiceXml({ id: "UNREACHABLE-9", endpoint: "UNREACHABLE-9", scheme: "0106" })) }, w.options);
     expect(again.status).toBe("sending");
   });
 

@@ -9,7 +9,7 @@ async function seeded(n: number) {
   const s = await setup();
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await submitInvoice(s.store, s.auth, { xml: b64(invoiceXml({ id: `N-${i}`, endpoint: `E${i % 3}` })) }, s.options);
+    const r = await submitInvoice(s.store, s.auth, { xml: b64(invoiceXml({ id: `N-${i}`, endpoint: `E${i % 3}`, scheme: "0106" })) }, s.options);
     ids.push(r.submissionId);
   }
   return { ...s, ids };
@@ -41,7 +41,7 @@ describe("listInvoices", () => {
 
   it("filters by status and by client", async () => {
     const { store, auth, options, ids } = await seeded(6);
-    const dup = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "N-0", endpoint: "E0" })) }, options);
+    const dup = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "N-0", endpoint: "E0", scheme: "0106" })) }, options);
     const failed = await listInvoices(store, auth, { status: "failed" });
     expect(failed.data.map((i) => i.id)).toEqual([dup.submissionId]);
     const one = await getInvoice(store, auth, ids[0]!);
@@ -108,9 +108,9 @@ describe("listClients", () => {
     const { store, auth } = await seeded(7);
     const all = await listClients(store, auth, {});
     expect(all.data.map((c) => [c.endpointId, c.invoiceCount])).toEqual([
-      ["0208:E0", 3],
-      ["0208:E2", 2],
-      ["0208:E1", 2],
+      ["0106:E0", 3],
+      ["0106:E2", 2],
+      ["0106:E1", 2],
     ]);
     expect(all.nextCursor).toBeNull();
     const p1 = await listClients(store, auth, { limit: "2" });

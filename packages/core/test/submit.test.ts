@@ -27,7 +27,7 @@ describe("submitInvoice", () => {
       errorMessage: null,
       invoiceNumber: "A-1",
       totals: { taxExclusive: "100.00", taxInclusive: "121.00", payable: "121.00" },
-      recipient: { endpointId: "0208:0123456789", name: "Buyer NV", country: "BE" },
+      recipient: { endpointId: "0208:0123456749", name: "Buyer NV", country: "BE" },
     });
     expect(inv.events).toEqual([{ status: "sending", at: inv.createdAt, detail: expect.stringMatching(/peppol/) }]);
     expect(inv.clientId).not.toBeNull();
@@ -116,7 +116,7 @@ describe("submitInvoice", () => {
     it("fails ksef for a recipient that is not a Polish taxpayer, with the reason, and creates no client", async () => {
       const { store, auth, options } = await setup();
       const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()), targetNetwork: "ksef" }, options);
-      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF.*Polish.*0208:0123456789/) });
+      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF.*Polish.*0208:0123456749/) });
       expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null, targetNetwork: "ksef" });
       expect((await listClients(store, auth)).data).toEqual([]);
       // The failed attempt does not block sending the same XML the right way.
@@ -145,7 +145,7 @@ describe("submitInvoice", () => {
       };
       const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options);
       expect(r.errorMessage).toBe("Not registered in the SMP.");
-      expect(calls).toEqual([{ recipient: { scheme: "0208", value: "0123456789" }, targetNetwork: "auto", companyId: auth.companyId }]);
+      expect(calls).toEqual([{ recipient: { scheme: "0208", value: "0123456749" }, targetNetwork: "auto", companyId: auth.companyId }]);
     });
   });
 
@@ -159,13 +159,13 @@ describe("submitInvoice", () => {
 
   it("groups recipients into one client per identifier, value compared case-insensitively", async () => {
     const { store, auth, options } = await setup();
-    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "1", endpoint: "be0123", buyerName: "Old name" })) }, options);
-    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "2", endpoint: "BE0123", buyerName: "New name", buyerVat: "BE0123" })) }, options);
-    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "3", scheme: "0088", endpoint: "be0123" })) }, options);
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "1", endpoint: "be0123", scheme: "0106", buyerName: "Old name" })) }, options);
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "2", endpoint: "BE0123", scheme: "0106", buyerName: "New name", buyerVat: "BE0123" })) }, options);
+    await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "3", scheme: "9925", endpoint: "be0123" })) }, options);
     const { data } = await listClients(store, auth);
     expect(data).toHaveLength(2);
-    const be = data.find((c) => c.endpointId.startsWith("0208:"))!;
-    expect(be).toMatchObject({ endpointId: "0208:be0123", name: "New name", vatId: "BE0123", invoiceCount: 2 });
+    const be = data.find((c) => c.endpointId.startsWith("0106:"))!;
+    expect(be).toMatchObject({ endpointId: "0106:be0123", name: "New name", vatId: "BE0123", invoiceCount: 2 });
   });
 
   it("wraps a failing store into internal_error without its message", async () => {

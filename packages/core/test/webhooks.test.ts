@@ -26,7 +26,7 @@ async function world() {
   const dispatcher = createDispatcher({ store, networks: { peppol: sandboxNetwork({ delayMs: 0 }) }, clock, random: () => 1 });
   const sender = createWebhookSender({ store, clock, random: () => 1, targets: { allowPrivate: true }, retry: { baseDelayMs: 1000 } });
   const submit = async (endpoint: string) =>
-    (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: endpoint, endpoint })) }, s.options)).submissionId;
+    (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: endpoint, endpoint, scheme: "0106" })) }, s.options)).submissionId;
   return { ...s, store, dispatcher, sender, submit };
 }
 

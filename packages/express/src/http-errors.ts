@@ -36,7 +36,9 @@ function statusBody(status: number, message: string | string[]): Record<string, 
 export function toHttp(error: ApiError): HttpAnswer {
   const status = ERROR_STATUS[error.code];
   if (error.code === "internal_error") return { status, body: { statusCode: 500, message: "Internal server error" } };
-  if (hasCodeBody(error.code)) return { status, body: { code: error.code, message: error.message } };
+  if (hasCodeBody(error.code)) {
+    return { status, body: { code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) } };
+  }
   return { status, body: statusBody(status, error.details ?? error.message) };
 }
 

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 description of the /v1 and /admin APIs, generated from the route tables
 // (routes/*.ts) and the core's zod schemas they name.
-import { BadRequestSchema, ERROR_STATUS, InternalErrorSchema, PayloadTooLargeSchema, type ErrorCode } from "@einvoice/core";
+import { BadRequestSchema, ERROR_STATUS, InternalErrorSchema, PayloadTooLargeSchema, RuleFindingSchema, type ErrorCode } from "@einvoice/core";
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { ADMIN_ROUTES } from "./routes/admin.js";
@@ -13,9 +13,28 @@ type Doc = ReturnType<typeof createDocument>;
 
 const json = (schema: z.ZodType, extra: Record<string, unknown> = {}) => ({ content: { "application/json": { schema, ...extra } } });
 
-/** `{code, message}` with the codes this operation can answer for this status. */
+/**
+ * `{code, message}` with the codes this operation can answer for this status; where
+ * `invalid_ubl_xml` is one, the optional `errors` of a document refused by the rules (row 9a).
+ */
 function codeError(status: number, codes: readonly ErrorCode[], description: string) {
   for (const c of codes) if (ERROR_STATUS[c] !== status) throw new Error(`openapi: ${c} is not a ${status}`);
+  if (codes.includes("invalid_ubl_xml")) {
+    return {
+      description,
+      ...json(
+        z.object({
+          code: z.enum(codes as [ErrorCode, ...ErrorCode[]]),
+          message: z.string().meta({ description: "What went wrong, for a person." }),
+          errors: z
+            .array(RuleFindingSchema)
+            .max(100)
+            .optional()
+            .meta({ description: "Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100)." }),
+        }),
+      ),
+    };
+  }
   return {
     description,
     ...json(z.object({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]), message: z.string().meta({ description: "What went wrong, for a person." }) })),

@@ -210,13 +210,13 @@ describe("size", () => {
   });
 
   it("an attribute flood (100,000 attributes on one element) → 422 invalid_ubl_xml (attribute limit 256), fast", async () => {
-    // scan.ts counts quoted values per start tag against DEFAULT_XML_LIMITS.maxAttributes (256).
+    // The reader counts the attributes of each start tag against DEFAULT_XML_LIMITS.maxAttributes (256).
     const o = await expectDocument(attributeFlood(100_000), "invalid_ubl_xml");
     expect(o.res.body.message).toMatch(/256/);
   });
 
   it("a flat invoice of more than 1,000,000 elements (4 MB) → 422 invalid_ubl_xml (element limit 1,000,000), fast", async () => {
-    // DEFAULT_XML_LIMITS.maxElements is 1,000,000: the scan stops counting there, before any DOM is built.
+    // DEFAULT_XML_LIMITS.maxElements is 1,000,000: more `<` than that, and the reader reads once without building, then refuses.
     const doc = flatElements(1_000_000);
     expect(Buffer.byteLength(doc)).toBeLessThan(8 * MiB);
     const o = await expectDocument(doc, "invalid_ubl_xml");

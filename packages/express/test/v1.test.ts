@@ -230,7 +230,7 @@ describe("reads", () => {
     const acct = await eligibleAccount(made.app);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await request(made.app).post(SUBMIT).set(bearer(acct.apiKey)).send({ xml: b64(invoiceXml({ id: `R-${i}`, endpoint: `EP${i}` })) });
+      const r = await request(made.app).post(SUBMIT).set(bearer(acct.apiKey)).send({ xml: b64(invoiceXml({ id: `R-${i}`, endpoint: `EP${i}`, scheme: "0106" })) });
       ids.push(r.body.data.submissionId);
     }
     return { ...made, ...acct, ids };

@@ -217,6 +217,7 @@ export const INVOICES = rowMapping({
     created_at: "timestamptz",
     updated_at: "timestamptz",
     events: "jsonb",
+    warnings: "jsonb",
     client_id: "uuid",
   },
   toRow: (inv: InvoiceRecord) => ({
@@ -240,6 +241,7 @@ export const INVOICES = rowMapping({
     created_at: inv.createdAt,
     updated_at: inv.updatedAt,
     events: jsonParam(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
+    warnings: jsonParam(inv.warnings.map((w) => ({ rule: w.rule, message: w.message, location: w.location }))),
     client_id: inv.clientId,
   }),
   fromRow: (r): InvoiceRecord => ({
@@ -270,14 +272,19 @@ export const INVOICES = rowMapping({
       at: text(e.at),
       detail: text(e.detail),
     })),
+    warnings: ((json(r.warnings) ?? []) as Array<Record<string, unknown>>).map((w) => ({
+      rule: text(w.rule),
+      message: text(w.message),
+      location: text(w.location),
+    })),
   }),
 });
 
 /**
  * The invoice columns a submission writes: all but `client_id`, which the store sets (null for a
  * failed submission, the upserted client's id in `insert_accepted`). In this order they are the
- * first parameters of `insert_accepted` (migration 4); a column added later is set by a new
- * version of that function.
+ * first parameters of `insert_accepted` (migration 5, which added `warnings` after `events`); a
+ * column added later is set by a new version of that function.
  */
 export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id");
 

@@ -1,8 +1,8 @@
 // The Peppol document type and process of a UBL document, from its root, CustomizationID and ProfileID.
 import { DOCTYPE_SCHEME, PROCESS_SCHEME } from "../ports/discovery.js";
-import { DEFAULT_XML_LIMITS, scanXml } from "./scan.js";
-import { CBC, child, text } from "./ubl.js";
-import { parseXml, type XmlElement, type XmlKeep } from "./xml.js";
+import { child, type UblNode } from "../validation/model.js";
+import { text } from "./ubl.js";
+import { parseXml } from "./xml.js";
 
 /** The identifiers a Peppol SMP lists a document under. */
 export interface DocumentType {
@@ -32,15 +32,13 @@ export function processId(profileId: string): string {
   return `${PROCESS_SCHEME}::${profileId}`;
 }
 
-/** Reads the document type of a parsed UBL root (kept with its `CustomizationID` and `ProfileID`); null without a CustomizationID. */
-export function extractDocumentType(root: XmlElement): DocumentType | null {
-  const customization = text(child(root, CBC, "CustomizationID"));
-  if (customization === null || !root.namespaceURI) return null;
-  const profile = text(child(root, CBC, "ProfileID"));
-  return { id: documentTypeId(root.namespaceURI, root.localName, customization), processId: profile === null ? null : processId(profile) };
+/** Reads the document type of a UBL root from the model (its `CustomizationID` and `ProfileID`); null without a CustomizationID. */
+export function extractDocumentType(root: UblNode): DocumentType | null {
+  const customization = text(child(root, "cbc:CustomizationID"));
+  if (customization === null || !root.ns) return null;
+  const profile = text(child(root, "cbc:ProfileID"));
+  return { id: documentTypeId(root.ns, root.name, customization), processId: profile === null ? null : processId(profile) };
 }
-
-const DOCTYPE_KEEP: XmlKeep = { CustomizationID: [CBC, "text"], ProfileID: [CBC, "text"] };
 
 /**
  * The document type of stored document bytes (the dispatcher's view: it keeps no parsed document).
@@ -49,7 +47,7 @@ const DOCTYPE_KEEP: XmlKeep = { CustomizationID: [CBC, "text"], ProfileID: [CBC,
 export function documentTypeOf(bytes: Uint8Array): DocumentType | null {
   try {
     const xml = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return extractDocumentType(parseXml(xml, scanXml(xml, DEFAULT_XML_LIMITS), DOCTYPE_KEEP).documentElement);
+    return extractDocumentType(parseXml(xml).root);
   } catch {
     return null;
   }

@@ -1,31 +1,8 @@
-// Step 7 of the document pipeline: the fields of the invoice record.
+// Step 7 of the document pipeline: the fields of the invoice record, read from the document model.
 import type { Party, Totals } from "../domain/types.js";
-import { CAC, CBC, child, children, path, text } from "./ubl.js";
-import type { XmlElement, XmlKeep } from "./xml.js";
-
-const PARTY: XmlKeep = {
-  EndpointID: [CBC, "text"],
-  PartyLegalEntity: [CAC, { RegistrationName: [CBC, "text"] }],
-  PartyName: [CAC, { Name: [CBC, "text"] }],
-  PostalAddress: [CAC, { Country: [CAC, { IdentificationCode: [CBC, "text"] }] }],
-  PartyTaxScheme: [CAC, { CompanyID: [CBC, "text"], TaxScheme: [CAC, { ID: [CBC, "text"] }] }],
-};
-
-/**
- * The elements below /Invoice that `extractFields` and `extractRecipient` read, and only those: the
- * parse keeps nothing else (no invoice lines, no DOM of the whole document).
- */
-export const INVOICE_KEEP: XmlKeep = {
-  CustomizationID: [CBC, "text"],
-  ProfileID: [CBC, "text"],
-  ID: [CBC, "text"],
-  IssueDate: [CBC, "text"],
-  DueDate: [CBC, "text"],
-  DocumentCurrencyCode: [CBC, "text"],
-  LegalMonetaryTotal: [CAC, { TaxExclusiveAmount: [CBC, "text"], TaxInclusiveAmount: [CBC, "text"], PayableAmount: [CBC, "text"] }],
-  AccountingSupplierParty: [CAC, { Party: [CAC, PARTY] }],
-  AccountingCustomerParty: [CAC, { Party: [CAC, PARTY] }],
-};
+import { child, children, first, type UblNode } from "../validation/model.js";
+import { text } from "./ubl.js";
+import { xmlTrim } from "./xml.js";
 
 export interface InvoiceFields {
   invoiceNumber: string | null;
@@ -37,40 +14,40 @@ export interface InvoiceFields {
   recipient: Party;
 }
 
-/** Reads the record fields from an Invoice root element. Amounts stay the decimal strings of the XML. */
-export function extractFields(invoice: XmlElement): InvoiceFields {
-  const totals = child(invoice, CAC, "LegalMonetaryTotal");
+/** Reads the record fields from the model of an Invoice (or CreditNote). Amounts stay the decimal strings of the XML. */
+export function extractFields(invoice: UblNode): InvoiceFields {
+  const totals = child(invoice, "cac:LegalMonetaryTotal");
   return {
-    invoiceNumber: text(child(invoice, CBC, "ID")),
-    issueDate: text(child(invoice, CBC, "IssueDate")),
-    dueDate: text(child(invoice, CBC, "DueDate")),
-    currency: text(child(invoice, CBC, "DocumentCurrencyCode")),
+    invoiceNumber: text(child(invoice, "cbc:ID")),
+    issueDate: text(child(invoice, "cbc:IssueDate")),
+    dueDate: text(child(invoice, "cbc:DueDate")),
+    currency: text(child(invoice, "cbc:DocumentCurrencyCode")),
     totals: {
-      taxExclusive: text(child(totals, CBC, "TaxExclusiveAmount")),
-      taxInclusive: text(child(totals, CBC, "TaxInclusiveAmount")),
-      payable: text(child(totals, CBC, "PayableAmount")),
+      taxExclusive: text(child(totals, "cbc:TaxExclusiveAmount")),
+      taxInclusive: text(child(totals, "cbc:TaxInclusiveAmount")),
+      payable: text(child(totals, "cbc:PayableAmount")),
     },
-    supplier: party(path(invoice, [CAC, "AccountingSupplierParty"], [CAC, "Party"])),
-    recipient: party(path(invoice, [CAC, "AccountingCustomerParty"], [CAC, "Party"])),
+    supplier: party(first(invoice, "cac:AccountingSupplierParty/cac:Party")),
+    recipient: party(first(invoice, "cac:AccountingCustomerParty/cac:Party")),
   };
 }
 
-function party(el: XmlElement | null): Party {
-  const endpoint = child(el, CBC, "EndpointID");
+function party(el: UblNode | null): Party {
+  const endpoint = child(el, "cbc:EndpointID");
   const endpointValue = text(endpoint);
-  const scheme = endpoint?.getAttribute("schemeID")?.trim() ?? "";
+  const scheme = xmlTrim(endpoint?.attrs["schemeID"] ?? "");
   return {
-    name: text(path(el, [CAC, "PartyLegalEntity"], [CBC, "RegistrationName"])) ?? text(path(el, [CAC, "PartyName"], [CBC, "Name"])),
+    name: text(first(el, "cac:PartyLegalEntity/cbc:RegistrationName")) ?? text(first(el, "cac:PartyName/cbc:Name")),
     endpointId: endpointValue === null ? null : scheme === "" ? endpointValue : `${scheme}:${endpointValue}`,
     vatId: vatId(el),
-    country: text(path(el, [CAC, "PostalAddress"], [CAC, "Country"], [CBC, "IdentificationCode"])),
+    country: text(first(el, "cac:PostalAddress/cac:Country/cbc:IdentificationCode")),
   };
 }
 
-function vatId(el: XmlElement | null): string | null {
-  for (const scheme of children(el, CAC, "PartyTaxScheme")) {
-    if (text(path(scheme, [CAC, "TaxScheme"], [CBC, "ID"]))?.toUpperCase() === "VAT") {
-      return text(child(scheme, CBC, "CompanyID"));
+function vatId(el: UblNode | null): string | null {
+  for (const scheme of children(el, "cac:PartyTaxScheme")) {
+    if (text(first(scheme, "cac:TaxScheme/cbc:ID"))?.toUpperCase() === "VAT") {
+      return text(child(scheme, "cbc:CompanyID"));
     }
   }
   return null;

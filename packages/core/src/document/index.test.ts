@@ -19,12 +19,13 @@ const invalidUtf8 = Buffer.from([0x3c, 0x61, 0xff, 0x3e]);
 
 describe("readInvoice: the pipeline in order", () => {
   it("returns the exact bytes, their sha256, the recipient and the fields", () => {
-    const xml = invoiceXml({ endpoint: "BE0123", payable: "1.50" });
+    const xml = invoiceXml({ endpoint: "BE0123", scheme: "0106", lines: 2 });
     const r = readInvoice(b64(xml));
     expect(r.bytes.toString("utf8")).toBe(xml);
     expect(r.sha256).toBe(createHash("sha256").update(xml).digest("hex"));
-    expect(r.recipient).toEqual({ scheme: "0208", value: "BE0123" });
-    expect(r.fields.totals.payable).toBe("1.50");
+    expect(r.recipient).toEqual({ scheme: "0106", value: "BE0123" });
+    expect(r.fields.totals.payable).toBe("242.00");
+    expect(r.warnings.map((w) => w.rule)).toEqual(expect.any(Array));
   });
 
   it("checks base64 before anything else", () => {

@@ -9,7 +9,7 @@ import { joinChunks, parseSubmitBody } from "./request.js";
 
 function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
   return e instanceof ApiError
-    ? { kind: "api", code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
+    ? { kind: "api", code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}), ...(e.errors ? { errors: e.errors } : {}) }
     : { kind: "other", name: e instanceof Error ? e.name : "Error", message: e instanceof Error ? e.message : String(e) };
 }
 
@@ -37,6 +37,7 @@ export default function readOnWorker(req: WorkerRequest): WorkerReply {
       recipient: doc.recipient,
       fields: doc.fields,
       documentType: doc.documentType,
+      warnings: doc.warnings,
       ...(targetNetwork ? { targetNetwork } : {}),
     };
     // piscina posts the value and transfers the buffer with it.

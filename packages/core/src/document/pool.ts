@@ -4,13 +4,14 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import { ApiError, type ErrorCode } from "../domain/errors.js";
+import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
+import type { ValidationItem } from "../validation/validate.js";
 import type { ParticipantId, TargetNetwork } from "../domain/types.js";
 import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
-import { DEFAULT_XML_LIMITS, type XmlLimits } from "./scan.js";
+import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
 /** 512 KiB: documents larger than this (decoded) are read on a worker thread. */
 export const DEFAULT_WORKER_THRESHOLD = 512 * 1024;
@@ -41,7 +42,7 @@ export interface InvoiceWorkerOptions {
  */
 export type WorkerRequest = { xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits };
 
-type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[] } | { kind: "other"; name: string; message: string };
+type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
 
 /** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
 export type WorkerReply =
@@ -53,6 +54,7 @@ export type WorkerReply =
       recipient: ParticipantId;
       fields: InvoiceFields;
       documentType: DocumentType | null;
+      warnings: ValidationItem[];
       /** For a JSON body: what it asked for. */
       targetNetwork?: TargetNetwork;
     }
@@ -124,14 +126,16 @@ function chunkBuffers(body: readonly Uint8Array[], transfer: boolean): ArrayBuff
 }
 
 function rebuild(error: WorkerError): Error {
-  if (error.kind === "api") return new ApiError(error.code, error.message, error.details ? { details: error.details } : undefined);
+  if (error.kind === "api") {
+    return new ApiError(error.code, error.message, error.details || error.errors ? { details: error.details, errors: error.errors } : undefined);
+  }
   const e = new Error(error.message);
   e.name = error.name;
   return e;
 }
 
 function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType } : null;
+  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings } : null;
 }
 
 function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits): ReadRequest {

@@ -1,15 +1,15 @@
-// The document pipeline in one call: base64 text in, a checked UBL invoice out, on the calling thread.
+// The document pipeline in one call: base64 text in, a checked and validated UBL invoice out, on the calling thread.
 import { createHash } from "node:crypto";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
+import { rulesError, validateModel, type ValidationItem } from "../validation/validate.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
-import { extractFields, INVOICE_KEEP, type InvoiceFields } from "./fields.js";
+import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type DocumentType } from "./doctype.js";
-import { DEFAULT_XML_LIMITS, limitError, scanXml, type XmlLimits } from "./scan.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireInvoiceRoot } from "./ubl.js";
-import { parseXml } from "./xml.js";
+import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "./xml.js";
 
 /** A base64 UBL invoice that passed every check of the pipeline. */
 export interface ReadInvoice {
@@ -21,6 +21,8 @@ export interface ReadInvoice {
   fields: InvoiceFields;
   /** The Peppol document type and process (from the root, CustomizationID and ProfileID); null without a CustomizationID. */
   documentType: DocumentType | null;
+  /** The warning rules the document breaks (they never block; kept with the invoice). */
+  warnings: ValidationItem[];
 }
 
 function tooLarge(bytes: number, limits: XmlLimits): ApiError {
@@ -29,12 +31,13 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
 }
 
 /**
- * Runs the checks of contract section 1, steps 5 to 9, in order: base64, one document, UTF-8
- * XML text, well-formed UBL Invoice (no DOCTYPE, UTF-8 only, within the limits), recipient.
- * Throws the `ApiError` of the first that fails. Synchronous: it runs on the calling thread
+ * Runs the checks of contract section 1, steps 5 to 9a, in order: base64, one document, UTF-8
+ * XML text, well-formed UBL Invoice (no DOCTYPE, UTF-8 only, XML 1.0, within the limits),
+ * recipient, the rules (EN 16931, and Peppol BIS Billing 3.0 when it says so). Throws the
+ * `ApiError` of the first that fails. Synchronous: it runs on the calling thread
  * (`readInvoiceAsync` sends large documents to a worker thread instead).
  *
- * @example const { sha256, recipient, fields } = readInvoice(body.xml)
+ * @example const { sha256, recipient, fields, warnings } = readInvoice(body.xml)
  */
 export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ReadInvoice {
   return readDocument(decodeDocument(xmlBase64, limits), limits);
@@ -58,32 +61,27 @@ export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer =
   return written === size ? bytes : bytes.subarray(0, written);
 }
 
-/** Steps 2 to 9 on decoded bytes: one document, UTF-8 XML text, one parse, the root, recipient and fields, one hash. */
+/**
+ * Steps 2 to 9a on decoded bytes: one document, UTF-8 XML text, one read that builds the model
+ * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, rules and fields,
+ * one hash.
+ */
 export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {
     // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
-    if (scanXml(decodeUtf8Lossy(bytes), limits).multipleDocuments) throw multipleDocuments();
+    probeForSecondDocument(decodeUtf8Lossy(bytes), limits);
     throw notUtf8Error();
   }
-  const scan = scanXml(text, limits);
-  if (scan.multipleDocuments) throw multipleDocuments();
   requireMarkupStart(text);
-  // Row 8, the size limits first: nothing heavy is built for a document over them.
+  // Row 8, the size first: nothing is read or built for a document over it.
   if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
-  if (scan.limitExceeded) throw limitError(scan.limitExceeded);
-  const doc = parseXml(text, scan, INVOICE_KEEP);
-  const invoice = requireInvoiceRoot(doc);
+  const invoice = requireInvoiceRoot(parseXml(text, limits));
   const recipient = extractRecipient(invoice);
+  const report = validateModel(invoice);
+  if (!report.valid) throw rulesError(report.errors);
   const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice) };
-}
-
-function multipleDocuments(): ApiError {
-  return new ApiError(
-    "single_xml_only",
-    "xml holds more than one XML document (a second XML declaration or a second root element); send one invoice per request.",
-  );
+  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };
 }

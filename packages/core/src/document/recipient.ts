@@ -2,16 +2,18 @@
 import { isPeppolParticipantScheme } from "./codelists/index.js";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
-import { CAC, CBC, path, text } from "./ubl.js";
-import type { XmlElement } from "./xml.js";
+import { first, type UblNode } from "../validation/model.js";
+import { text } from "./ubl.js";
+import { xmlTrim } from "./xml.js";
 
 /**
- * Reads `/Invoice/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID` and its `@schemeID`.
- * Throws `missing_recipient` when it is absent, blank, or its scheme is not a Peppol participant
- * identifier scheme (active or deprecated) of the shipped code list.
+ * Reads `/Invoice/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID` and its `@schemeID`
+ * (both trimmed of XML whitespace only). Throws `missing_recipient` when it is absent, blank, or
+ * its scheme is not a Peppol participant identifier scheme (active or deprecated) of the shipped
+ * code list.
  */
-export function extractRecipient(invoice: XmlElement): ParticipantId {
-  const endpoint = path(invoice, [CAC, "AccountingCustomerParty"], [CAC, "Party"], [CBC, "EndpointID"]);
+export function extractRecipient(invoice: UblNode): ParticipantId {
+  const endpoint = first(invoice, "cac:AccountingCustomerParty/cac:Party/cbc:EndpointID");
   const value = text(endpoint);
   if (!endpoint || value === null) {
     throw new ApiError(
@@ -19,7 +21,7 @@ export function extractRecipient(invoice: XmlElement): ParticipantId {
       "The invoice has no recipient Peppol identifier: cac:AccountingCustomerParty/cac:Party/cbc:EndpointID is missing or empty.",
     );
   }
-  const scheme = (endpoint.getAttribute("schemeID") ?? "").trim();
+  const scheme = xmlTrim(endpoint.attrs["schemeID"] ?? "");
   if (scheme === "") {
     throw new ApiError("missing_recipient", "The recipient cbc:EndpointID has no schemeID; Peppol needs one, such as 0088 or 0208.");
   }

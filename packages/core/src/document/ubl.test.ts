@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../domain/errors.js";
-import { scanXml } from "./scan.js";
-import { CBC, child, requireInvoiceRoot, text, UBL_INVOICE_NS } from "./ubl.js";
+import { child } from "../validation/model.js";
+import { requireInvoiceRoot, requireUblRoot, text, UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from "./ubl.js";
 import { parseXml } from "./xml.js";
 
-const doc = (s: string) => parseXml(s, scanXml(s));
+const doc = (s: string) => parseXml(s);
 
 function codeAndMessage(fn: () => unknown): [string, string] | undefined {
   try {
@@ -18,8 +18,8 @@ function codeAndMessage(fn: () => unknown): [string, string] | undefined {
 
 describe("requireInvoiceRoot", () => {
   it("accepts an Invoice in the UBL Invoice-2 namespace, with or without a prefix", () => {
-    expect(requireInvoiceRoot(doc(`<Invoice xmlns="${UBL_INVOICE_NS}"/>`)).localName).toBe("Invoice");
-    expect(requireInvoiceRoot(doc(`<inv:Invoice xmlns:inv="${UBL_INVOICE_NS}"/>`)).localName).toBe("Invoice");
+    expect(requireInvoiceRoot(doc(`<Invoice xmlns="${UBL_INVOICE_NS}"/>`)).name).toBe("Invoice");
+    expect(requireInvoiceRoot(doc(`<inv:Invoice xmlns:inv="${UBL_INVOICE_NS}"/>`)).qname).toBe("Invoice");
   });
 
   it("rejects a CreditNote, an Order, a CII invoice and an Invoice in another namespace, naming what it found", () => {
@@ -36,13 +36,20 @@ describe("requireInvoiceRoot", () => {
     expect(codeAndMessage(() => requireInvoiceRoot(doc("<Invoice/>")))?.[1]).toMatch(/in no namespace/);
     expect(codeAndMessage(() => requireInvoiceRoot(doc('<Invoice xmlns="urn:example"/>')))?.[0]).toBe("invalid_ubl_xml");
   });
+
+  it("accepts a CreditNote where asked, and names both when refusing", () => {
+    expect(requireUblRoot(doc(`<CreditNote xmlns="${UBL_CREDIT_NOTE_NS}"/>`), ["Invoice", "CreditNote"]).name).toBe("CreditNote");
+    expect(codeAndMessage(() => requireUblRoot(doc("<Order/>"), ["Invoice", "CreditNote"]))?.[1]).toMatch(/not a UBL Invoice or CreditNote/);
+  });
 });
 
-describe("kept-element helpers", () => {
-  it("find direct children by namespace only, and trim text", () => {
-    const s = `<r xmlns:cbc="${CBC}"><x><cbc:ID>deep</cbc:ID></x><ID>wrong ns</ID><cbc:ID>  42 </cbc:ID></r>`;
-    const root = parseXml(s, scanXml(s), { ID: [CBC, "text"], x: ["", { ID: [CBC, "text"] }] }).documentElement;
-    expect(text(child(root, CBC, "ID"))).toBe("42");
+describe("text", () => {
+  it("trims XML whitespace only (not U+3000 or U+FEFF, which JavaScript's trim() would remove)", () => {
+    const s = `<r xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"><cbc:ID> \t\r\n 42 \n</cbc:ID><cbc:Note>\u3000x\uFEFF</cbc:Note><cbc:Blank> \n </cbc:Blank></r>`;
+    const root = doc(s).root;
+    expect(text(child(root, "cbc:ID"))).toBe("42");
+    expect(text(child(root, "cbc:Note"))).toBe("\u3000x\uFEFF");
+    expect(text(child(root, "cbc:Blank"))).toBeNull();
     expect(text(null)).toBeNull();
   });
 });

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../domain/errors.js";
-import { scanXml } from "./scan.js";
-import { parseXml } from "./xml.js";
+import { DEFAULT_XML_LIMITS, parseXml } from "./xml.js";
 
-const parse = (s: string) => parseXml(s, scanXml(s));
+const parse = (s: string) => parseXml(s);
 
 function failure(fn: () => unknown): ApiError | undefined {
   try {
@@ -30,7 +29,8 @@ describe("parseXml", () => {
 
   it("parses a namespaced document", () => {
     const doc = parse('<?xml version="1.0" encoding="utf-8"?><Invoice xmlns="urn:x"><ID>1</ID></Invoice>');
-    expect(doc.documentElement?.namespaceURI).toBe("urn:x");
+    expect(doc.root.ns).toBe("urn:x");
+    expect(doc.root.children.map((c) => [c.qname, c.text])).toEqual([["{urn:x}ID", "1"]]);
   });
 
   it("rejects a DOCTYPE with internal entities (no expansion happens)", () => {
@@ -64,7 +64,7 @@ describe("parseXml", () => {
     expect(failure(() => parse("<a><b></a>"))?.message).toMatch(/line 1, column 7: the end tag <\/a> does not match the start tag <b>/);
     expect(failure(() => parse("<a x='1' x='2'/>"))?.code).toBe("invalid_ubl_xml");
     const many = Array.from({ length: 40 }, (_, i) => `a${i}='1'`).join(" ");
-    expect(parse(`<a ${many}/>`).documentElement.localName).toBe("a");
+    expect(parse(`<a ${many}/>`).root.name).toBe("a");
     expect(failure(() => parse(`<a ${many} a3='2'/>`))?.message).toMatch(/the attribute a3 appears twice/);
     expect(failure(() => parse(`<a ${many} a39='2'/>`))?.message).toMatch(/the attribute a39 appears twice/);
     expect(failure(() => parse("<p:a/>"))?.code).toBe("invalid_ubl_xml");
@@ -72,12 +72,63 @@ describe("parseXml", () => {
     expect(failure(() => parse("<a"))?.code).toBe("invalid_ubl_xml");
   });
 
-  it("keeps a kept element's attributes with references resolved and whitespace normalised, whatever came before them", () => {
-    const text = `<r xmlns:p="urn:p"><skip x="&amp;" y="&#65;"/><k a="1" b="x&amp;y&#x42;" c="t\tu\r\nv" p:z="no" xmlns:q="urn:q">v</k></r>`;
-    const doc = parseXml(text, scanXml(text), { k: ["", "text"] });
-    const k = doc.documentElement.children[0]!;
-    expect(k.attributes).toEqual({ a: "1", b: "x&yB", c: "t u v" });
+  it("keeps attributes in no namespace with references resolved and literal whitespace normalised, whatever came before them", () => {
+    const text = `<r xmlns:p="urn:p"><skip x="&amp;" y="&#65;"/><k a="1" b="x&amp;y&#x42;" c="t\tu\r\nv" d="&#9;&#13;&#10;" p:z="no" xmlns:q="urn:q">v</k></r>`;
+    const k = parseXml(text).root.children[1]!;
+    expect(k.attrs).toEqual({ a: "1", b: "x&yB", c: "t u v", d: "\t\r\n" });
     expect(k.text).toBe("v");
+    expect(parseXml(text).root.children[0]!.attrs).toEqual({ x: "&", y: "A" });
+  });
+
+  it("normalises line ends before it expands character references: &#13; stays a CR", () => {
+    const root = parse("<r>FR&#13;23342\r\nx\ry<![CDATA[a\r\nb]]></r>").root;
+    expect(root.text).toBe("FR\r23342\nx\nya\nb");
+  });
+
+  it("refuses a document that declares XML 1.1, saying UBL is XML 1.0", () => {
+    const e = failure(() => parse('<?xml version="1.1" encoding="UTF-8"?><a/>'));
+    expect(e?.code).toBe("invalid_ubl_xml");
+    expect(e?.message).toMatch(/declares XML 1\.1; UBL documents are XML 1\.0/);
+    expect(parse('<?xml version="1.0"?><a/>').root.name).toBe("a");
+  });
+
+  it("finds a second document: a second root element or a second XML declaration", () => {
+    expect(failure(() => parse("<Invoice></Invoice><Invoice></Invoice>"))?.code).toBe("single_xml_only");
+    expect(failure(() => parse("<Invoice/>\n<Invoice/>"))?.code).toBe("single_xml_only");
+    expect(failure(() => parse('<?xml version="1.0"?><a/><?xml version="1.0"?><a/>'))?.code).toBe("single_xml_only");
+    expect(failure(() => parse('<?xml version="1.0"?><a><?xml version="1.0"?></a>'))?.code).toBe("single_xml_only");
+    // A lone declaration out of place is not well-formed, not a second document.
+    expect(failure(() => parse('<!-- c --><?xml version="1.0"?><a/>'))?.code).toBe("invalid_ubl_xml");
+    expect(failure(() => parse('<a><?xml version="1.0"?></a>'))?.code).toBe("invalid_ubl_xml");
+    // Markup-like text in comments, CDATA, attributes and processing instructions is not a document.
+    expect(parse('<a><!-- <b/> --><![CDATA[</a><c>]]><d x="/>"/><?xml-stylesheet href="x"?></a>').root.children).toHaveLength(1);
+  });
+
+  it("refuses nesting deeper than the limit, quickly, and still finds a second document after it", () => {
+    const deep = "<a>".repeat(100_000) + "</a>".repeat(100_000);
+    const t = performance.now();
+    expect(failure(() => parse(deep))?.message).toMatch(/deeper than 256 levels/);
+    expect(failure(() => parse(deep + "<second/>"))?.code).toBe("single_xml_only");
+    expect(performance.now() - t).toBeLessThan(2000);
+    expect(parse("<a>".repeat(256) + "</a>".repeat(256)).root.name).toBe("a");
+  });
+
+  it("refuses too many elements and too many attributes", () => {
+    const limits = { ...DEFAULT_XML_LIMITS, maxElements: 10, maxAttributes: 3 };
+    expect(failure(() => parseXml("<r>" + "<e/>".repeat(10) + "</r>", limits))?.message).toMatch(/more than 10 elements/);
+    expect(parseXml("<r>" + "<e/>".repeat(9) + "</r>", limits).root.children).toHaveLength(9);
+    expect(failure(() => parseXml('<r a="1" b="2" c="3" d="4"/>', limits))?.message).toMatch(/more than 3 attributes/);
+    expect(parseXml('<r a="1" b=\'2\' c="3"/>', limits).root.attrs).toEqual({ a: "1", b: "2", c: "3" });
+  });
+
+  it("numbers siblings of the same name, also past many children", () => {
+    const kids = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? "<x/>" : "<y/>")).join("");
+    const root = parse(`<r>${kids}</r>`).root;
+    const xs = root.children.filter((c) => c.name === "x").map((c) => c.index);
+    const ys = root.children.filter((c) => c.name === "y").map((c) => c.index);
+    expect(xs).toEqual(Array.from({ length: xs.length }, (_, i) => i + 1));
+    expect(ys).toEqual(Array.from({ length: ys.length }, (_, i) => i + 1));
+    expect(root.children[5]!.parent).toBe(root);
   });
 
   it("checks every attribute of an element it does not keep: references, prefixes and expanded names", () => {
@@ -90,7 +141,7 @@ describe("parseXml", () => {
     // A binding made on an element ends with it.
     expect(failure(() => parse('<a><b xmlns:p="urn:p"><p:c/></b><p:c/></a>'))?.message).toMatch(/the namespace prefix "p" of <p:c> is not declared/);
     // The same names at different depths: each end tag matches its own start tag.
-    expect(parse("<a><a><a/></a><ab><a>1</a></ab></a>").documentElement.localName).toBe("a");
+    expect(parse("<a><a><a/></a><ab><a>1</a></ab></a>").root.name).toBe("a");
     expect(failure(() => parse("<ab><a></ab></a>"))?.message).toMatch(/the end tag <\/ab> does not match the start tag <a>/);
     expect(failure(() => parse("<a><b></b"))?.message).toMatch(/<\/b> is not closed with >|is not closed/);
   });

@@ -1,49 +1,79 @@
-// Step 4 of the document pipeline: a strict, namespace-aware XML 1.0 reader that keeps only the
-// elements the pipeline reads. No DTDs, no entity expansion, no DOM of the whole document.
+// Step 4 of the document pipeline: a strict, namespace-aware XML 1.0 reader that builds, in one pass,
+// the compact model of the whole document the rules and the invoice record read (validation/model.ts).
+// No DTDs, no entity expansion, no DOM.
 //
 // Why our own reader and not a library: the checks are those of XML 1.0 (fifth edition) and
 // Namespaces in XML 1.0 well-formedness, which saxes also implements, and the tests hold this
-// reader to saxes's verdict on the corpus and on generated documents. But a library builds either
-// a whole tree (xmldom: about 34 bytes of heap per byte of document, 0.4 ms for 9 KiB) or an event
-// object per tag and attribute (saxes: 0.1 ms); this reader walks the text with indexOf and keeps
-// a handful of small objects, so a submission costs a few times a bare non-validating parse.
+// reader to saxes's verdict and to xmldom's content on the corpus and on generated documents. But a
+// library builds either a DOM (xmldom: about 34 bytes of heap per byte of document, 0.4 ms for
+// 9 KiB) or an event object per tag and attribute (saxes); this reader walks the text with indexOf
+// and makes one small node per element, with names, whitespace and empty lists shared.
+//
+// It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
+// DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import type { ScanResult } from "./scan.js";
+import { qnameOf, type UblNode } from "../validation/model.js";
 
 /** The namespace bound to the `xml` prefix. */
 export const XML_NS = "http://www.w3.org/XML/1998/namespace";
 /** The namespace of namespace declarations. */
 export const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 
-/**
- * Which elements a parse keeps, below the root (always kept): by local name, the namespace ("" for
- * none) and either the elements to keep under it or `"text"` (keep it with its text content and
- * attributes).
- */
-export type XmlKeep = { readonly [localName: string]: readonly [namespace: string, keep: XmlKeep | "text"] };
-
-/** An element the parse kept. */
-export class XmlElement {
-  /** The kept child elements, in document order. */
-  readonly children: XmlElement[] = [];
-  /** The text content (character data and CDATA of the element and its descendants, line ends normalised); only for elements kept with `"text"`. */
-  text = "";
-  /** The element's attributes in no namespace, by name; only for elements kept with `"text"`. */
-  attributes: Record<string, string> | null = null;
-
-  constructor(
-    readonly namespaceURI: string | null,
-    readonly localName: string,
-  ) {}
-
-  getAttribute(name: string): string | null {
-    return this.attributes?.[name] ?? null;
-  }
+export interface XmlLimits {
+  /** Largest decoded document, in bytes. */
+  maxBytes: number;
+  /** Deepest element nesting. */
+  maxDepth: number;
+  /** Most elements in one document. */
+  maxElements: number;
+  /** Most attributes (namespace declarations included) on one element. */
+  maxAttributes: number;
 }
 
-/** A parsed document: its root element and the elements kept below it. */
+/**
+ * The limits applied when none are given: far above any real invoice (a 10,000-line Peppol BIS
+ * invoice has about 450,000 elements and nests 8 deep), far below what hurts.
+ */
+export const DEFAULT_XML_LIMITS: XmlLimits = Object.freeze({
+  maxBytes: 8 * 1024 * 1024,
+  maxDepth: 256,
+  maxElements: 1_000_000,
+  maxAttributes: 256,
+});
+
+/** The `invalid_ubl_xml` error of a limit passed. */
+export function limitError(what: string): ApiError {
+  return new ApiError("invalid_ubl_xml", `xml is too large to accept: ${what}.`);
+}
+
+/** The `single_xml_only` error of a second document (contract row 6). */
+export function multipleDocumentsError(): ApiError {
+  return new ApiError(
+    "single_xml_only",
+    "xml holds more than one XML document (a second XML declaration or a second root element); send one invoice per request.",
+  );
+}
+
+/** One element of the model: what `UblNode` describes, built by the reader. */
+export class XmlNode implements UblNode {
+  attrs: Readonly<Record<string, string>> = NO_ATTRS;
+  text = "";
+  children: UblNode[] = NO_CHILDREN;
+  index = 1;
+  constructor(
+    readonly ns: string,
+    readonly name: string,
+    readonly qname: string,
+    readonly parent: XmlNode | null,
+  ) {}
+}
+
+const NO_ATTRS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_CHILDREN: UblNode[] = Object.freeze([]) as unknown as UblNode[];
+
+/** A read document: its root element, with the whole tree below it. */
 export interface XmlDocument {
-  documentElement: XmlElement;
+  root: XmlNode;
 }
 
 // XML 1.0 forbids these characters anywhere in a document (a strict UTF-8 decode already rules out lone surrogates).
@@ -54,24 +84,60 @@ function invalid(reason: string): ApiError {
 }
 
 /**
- * Checks what the scan found (DOCTYPE, declared encoding), then reads `text` once, checking every
- * well-formedness and namespace rule, and returns the root with the elements `keep` names. The
- * first rule broken becomes `invalid_ubl_xml` with its line and column; nothing is written to the
- * console.
+ * Reads `text` once, checking every well-formedness and namespace rule, one document only, no
+ * DOCTYPE, UTF-8 and XML 1.0 if declared, and the element limits; returns the model of the whole
+ * document. The first problem becomes `single_xml_only` (a second document) or `invalid_ubl_xml`
+ * with its line and column; nothing is written to the console.
  *
- * @example parseXml(text, scanXml(text), { ID: [CBC, "text"] }).documentElement.children[0]?.text
+ * Line ends are normalised first (CR LF and CR become LF), as XML 1.0 section 2.11 says, so a
+ * character reference `&#13;` still gives a CR.
+ *
+ * @example parseXml(text).root.children[0]?.text
  */
-export function parseXml(text: string, scan: ScanResult, keep: XmlKeep = {}): XmlDocument {
-  if (scan.hasDoctype) throw invalid("a DOCTYPE is not allowed (no DTDs, no entities).");
-  if (scan.encoding !== null && scan.encoding.toLowerCase() !== "utf-8") {
-    throw invalid(`the declared encoding is ${JSON.stringify(scan.encoding)}; only UTF-8 is accepted.`);
-  }
+export function parseXml(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): XmlDocument {
   const illegal = ILLEGAL_CHARS.exec(text);
   if (illegal) {
+    // A second document before the bad character still counts first (row 6 before row 8).
+    probeForSecondDocument(text.slice(0, illegal.index), limits);
     const code = illegal[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
     throw invalid(`it contains the character U+${code}, which XML does not allow.`);
   }
-  return new Reader(text, keep).read();
+  const normalized = normalizeLineEnds(text);
+  // A document that may hold more than 60 % of the element limit (far more than a 10,000-line
+  // invoice) is read once without building anything first, so that a flood of elements, or one
+  // that ends past a limit, costs a read (about a fifth of a build), not a model.
+  if (normalized.length > 2 * 1024 * 1024 && startTagBound(normalized) > 0.6 * limits.maxElements) {
+    new Reader(normalized, limits, false).read();
+  }
+  const root = new Reader(normalized, limits, true).read();
+  return { root: root! };
+}
+
+/** At least as many as the start tags of the text: each `<` not followed by `/`, `!` or `?`. */
+function startTagBound(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf("<"); i !== -1; i = text.indexOf("<", i + 1)) {
+    const c = text.charCodeAt(i + 1);
+    if (c !== 47 && c !== 33 && c !== 63) count++;
+  }
+  return count;
+}
+
+/**
+ * Reads `text` without building anything, only to find a second document (contract row 6 comes
+ * before rows 7 and 8): throws `single_xml_only` if the reader meets one before any other problem.
+ */
+export function probeForSecondDocument(text: string, limits: XmlLimits = DEFAULT_XML_LIMITS): void {
+  try {
+    new Reader(normalizeLineEnds(text), limits, false).read();
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "single_xml_only") throw e;
+  }
+}
+
+/** XML 1.0 section 2.11: CR LF and a lone CR become LF before anything else reads the text. */
+function normalizeLineEnds(text: string): string {
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
 }
 
 // ---- characters -------------------------------------------------------------------------------
@@ -87,10 +153,10 @@ for (let c = 0; c < 128; c++) {
 const NAME_START_HIGH = /[\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 const NAME_MORE_HIGH = /[\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 
-/** An attribute value as XML normalises it: each whitespace character (a CR LF pair once) a space. */
-const normalizeAttribute = (raw: string): string => (/[\t\n\r]/.test(raw) ? raw.replace(/\r\n|[\t\n\r]/g, " ") : raw);
-
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
+
+/** Whitespace-only text (XML's four characters). */
+const BLANK = /^[ \t\n\r]*$/;
 
 function isXmlChar(cp: number): boolean {
   return cp === 9 || cp === 10 || cp === 13 || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
@@ -98,16 +164,19 @@ function isXmlChar(cp: number): boolean {
 
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", apos: "'", quot: '"' };
 
-/** One open element: where its qualified name stands in the text, what to keep below it, and the namespace bindings it made. */
+/** One open element: where its qualified name stands in the text, its node, and the namespace bindings it made. */
 interface Open {
   qs: number;
   qe: number;
-  keep: XmlKeep | "text" | null;
-  /** The element kept for it, or null. */
-  element: XmlElement | null;
+  node: XmlNode | null;
   /** Bindings this element declared, to undo at its end: prefix, then the value it replaced. */
   undo: Array<string | undefined> | null;
+  /** How many children of each qname, once the node has many children (null before). */
+  counts: Map<string, number> | null;
 }
+
+/** Past this many children, an element counts its children's qnames in a map (positions stay linear). */
+const MANY_CHILDREN = 16;
 
 class Reader {
   private i = 0;
@@ -121,13 +190,21 @@ class Reader {
   private readonly open: Open[] = [];
   /** How many of `open` are open now. */
   private depth = 0;
-  /** The element whose text is being collected (kept with "text"). */
-  private collecting: XmlElement | null = null;
-  private root: XmlElement | null = null;
+  private root: XmlNode | null = null;
+  /** Whether the document starts with an XML declaration (a second one is a second document). */
+  private declared = false;
+  private elements = 0;
+  /** The first limit passed (the read goes on without building, to find a second document). */
+  private over: string | null = null;
+  /** Names and qnames by namespace, shared by every node. */
+  private readonly names = new Map<string, Map<string, [name: string, qname: string]>>();
+  /** Short whitespace-only texts, shared by every node. */
+  private readonly blanks = new Map<string, string>();
 
   constructor(
     private readonly s: string,
-    private readonly keep: XmlKeep,
+    private readonly limits: XmlLimits,
+    private build: boolean,
   ) {
     this.n = s.length;
   }
@@ -135,6 +212,7 @@ class Reader {
   // ---- errors ----------------------------------------------------------------------------------
 
   private fail(at: number, what: string): never {
+    if (this.over !== null) throw limitError(this.over);
     const s = this.s;
     let line = 1;
     let lineStart = 0;
@@ -145,9 +223,15 @@ class Reader {
     throw invalid(`line ${line}, column ${at - lineStart + 1}: ${what}`);
   }
 
+  private limit(what: string): void {
+    if (this.over === null) this.over = what;
+    this.build = false;
+    this.root = null;
+  }
+
   // ---- the document ----------------------------------------------------------------------------
 
-  read(): XmlDocument {
+  read(): XmlNode | null {
     const s = this.s;
     if (s.startsWith("<?xml", 0) && (isSpace(s.charCodeAt(5)) || s.startsWith("?>", 5))) this.declaration();
     // Before the root: whitespace, comments and processing instructions.
@@ -162,7 +246,7 @@ class Reader {
       else break;
     }
     if (!this.startTag()) this.content();
-    // After the root: whitespace, comments and processing instructions only.
+    // After the root: whitespace, comments and processing instructions only; another element is a second document.
     for (;;) {
       this.skipSpace();
       if (this.i >= this.n) break;
@@ -170,9 +254,11 @@ class Reader {
       const c = s.charCodeAt(this.i + 1);
       if (c === 33 && s.startsWith("<!--", this.i)) this.comment();
       else if (c === 63) this.pi();
+      else if (this.nameChar(this.i + 1, true) !== 0) throw multipleDocumentsError();
       else this.fail(this.i, "markup is not allowed after the root element (one root element only).");
     }
-    return { documentElement: this.root! };
+    if (this.over !== null) throw limitError(this.over);
+    return this.root;
   }
 
   private skipSpace(): void {
@@ -182,10 +268,19 @@ class Reader {
     this.i = i;
   }
 
-  /** `<?xml version="1.x" encoding="..." standalone="yes|no"?>` at the very start. */
+  /** `<?xml version="1.x" encoding="..." standalone="yes|no"?>` at the very start: XML 1.0 and UTF-8 only. */
   private declaration(): void {
     const m = DECLARATION.exec(this.s);
     if (!m) this.fail(0, "the XML declaration is malformed (expected <?xml version=\"1.0\" ...?>).");
+    const version = m[1] ?? m[2]!;
+    if (version === "1.1") {
+      throw invalid('the document declares XML 1.1; UBL documents are XML 1.0 (declare version="1.0").');
+    }
+    const encoding = m[3] ?? m[4];
+    if (encoding !== undefined && encoding.toLowerCase() !== "utf-8") {
+      throw invalid(`the declared encoding is ${JSON.stringify(encoding)}; only UTF-8 is accepted.`);
+    }
+    this.declared = true;
     this.i = m[0].length;
   }
 
@@ -207,6 +302,8 @@ class Reader {
     if (end === start) this.fail(start, "a processing instruction needs a target name.");
     if (s.charCodeAt(end) === 58 /* : */) this.fail(end, "a processing instruction target may not contain a colon.");
     if (end - start === 3 && s.slice(start, end).toLowerCase() === "xml") {
+      // A second declaration after the first is a second document (row 6); a lone one out of place is not well-formed.
+      if (this.declared && s.startsWith("xml", start) && (isSpace(s.charCodeAt(end)) || s.startsWith("?>", end))) throw multipleDocumentsError();
       this.fail(this.i, "an XML declaration is only allowed at the very start of the document.");
     }
     if (s.startsWith("?>", end)) {
@@ -264,9 +361,6 @@ class Reader {
   /**
    * Reads the start tag at `this.i` (which is at `<` followed by a name character or not). Returns
    * true when the element was empty (`/>`), so the caller does not enter its content.
-   *
-   * An element that is not kept costs no allocation unless it declares namespaces or has a
-   * reference in an attribute: its name and attributes are checked where they stand in the text.
    */
   private startTag(): boolean {
     const s = this.s;
@@ -282,6 +376,7 @@ class Reader {
     let count = 0;
     let declares = false;
     let prefixedAttrs = false;
+    let plainAttrs = false;
     let empty = false;
     for (;;) {
       const ws = j;
@@ -315,7 +410,7 @@ class Reader {
         this.fail(vEnd === -1 ? vStart : nextLt, `the value of the attribute ${s.slice(aStart, aEnd)} may not contain < (or is not closed).`);
       }
       j = vEnd + 1;
-      // Up to 16 attributes, compared in place; past that, a set keeps the check linear (up to 256 are allowed).
+      // Up to 16 attributes, compared in place; past that, a set keeps the check linear.
       if (count < 16) {
         for (let k = 0; k < count; k++) {
           if (this.sameText(at[k * 5]!, at[k * 5 + 1]!, aStart, aEnd)) this.fail(aStart, `the attribute ${s.slice(aStart, aEnd)} appears twice.`);
@@ -346,8 +441,12 @@ class Reader {
         declares = true;
       } else if (aPrefixEnd !== -1) {
         prefixedAttrs = true;
+      } else {
+        plainAttrs = true;
       }
     }
+    if (count > this.limits.maxAttributes) this.limit(`an element has more than ${this.limits.maxAttributes} attributes`);
+    if (++this.elements > this.limits.maxElements) this.limit(`more than ${this.limits.maxElements} elements`);
 
     // Namespace declarations first (they apply to the element and all its attributes), then every
     // other value checked for references where it stands.
@@ -366,10 +465,10 @@ class Reader {
     }
 
     // The element's namespace, and the prefixed attributes' (unbound prefix, same expanded name twice).
-    let uri: string | null;
+    let uri: string;
     let localStart: number;
     if (prefixEnd === -1) {
-      uri = this.ns.get("") || null;
+      uri = this.ns.get("") ?? "";
       localStart = lt + 1;
     } else {
       if (this.isXmlns(lt + 1, prefixEnd)) this.fail(lt + 1, "an element may not have the prefix xmlns.");
@@ -383,31 +482,25 @@ class Reader {
     }
     if (prefixedAttrs) this.checkPrefixedAttributes(lt, count);
 
-    // What to keep.
-    const parent = this.depth === 0 ? null : this.open[this.depth - 1]!;
-    let keep: XmlKeep | "text" | null = null;
-    let element: XmlElement | null = null;
-    if (parent === null) {
-      element = new XmlElement(uri, s.slice(localStart, nameEnd));
-      this.root = element;
-      keep = this.keep;
-    } else if (parent.keep !== null && parent.keep !== "text") {
-      const local = s.slice(localStart, nameEnd);
-      const wanted = Object.hasOwn(parent.keep, local) ? parent.keep[local] : undefined;
-      if (wanted !== undefined && wanted[0] === (uri ?? "")) {
-        element = new XmlElement(uri, local);
-        parent.element!.children.push(element);
-        keep = wanted[1];
-        if (keep === "text") {
-          for (let k = 0; k < count; k++) {
-            const o = k * 5;
-            if (at[o + 2] !== -1) continue; // prefixed (and xmlns:*) attributes are not kept
-            const name = s.slice(at[o]!, at[o + 1]!);
-            if (name !== "xmlns") (element.attributes ??= {})[name] = this.keptValue(at[o + 3]!, at[o + 4]!);
-          }
-          if (!empty) this.collecting = element;
+    // The node.
+    const parentOpen = this.depth === 0 ? null : this.open[this.depth - 1]!;
+    let node: XmlNode | null = null;
+    if (this.build) {
+      const parent = parentOpen?.node ?? null;
+      const [name, qname] = this.nameOf(uri, localStart, nameEnd, parent === null);
+      node = new XmlNode(uri, name, qname, parent);
+      if (plainAttrs) {
+        const attrs: Record<string, string> = {};
+        for (let k = 0; k < count; k++) {
+          const o = k * 5;
+          if (at[o + 2] !== -1) continue; // prefixed (and xmlns:*) attributes are not kept
+          const aName = s.slice(at[o]!, at[o + 1]!);
+          if (aName !== "xmlns") attrs[aName] = this.keptValue(at[o + 3]!, at[o + 4]!);
         }
+        node.attrs = attrs;
       }
+      if (parent === null) this.root = node;
+      else this.addChild(parentOpen!, parent, node);
     }
 
     this.i = j;
@@ -415,21 +508,64 @@ class Reader {
       if (undo !== null) this.undo(undo);
       return true;
     }
+    if (this.depth + 1 > this.limits.maxDepth) this.limit(`elements nest deeper than ${this.limits.maxDepth} levels`);
     // Open elements are reused from a stack that only grows: no object per element.
     let open = this.open[this.depth];
     if (open === undefined) {
-      open = { qs: 0, qe: 0, keep: null, element: null, undo: null };
+      open = { qs: 0, qe: 0, node: null, undo: null, counts: null };
       this.open.push(open);
     }
     open.qs = lt + 1;
     open.qe = nameEnd;
-    open.keep = keep;
-    open.element = element;
+    open.node = node;
     open.undo = undo;
+    open.counts = null;
     this.depth++;
     // The content starts at j; the next `<` is known.
     this.knownLt = nextLt;
     return false;
+  }
+
+  /** The shared local name and qname of an element. */
+  private nameOf(uri: string, from: number, to: number, isRoot: boolean): [string, string] {
+    let byName = this.names.get(uri);
+    if (byName === undefined) {
+      byName = new Map();
+      this.names.set(uri, byName);
+    }
+    const local = this.s.slice(from, to);
+    const key = isRoot ? `/${local}` : local;
+    let pair = byName.get(key);
+    if (pair === undefined) {
+      pair = [local, qnameOf(uri, local, isRoot)];
+      byName.set(key, pair);
+    }
+    return pair;
+  }
+
+  /** Appends `node` to `parent`'s children, with its position among the siblings of its qname. */
+  private addChild(open: Open, parent: XmlNode, node: XmlNode): void {
+    const kids = parent.children === NO_CHILDREN ? (parent.children = []) : parent.children;
+    if (open.counts !== null) {
+      const c = (open.counts.get(node.qname) ?? 0) + 1;
+      open.counts.set(node.qname, c);
+      node.index = c;
+    } else {
+      // The nearest earlier sibling of the same qname gives the position.
+      for (let k = kids.length - 1; k >= 0; k--) {
+        if (kids[k]!.qname === node.qname) {
+          node.index = kids[k]!.index + 1;
+          break;
+        }
+      }
+      if (kids.length + 1 >= MANY_CHILDREN) {
+        const counts = new Map<string, number>();
+        for (const kid of kids) counts.set(kid.qname, kid.index);
+        counts.set(node.qname, node.index);
+        open.counts = counts;
+      }
+    }
+    kids.push(node);
   }
 
   /** After the attribute positions grew: read the same start tag again. */
@@ -514,28 +650,27 @@ class Reader {
     // An unprefixed attribute is in no namespace, so it cannot clash with a prefixed one.
   }
 
-  /** The normalised value of an attribute (references resolved, each whitespace character a space). */
+  /** The normalised value of an attribute (each literal whitespace character a space, then references resolved). */
   private attributeValue(from: number, to: number): string {
-    const s = this.s;
     if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
-    return normalizeAttribute(this.nextAmp < to ? this.references(from, to) : s.slice(from, to));
+    return this.nextAmp < to ? this.references(from, to, true) : spaces(this.s.slice(from, to));
   }
 
   /**
-   * The normalised value of a kept element's attribute, read again after all values were checked
-   * (so the `&` cursor may have passed it: look within the value itself).
+   * The normalised value of a kept attribute, read again after all values were checked (so the
+   * `&` cursor may have passed it: look within the value itself).
    */
   private keptValue(from: number, to: number): string {
     const s = this.s;
     let amp = from;
     while (amp < to && s.charCodeAt(amp) !== 38 /* & */) amp++;
-    return normalizeAttribute(amp < to ? this.references(from, to) : s.slice(from, to));
+    return amp < to ? this.references(from, to, true) : spaces(s.slice(from, to));
   }
 
   /** Checks an attribute value's references without building the value (when there are none, there is nothing to check). */
   private checkValue(from: number, to: number): void {
     if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
-    if (this.nextAmp < to) this.references(from, to);
+    if (this.nextAmp < to) this.references(from, to, true);
   }
 
   private indexOrEnd(needle: string, from: number): number {
@@ -543,13 +678,16 @@ class Reader {
     return k === -1 ? this.n : k;
   }
 
-  /** The text of `from..to` with its entity and character references resolved (each checked). */
-  private references(from: number, to: number): string {
+  /**
+   * The text of `from..to` with its entity and character references resolved (each checked). In an
+   * attribute value (`attr`), literal whitespace becomes a space first; what a reference gives stays.
+   */
+  private references(from: number, to: number, attr: boolean): string {
     const s = this.s;
     let out = "";
     let k = from;
     for (let amp = s.indexOf("&", from); amp !== -1 && amp < to; amp = s.indexOf("&", k)) {
-      out += s.slice(k, amp);
+      out += attr ? spaces(s.slice(k, amp)) : s.slice(k, amp);
       const semi = s.indexOf(";", amp + 1);
       if (semi === -1 || semi >= to) this.fail(amp, "an & must start a reference such as &amp; (write & itself as &amp;).");
       const ref = s.slice(amp + 1, semi);
@@ -566,7 +704,7 @@ class Reader {
       k = semi + 1;
     }
     this.nextAmp = this.indexOrEnd("&", to);
-    return out + s.slice(k, to);
+    return out + (attr ? spaces(s.slice(k, to)) : s.slice(k, to));
   }
 
   // ---- content ---------------------------------------------------------------------------------
@@ -600,21 +738,22 @@ class Reader {
     }
   }
 
-  /** Character data `from..to` (no `<` in it): references checked, `]]>` refused, text collected when wanted. */
+  /** Character data `from..to` (no `<` in it): references checked, `]]>` refused, text added to the open element's node. */
   private charData(from: number, to: number): void {
     if (this.nextCdataEnd < from) this.nextCdataEnd = this.indexOrEnd("]]>", from);
     if (this.nextCdataEnd < to) this.fail(this.nextCdataEnd, "]]> is not allowed in text (write it as ]]&gt;).");
     if (this.nextAmp < from) this.nextAmp = this.indexOrEnd("&", from);
     if (this.nextAmp < to) {
-      const t = this.references(from, to);
-      if (this.collecting !== null) this.collect(t);
-    } else if (this.collecting !== null) {
-      this.collect(this.s.slice(from, to));
+      const t = this.references(from, to, false);
+      if (this.build) this.addText(t);
+    } else if (this.build) {
+      this.addText(this.s.slice(from, to));
     }
   }
 
-  private collect(t: string): void {
-    this.collecting!.text += t.includes("\r") ? t.replace(/\r\n?/g, "\n") : t;
+  private addText(t: string): void {
+    const node = this.open[this.depth - 1]!.node!;
+    node.text = node.text === "" ? t : node.text + t;
   }
 
   /** `<![CDATA[ ... ]]>`. */
@@ -622,7 +761,7 @@ class Reader {
     const from = this.i + 9;
     const end = this.s.indexOf("]]>", from);
     if (end === -1) this.fail(this.i, "a CDATA section is not closed with ]]>.");
-    if (this.collecting !== null) this.collect(this.s.slice(from, end));
+    if (this.build) this.addText(this.s.slice(from, end));
     this.i = end + 3;
   }
 
@@ -640,14 +779,39 @@ class Reader {
     while (j < this.n && isSpace(s.charCodeAt(j))) j++;
     if (s.charCodeAt(j) !== 62) this.fail(j, `the end tag </${s.slice(top.qs, top.qe)}> is not closed with >.`);
     this.i = j + 1;
-    if (top.element !== null && top.element === this.collecting) this.collecting = null;
+    const node = top.node;
+    if (node !== null && node.children !== NO_CHILDREN && node.text !== "") node.text = this.shared(node.text);
     if (top.undo !== null) this.undo(top.undo);
-    top.element = null;
+    top.node = null;
     top.undo = null;
+    top.counts = null;
     return this.depth === 0;
   }
+
+  /** The indentation between child elements, shared: one string for every element with the same. */
+  private shared(text: string): string {
+    if (text.length > 256 || !BLANK.test(text)) return text;
+    const known = this.blanks.get(text);
+    if (known !== undefined) return known;
+    if (this.blanks.size < 4096) this.blanks.set(text, text);
+    return text;
+  }
+}
+
+/** Attribute-value normalisation of literal text: each whitespace character a space (line ends are LF by now). */
+function spaces(raw: string): string {
+  return /[\t\n\r]/.test(raw) ? raw.replace(/[\t\n\r]/g, " ") : raw;
 }
 
 // `<?xml version="1.x" (encoding="...")? (standalone="yes|no")? S? ?>`, S being XML's four spaces.
 const DECLARATION =
-  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"1\.[0-9]+"|'1\.[0-9]+')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"[A-Za-z][A-Za-z0-9._-]*"|'[A-Za-z][A-Za-z0-9._-]*'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/;
+  /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"(1\.[0-9]+)"|'(1\.[0-9]+)')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/;
+
+/** XML whitespace trimmed from both ends (space, tab, CR, LF; not JavaScript's wider `trim()`). */
+export function xmlTrim(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isSpace(s.charCodeAt(a))) a++;
+  while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}

@@ -42,6 +42,13 @@ export function hasCodeBody(code: ErrorCode): boolean {
   return status !== 400 && status !== 413 && status !== 500;
 }
 
+/** One broken rule in an error's `errors`: the official rule id, what is wrong, and where. */
+export interface RuleError {
+  rule: string;
+  message: string;
+  location: string;
+}
+
 /**
  * The single error class thrown by every core function.
  *
@@ -54,11 +61,14 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   /** For `bad_request`: the list of problems (class-validator wording), or one string for unparseable input. */
   readonly details: string[] | undefined;
+  /** For `invalid_ubl_xml` from broken rules: each broken fatal rule (at most 100), as `errors` in the HTTP body. */
+  readonly errors: RuleError[] | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { details?: string[]; cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { details?: string[]; errors?: RuleError[]; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options?.details;
+    this.errors = options?.errors;
   }
 
   /** The HTTP status of this error's code. */

@@ -24,6 +24,12 @@ export const InvoiceRequestSchema = z
   .meta({ id: "InvoiceRequest" });
 export type InvoiceRequest = z.input<typeof InvoiceRequestSchema>;
 
+/** The body of POST /v1/validate: the document, base64-encoded, as in a submit. */
+export const ValidateRequestSchema = z
+  .strictObject({ xml: z.string(mustBeString("xml")).min(1, { error: "xml should not be empty" }) }, notObject)
+  .meta({ id: "ValidateRequest" });
+export type ValidateRequest = z.input<typeof ValidateRequestSchema>;
+
 const country = (name: string) =>
   z
     .string({ error: `${name} must be a valid ISO31661 Alpha2 code` })
@@ -185,6 +191,10 @@ export const InvoiceEventSchema = z
   .object({ status: z.enum(INVOICE_STATUSES), at: timestamp, detail: z.string() })
   .meta({ id: "InvoiceEvent" });
 
+/** One broken rule: the official rule id, what is wrong (naming the values), where (a path such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount). */
+export const RuleFindingSchema = z
+  .object({ rule: z.string(), message: z.string(), location: z.string() })
+  .meta({ id: "RuleFinding" });
 export const InvoiceSchema = z
   .object({
     id: z.uuid(),
@@ -205,6 +215,9 @@ export const InvoiceSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
     events: z.array(InvoiceEventSchema),
+    warnings: z
+      .array(RuleFindingSchema)
+      .meta({ description: "The warning rules of EN 16931 / Peppol BIS Billing 3.0 the document breaks (they never block a submission)." }),
   })
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;
@@ -256,7 +269,25 @@ export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 // ---------- error bodies (the HTTP layer's `toHttp` writes them; see ERROR_STATUS) ----------
 
 /** The body of every error code but `bad_request`, `payload_too_large` and `internal_error`. */
-export const CodeErrorSchema = z.object({ code: z.string(), message: z.string() }).meta({ id: "CodeError" });
+export const CodeErrorSchema = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    /** Only on a 422 invalid_ubl_xml for broken rules: each broken fatal rule, at most 100. */
+    errors: z.array(RuleFindingSchema).max(100).optional(),
+  })
+  .meta({ id: "CodeError" });
+/** What POST /v1/validate answers in `data` (and validateInvoice returns). */
+export const ValidationReportSchema = z
+  .object({
+    valid: z.boolean(),
+    documentType: z.enum(["Invoice", "CreditNote"]),
+    customizationId: z.string().nullable(),
+    ruleSets: z.array(z.string()),
+    errors: z.array(RuleFindingSchema),
+    warnings: z.array(RuleFindingSchema),
+  })
+  .meta({ id: "ValidationReport" });
 /** The body of `bad_request` (400). */
 export const BadRequestSchema = z
   .object({

@@ -23,6 +23,7 @@ export function invoiceView(r: InvoiceRecord): Invoice {
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     events: r.events.map((e) => ({ ...e })),
+    warnings: (r.warnings ?? []).map((w) => ({ ...w })),
   };
 }
 

@@ -58,6 +58,7 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     createdAt: at,
     updatedAt: at,
     events: [{ status: "sending", at, detail: "Accepted." }],
+    warnings: [],
     ...overrides,
   };
 }

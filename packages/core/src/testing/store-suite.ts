@@ -167,7 +167,11 @@ export function testStore(name: string, factory: StoreFactory): void {
 
     describe("submissions", () => {
       it("stores an accepted submission with every field and links it to a new client", async () => {
-        const inv = sampleInvoiceRecord(company.id, { dueDate: "2026-03-01", totals: { taxExclusive: "0.10", taxInclusive: null, payable: "1E+3" } });
+        const inv = sampleInvoiceRecord(company.id, {
+          dueDate: "2026-03-01",
+          totals: { taxExclusive: "0.10", taxInclusive: null, payable: "1E+3" },
+          warnings: [{ rule: "UBL-CR-002", message: "The invoice declares UBL version \"2.0\" (é)", location: "/Invoice/cbc:UBLVersionID[1]" }],
+        });
         const client = clientFor(inv);
         const r = await accept(inv, client);
         expect(r).toEqual({ inserted: true, invoice: { ...inv, clientId: client.id } });

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { defaultEligibility, type EligibilityPolicy } from "../domain/eligibility.js";
 import { ApiError } from "../domain/errors.js";
-import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/scan.js";
+import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/xml.js";
 import type { Routing, Store } from "../ports/store.js";
 import { defaultRouting } from "../domain/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";

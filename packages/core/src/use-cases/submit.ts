@@ -178,6 +178,7 @@ function record(
         ? { status: "sending", at: now, detail: `Accepted and queued for sending on ${network}.${note ? " " + note : ""}` }
         : { status: "failed", at: now, detail: errorMessage },
     ],
+    warnings: doc.warnings,
   };
 }
 

@@ -23,6 +23,9 @@ import {
   submitInvoice,
   submitInvoiceJson,
   SubmissionSchema,
+  validateDocument,
+  ValidateRequestSchema,
+  ValidationReportSchema,
   type CoreOptions,
   type Store,
 } from "@einvoice/core";
@@ -70,7 +73,11 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
     errors: [
       { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
-      { codes: codesOf(422), description: "The invoice or the account failed validation." },
+      {
+        codes: codesOf(422),
+        description:
+          "The invoice or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`.",
+      },
     ],
     handle: async ({ deps, auth, body }) => ({
       // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
@@ -79,6 +86,24 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
           ? await submitInvoiceJson(deps.store, auth, body, { ...deps.options, transfer: true })
           : await submitInvoice(deps.store, auth, {}, deps.options),
     }),
+  },
+  {
+    method: "post",
+    path: "/validate",
+    operationId: "validateInvoice",
+    summary: "Validate a UBL invoice or credit note against the official rules, without submitting it",
+    description:
+      "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, those of Peppol BIS Billing 3.0 when `cbc:CustomizationID` says so; other specifications (XRechnung, UBL.BE, NLCIUS) get the CEN rules. Nothing is stored.",
+    auth: "apiKey",
+    body: { kind: "json", schema: ValidateRequestSchema },
+    success: { status: 200, description: "The report: `valid` is false when a fatal rule is broken.", schema: data(ValidationReportSchema) },
+    errors: [
+      {
+        codes: ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml"],
+        description: "The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, or not a UBL Invoice or CreditNote.",
+      },
+    ],
+    handle: async ({ deps, body }) => ({ data: validateDocument(body, deps.options) }),
   },
   {
     method: "get",

@@ -24,12 +24,16 @@ export interface InvoiceOptions {
   recipient?: [string, string];
 }
 
-/** A plausible Peppol BIS 3 invoice (well-formed, UTF-8, buyer EndpointID 0088). */
+/**
+ * A complete Peppol BIS 3 invoice (well-formed, UTF-8, buyer EndpointID 0088 with its check digit)
+ * that passes the official rules (EN 16931 and Peppol BIS 3): `lines` lines of 100.00 EUR at 21 %.
+ */
 export function invoiceXml(o: InvoiceOptions = {}): string {
   const id = o.id ?? `HOSTILE-${process.pid}-${++seq}`;
   const [scheme, value] = o.recipient ?? ["0088", "7300010000001"];
+  const n = o.lines ?? 1;
   const lines: string[] = [];
-  for (let i = 1; i <= (o.lines ?? 1); i++) {
+  for (let i = 1; i <= n; i++) {
     lines.push(
       `<cac:InvoiceLine><cbc:ID>${i}</cbc:ID><cbc:InvoicedQuantity unitCode="C62">1</cbc:InvoicedQuantity>` +
         `<cbc:LineExtensionAmount currencyID="EUR">100.00</cbc:LineExtensionAmount>` +
@@ -38,6 +42,9 @@ export function invoiceXml(o: InvoiceOptions = {}): string {
         `<cac:Price><cbc:PriceAmount currencyID="EUR">100.00</cbc:PriceAmount></cac:Price></cac:InvoiceLine>`,
     );
   }
+  const net = `${100 * n}.00`;
+  const tax = `${21 * n}.00`;
+  const gross = `${121 * n}.00`;
   const declaration = o.declaration ?? `<?xml version="1.0" encoding="UTF-8"?>`;
   return (
     `${declaration}\n` +
@@ -47,17 +54,20 @@ export function invoiceXml(o: InvoiceOptions = {}): string {
     `<cbc:ID>${id}</cbc:ID>${o.inject ?? ""}<cbc:IssueDate>2025-01-15</cbc:IssueDate><cbc:DueDate>2025-02-15</cbc:DueDate>` +
     `<cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>` +
     (o.note === undefined ? "" : `<cbc:Note>${o.note}</cbc:Note>`) +
-    `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>` +
+    `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cbc:BuyerReference>PO-1</cbc:BuyerReference>` +
     `<cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID>` +
-    `<cac:PostalAddress><cac:Country><cbc:IdentificationCode>NL</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
-    `<cac:PartyTaxScheme><cbc:CompanyID>NL123456789B01</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>` +
-    `<cac:PartyLegalEntity><cbc:RegistrationName>Hostile Seller BV</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>` +
+    `<cac:PostalAddress><cbc:CityName>Berlin</cbc:CityName><cac:Country><cbc:IdentificationCode>DE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
+    `<cac:PartyTaxScheme><cbc:CompanyID>DE123456789</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>` +
+    `<cac:PartyLegalEntity><cbc:RegistrationName>Hostile Seller GmbH</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>` +
     `<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="${scheme}">${value}</cbc:EndpointID>` +
-    `<cac:PostalAddress><cac:Country><cbc:IdentificationCode>BE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
+    `<cac:PostalAddress><cbc:CityName>Brussels</cbc:CityName><cac:Country><cbc:IdentificationCode>BE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
     `<cac:PartyLegalEntity><cbc:RegistrationName>Buyer NV</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>` +
-    `<cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">100.00</cbc:LineExtensionAmount>` +
-    `<cbc:TaxExclusiveAmount currencyID="EUR">100.00</cbc:TaxExclusiveAmount><cbc:TaxInclusiveAmount currencyID="EUR">121.00</cbc:TaxInclusiveAmount>` +
-    `<cbc:PayableAmount currencyID="EUR">121.00</cbc:PayableAmount></cac:LegalMonetaryTotal>` +
+    `<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">${tax}</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="EUR">${net}</cbc:TaxableAmount>` +
+    `<cbc:TaxAmount currencyID="EUR">${tax}</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>21</cbc:Percent>` +
+    `<cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>` +
+    `<cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">${net}</cbc:LineExtensionAmount>` +
+    `<cbc:TaxExclusiveAmount currencyID="EUR">${net}</cbc:TaxExclusiveAmount><cbc:TaxInclusiveAmount currencyID="EUR">${gross}</cbc:TaxInclusiveAmount>` +
+    `<cbc:PayableAmount currencyID="EUR">${gross}</cbc:PayableAmount></cac:LegalMonetaryTotal>` +
     lines.join("") +
     `</Invoice>\n`
   );

@@ -174,7 +174,9 @@ beforeAll(async () => {
     expectOneOf(a, [200, 422], inv.name);
     if (a.status === 200 && (a.body!.data as { status: string }).status === "sending") accepted.push(inv);
   }
-  expect(accepted.length).toBeGreaterThan(50);
+  // Submit validates (contract row 9a): only the corpus documents the official rules accept are
+  // accepted (52 of the corpus's 601 documents in all).
+  expect(accepted.length).toBeGreaterThan(20);
 }, 60_000);
 
 afterAll(async () => {
@@ -399,14 +401,15 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
         switch (ins.what) {
           case "nesting": {
             // Inside the root the inserted chain reaches level n + 1 (the corpus nests less deep where it closes).
-            a = await submitBytes(insertInside(inv.bytes, Buffer.from("<a>".repeat(ins.n) + "</a>".repeat(ins.n))));
+            // Text in the innermost element: an empty element breaks PEPPOL-EN16931-R008.
+            a = await submitBytes(insertInside(inv.bytes, Buffer.from("<a>".repeat(ins.n) + "1" + "</a>".repeat(ins.n))));
             if (ins.n + 1 > 256) expect(a.body, where).toEqual({ code: "invalid_ubl_xml", message: "xml is too large to accept: elements nest deeper than 256 levels." });
             else expectProcessed(a);
             break;
           }
           case "attributes":
           case "namespaces": {
-            a = await submitBytes(insertInside(inv.bytes, Buffer.from(`<x ${attrs(ins.n, ins.what === "namespaces")}/>`)));
+            a = await submitBytes(insertInside(inv.bytes, Buffer.from(`<x ${attrs(ins.n, ins.what === "namespaces")}>1</x>`)));
             if (ins.n > 256) expect(a.body, where).toEqual({ code: "invalid_ubl_xml", message: "xml is too large to accept: an element has more than 256 attributes." });
             else expectProcessed(a);
             break;

@@ -1,0 +1,127 @@
+// validateInvoice: the official verdict of the EN 16931 (CEN UBL) rules, and of Peppol BIS Billing 3.0
+// when the document says it follows it, on the model the reader builds in one pass. Pure: no store.
+import { ApiError } from "../domain/errors.js";
+import { base64DecodedSize, checkBase64 } from "../document/base64.js";
+import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "../document/text.js";
+import { requireUblRoot, type UblDocumentType } from "../document/ubl.js";
+import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "../document/xml.js";
+import { runRules } from "./engine.js";
+import { normalizeSpace, stringValue, child, type Finding, type UblNode } from "./model.js";
+import { CEN_FAMILIES, CEN_RULESET, PEPPOL_BIS3, PEPPOL_FAMILIES, PEPPOL_RULESET } from "./rules/index.js";
+
+/** One broken rule, as the report and the submit error list it. */
+export interface ValidationItem {
+  /** The official rule id, such as "BR-CO-10" or "PEPPOL-EN16931-R001". */
+  rule: string;
+  /** What is wrong, naming the values involved. */
+  message: string;
+  /** Where, such as `/Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount`. */
+  location: string;
+}
+
+/** What `validateInvoice` returns. */
+export interface ValidationReport {
+  /** True when no fatal rule is broken (warnings do not count). */
+  valid: boolean;
+  documentType: UblDocumentType;
+  /** The document's cbc:CustomizationID (whitespace-normalised), or null when it has none. */
+  customizationId: string | null;
+  /** The rule sets that were applied: the CEN one always, the Peppol one for BIS Billing 3.0. */
+  ruleSets: string[];
+  /** Broken fatal rules, in the order the rule sets report them. */
+  errors: ValidationItem[];
+  /** Broken warning rules. */
+  warnings: ValidationItem[];
+}
+
+/** The rule sets that apply to a document with this CustomizationID. */
+export function ruleSetsFor(customizationId: string | null): string[] {
+  return customizationId !== null && customizationId.startsWith(PEPPOL_BIS3) ? [CEN_RULESET, PEPPOL_RULESET] : [CEN_RULESET];
+}
+
+/**
+ * Runs the rule sets that apply on the model of a UBL Invoice or CreditNote: the CEN EN 16931 UBL
+ * rules always, Peppol BIS Billing 3.0 when cbc:CustomizationID starts with its identifier.
+ */
+export function validateModel(root: UblNode): ValidationReport {
+  const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
+  const cid = child(root, "cbc:CustomizationID");
+  const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
+  const ruleSets = ruleSetsFor(customizationId);
+  const families = ruleSets.length > 1 ? [...Object.values(CEN_FAMILIES), ...Object.values(PEPPOL_FAMILIES)] : Object.values(CEN_FAMILIES);
+  const findings = runRules(root, families);
+  const errors: ValidationItem[] = [];
+  const warnings: ValidationItem[] = [];
+  for (const f of findings) (f.flag === "fatal" ? errors : warnings).push(item(f));
+  return { valid: errors.length === 0, documentType, customizationId, ruleSets, errors, warnings };
+}
+
+function item(f: Finding): ValidationItem {
+  return { rule: f.rule, message: f.message, location: f.location };
+}
+
+/**
+ * Validates a UBL Invoice or CreditNote against the official rules and returns the report.
+ *
+ * `document` is the XML: its bytes (a Buffer or Uint8Array, UTF-8), or a string that is either the
+ * XML text itself (it starts with `<`, after any whitespace) or the document in base64 (as `xml` in
+ * the HTTP body; base64 never contains `<`, so the two cannot be confused).
+ * The checks before the rules are those of submit (contract rows 5 to 8), with their codes: bad
+ * base64 or not UTF-8 XML text → `invalid_base64_xml`; a ZIP or two documents → `single_xml_only`;
+ * not well-formed, a DOCTYPE, another encoding, XML 1.1, a root other than Invoice or CreditNote →
+ * `invalid_ubl_xml`. A document that breaks rules is not an error: the report says so.
+ *
+ * @example const report = validateInvoice(readFileSync("invoice.xml")); if (!report.valid) console.log(report.errors)
+ * @example validateInvoice(body.xml) // base64, as in POST /v1/validate
+ */
+export function validateInvoice(
+  document: Uint8Array | string,
+  options: { limits?: XmlLimits } = {},
+): ValidationReport {
+  const limits = options.limits ?? DEFAULT_XML_LIMITS;
+  let text: string;
+  if (typeof document === "string" && /^\uFEFF?[ \t\r\n]*</.test(document)) {
+    text = document.charCodeAt(0) === 0xfeff ? document.slice(1) : document;
+    if (Buffer.byteLength(text, "utf8") > limits.maxBytes) throw tooLarge(Buffer.byteLength(text, "utf8"), limits);
+  } else {
+    const bytes = typeof document === "string" ? decodeBase64(document, limits) : document;
+    rejectZip(bytes);
+    const decoded = decodeUtf8(bytes);
+    if (decoded === null) {
+      probeForSecondDocument(decodeUtf8Lossy(bytes), limits);
+      throw notUtf8Error();
+    }
+    if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
+    text = decoded;
+  }
+  requireMarkupStart(text);
+  return validateModel(requireUblRoot(parseXml(text, limits), ["Invoice", "CreditNote"]));
+}
+
+function decodeBase64(b64: string, limits: XmlLimits): Buffer {
+  const compact = checkBase64(b64);
+  const size = base64DecodedSize(compact);
+  if (size > limits.maxBytes * 4) throw tooLarge(size, limits);
+  return Buffer.from(compact, "base64");
+}
+
+function tooLarge(bytes: number, limits: XmlLimits): ApiError {
+  const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+  return new ApiError("invalid_ubl_xml", `xml is too large to accept: the document is ${mib(bytes)} MiB; the limit is ${mib(limits.maxBytes)} MiB.`);
+}
+
+/** At most this many items in the `errors` of a submit refused for broken rules. */
+export const MAX_REPORTED_ERRORS = 100;
+
+/** The `invalid_ubl_xml` error of a document that breaks fatal rules: the count and the first rule ids, and the items. */
+export function rulesError(errors: readonly ValidationItem[]): ApiError {
+  const ids: string[] = [];
+  for (const e of errors) if (!ids.includes(e.rule) && ids.push(e.rule) >= 5) break;
+  const n = errors.length;
+  const more = new Set(errors.map((e) => e.rule)).size > ids.length ? ", ..." : "";
+  return new ApiError(
+    "invalid_ubl_xml",
+    `The invoice breaks ${n} fatal rule${n === 1 ? "" : "s"} of EN 16931 / Peppol BIS Billing 3.0 (${ids.join(", ")}${more}); a receiving access point would reject it. See errors for each rule, its message and location.`,
+    { errors: errors.slice(0, MAX_REPORTED_ERRORS) },
+  );
+}

@@ -1,0 +1,130 @@
+// validateInvoice and validateDocument: which rule sets apply, the report's shape, the input forms,
+// and the errors of documents the rules cannot read (the codes of submit).
+import { describe, expect, it } from "vitest";
+import { ApiError, getInvoice, CEN_RULESET, PEPPOL_RULESET, submitInvoice, validateDocument, validateInvoice, memoryStore, MAX_REPORTED_ERRORS } from "../src/index.js";
+import { eligibleCompany } from "./support/company.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+function code(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e.code;
+    throw e;
+  }
+  return undefined;
+}
+
+const valid = invoiceXml();
+/** The payable amount no longer equals the amount due (BR-CO-16) and the tax total is wrong (BR-CO-14/15). */
+const wrongTotals = valid.replace('<cbc:PayableAmount currencyID="EUR">121.00</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">125.00</cbc:PayableAmount>');
+
+describe("validateInvoice", () => {
+  it("reports a valid Peppol BIS 3 invoice with both rule sets and no errors", () => {
+    expect(validateInvoice(Buffer.from(valid))).toEqual({
+      valid: true,
+      documentType: "Invoice",
+      customizationId: "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
+      ruleSets: [CEN_RULESET, PEPPOL_RULESET],
+      errors: [],
+      warnings: [],
+    });
+  });
+
+  it("reports a broken rule with its id, a message naming the values, and where", () => {
+    const r = validateInvoice(wrongTotals);
+    expect(r.valid).toBe(false);
+    const br = r.errors.find((e) => e.rule === "BR-CO-16");
+    expect(br).toEqual({ rule: "BR-CO-16", message: expect.stringMatching(/125/), location: expect.stringMatching(/^\/Invoice/) });
+  });
+
+  it("takes bytes, XML text or base64, with the same report", () => {
+    const a = validateInvoice(Buffer.from(wrongTotals));
+    expect(validateInvoice(wrongTotals)).toEqual(a);
+    expect(validateInvoice(b64(wrongTotals))).toEqual(a);
+    expect(validateInvoice(new Uint8Array(Buffer.from(wrongTotals)))).toEqual(a);
+  });
+
+  it("applies only the CEN rules to other specifications (XRechnung), and to a document without CustomizationID", () => {
+    const xr = valid.replace(
+      "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
+      "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
+    );
+    expect(validateInvoice(xr)).toMatchObject({ ruleSets: [CEN_RULESET], customizationId: "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0" });
+    const none = valid.replace(/<cbc:CustomizationID>[^<]*<\/cbc:CustomizationID>/, "");
+    const r = validateInvoice(none);
+    expect(r).toMatchObject({ ruleSets: [CEN_RULESET], customizationId: null, valid: false });
+    expect(r.errors.map((e) => e.rule)).toContain("BR-01");
+  });
+
+  it("accepts a CreditNote root", () => {
+    const cn = valid
+      .replace(/Invoice-2/g, "CreditNote-2")
+      .replace(/<Invoice /, "<CreditNote ")
+      .replace("</Invoice>", "</CreditNote>")
+      .replace(/<cbc:InvoiceTypeCode>380<\/cbc:InvoiceTypeCode>/, "<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>")
+      .replace(/InvoiceLine>/g, "CreditNoteLine>")
+      .replace(/InvoicedQuantity/g, "CreditedQuantity");
+    expect(validateInvoice(cn)).toMatchObject({ documentType: "CreditNote", valid: true });
+  });
+
+  it("refuses what the rules cannot read with the codes of submit", () => {
+    expect(code(() => validateInvoice("not base64!"))).toBe("invalid_base64_xml");
+    expect(code(() => validateInvoice(Buffer.from([0x3c, 0x61, 0xff, 0x3e])))).toBe("invalid_base64_xml");
+    expect(code(() => validateInvoice(valid + valid))).toBe("single_xml_only");
+    expect(code(() => validateInvoice("<Invoice><broken></Invoice>"))).toBe("invalid_ubl_xml");
+    expect(code(() => validateInvoice('<Order xmlns="urn:oasis:names:specification:ubl:schema:xsd:Order-2"/>'))).toBe("invalid_ubl_xml");
+    expect(code(() => validateInvoice('<?xml version="1.1"?><Invoice/>'))).toBe("invalid_ubl_xml");
+  });
+});
+
+describe("validateDocument (POST /v1/validate)", () => {
+  it("takes the submit body's base64 and nothing else", () => {
+    expect(validateDocument({ xml: b64(valid) }).valid).toBe(true);
+    expect(code(() => validateDocument({ xml: valid }))).toBe("invalid_base64_xml");
+    expect(code(() => validateDocument({ xml: b64(valid), targetNetwork: "auto" }))).toBe("bad_request");
+    expect(code(() => validateDocument({}))).toBe("bad_request");
+  });
+});
+
+describe("submit refuses a document that breaks fatal rules (contract row 9a)", () => {
+  it("answers invalid_ubl_xml with the count and first rule ids in the message, and the items in errors", async () => {
+    const store = memoryStore();
+    const auth = await eligibleCompany(store);
+    const e = await submitInvoice(store, auth, { xml: b64(wrongTotals) }).then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(ApiError);
+    const err = e as ApiError;
+    expect(err.code).toBe("invalid_ubl_xml");
+    expect(err.status).toBe(422);
+    expect(err.message).toMatch(/breaks \d+ fatal rules? .*BR-CO-16/);
+    expect(err.errors!.map((x) => x.rule)).toContain("BR-CO-16");
+    expect(err.errors!.length).toBeLessThanOrEqual(MAX_REPORTED_ERRORS);
+    // Nothing stored.
+    expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).length).toBe(0);
+  });
+
+  it("accepts a document that breaks only warning rules, and keeps the warnings with the invoice", async () => {
+    const store = memoryStore();
+    const auth = await eligibleCompany(store);
+    const xml = invoiceXml().replace("<cbc:CustomizationID>", "<cbc:UBLVersionID>2.0</cbc:UBLVersionID><cbc:CustomizationID>");
+    const r = await submitInvoice(store, auth, { xml: b64(xml) });
+    expect(r).toMatchObject({ success: true, status: "sending" });
+    const inv = await getInvoice(store, auth, r.submissionId);
+    expect(inv.warnings).toEqual([{ rule: "UBL-CR-002", message: expect.stringMatching(/2\.0/), location: "/Invoice/cbc:UBLVersionID[1]" }]);
+    const clean = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "CLEAN" })) });
+    expect((await getInvoice(store, auth, clean.submissionId)).warnings).toEqual([]);
+  });
+
+  it("lists at most 100 broken rules", async () => {
+    const lines = invoiceXml({ lines: 150 }).replace(/<cbc:PriceAmount currencyID="EUR">100.00</g, '<cbc:PriceAmount currencyID="EUR">-1<');
+    const store = memoryStore();
+    const auth = await eligibleCompany(store);
+    const err = (await submitInvoice(store, auth, { xml: b64(lines) }).catch((x: unknown) => x)) as ApiError;
+    expect(err.code).toBe("invalid_ubl_xml");
+    expect(err.errors).toHaveLength(MAX_REPORTED_ERRORS);
+    expect(err.message).toMatch(/breaks (\d{3}) fatal rules/);
+  });
+});
