@@ -724,7 +724,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TooManyRequestsError"];
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description An unexpected error; nothing is revealed. */
