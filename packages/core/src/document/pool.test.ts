@@ -189,7 +189,7 @@ describe("createInvoiceWorkers: a pool per instance", () => {
   it("reads with its own options, beside the default pool, and ends its threads on close", async () => {
     const own = createInvoiceWorkers({ threshold: 0, size: 1 });
     try {
-      const xml = b64(invoiceXml({ endpoint: "OWN" }));
+      const xml = b64(invoiceXml({ endpoint: "OWN", scheme: "0106" }));
       const r = await own.readInvoice(xml);
       expect(r.recipient.value).toBe("OWN");
       expect(r.sha256).toBe(readInvoice(xml).sha256);
