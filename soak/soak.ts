@@ -62,12 +62,31 @@ export interface SoakReport {
   failures: string[];
 }
 
-export function invoice(id: string, recipient: string, scheme = "0208"): string {
+/**
+ * A complete Peppol BIS 3 invoice that passes the official rules (submit validates). The buyer's
+ * scheme defaults to 0106, which has no check digits, so any generated value keeps it valid.
+ */
+export function invoice(id: string, recipient: string, scheme = "0106"): string {
   const xml =
-    `<?xml version="1.0" encoding="UTF-8"?><Invoice ${UBL}><cbc:ID>${id}</cbc:ID><cbc:IssueDate>2026-01-15</cbc:IssueDate>` +
-    `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID></cac:Party></cac:AccountingSupplierParty>` +
-    `<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="${scheme}">${recipient}</cbc:EndpointID><cac:PartyLegalEntity><cbc:RegistrationName>Buyer ${recipient}</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>` +
-    `<cac:LegalMonetaryTotal><cbc:PayableAmount currencyID="EUR">10.00</cbc:PayableAmount></cac:LegalMonetaryTotal></Invoice>`;
+    `<?xml version="1.0" encoding="UTF-8"?><Invoice ${UBL}>` +
+    `<cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>` +
+    `<cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>` +
+    `<cbc:ID>${id}</cbc:ID><cbc:IssueDate>2026-01-15</cbc:IssueDate><cbc:DueDate>2026-02-15</cbc:DueDate><cbc:InvoiceTypeCode>380</cbc:InvoiceTypeCode>` +
+    `<cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode><cbc:BuyerReference>PO-1</cbc:BuyerReference>` +
+    `<cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID>` +
+    `<cac:PostalAddress><cbc:CityName>Berlin</cbc:CityName><cac:Country><cbc:IdentificationCode>DE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
+    `<cac:PartyTaxScheme><cbc:CompanyID>DE123456789</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>` +
+    `<cac:PartyLegalEntity><cbc:RegistrationName>Seller GmbH</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>` +
+    `<cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="${scheme}">${recipient}</cbc:EndpointID>` +
+    `<cac:PostalAddress><cbc:CityName>Brussels</cbc:CityName><cac:Country><cbc:IdentificationCode>BE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>` +
+    `<cac:PartyLegalEntity><cbc:RegistrationName>Buyer ${recipient}</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>` +
+    `<cac:TaxTotal><cbc:TaxAmount currencyID="EUR">2.10</cbc:TaxAmount><cac:TaxSubtotal><cbc:TaxableAmount currencyID="EUR">10.00</cbc:TaxableAmount>` +
+    `<cbc:TaxAmount currencyID="EUR">2.10</cbc:TaxAmount><cac:TaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>21</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:TaxCategory></cac:TaxSubtotal></cac:TaxTotal>` +
+    `<cac:LegalMonetaryTotal><cbc:LineExtensionAmount currencyID="EUR">10.00</cbc:LineExtensionAmount><cbc:TaxExclusiveAmount currencyID="EUR">10.00</cbc:TaxExclusiveAmount>` +
+    `<cbc:TaxInclusiveAmount currencyID="EUR">12.10</cbc:TaxInclusiveAmount><cbc:PayableAmount currencyID="EUR">12.10</cbc:PayableAmount></cac:LegalMonetaryTotal>` +
+    `<cac:InvoiceLine><cbc:ID>1</cbc:ID><cbc:InvoicedQuantity unitCode="C62">1</cbc:InvoicedQuantity><cbc:LineExtensionAmount currencyID="EUR">10.00</cbc:LineExtensionAmount>` +
+    `<cac:Item><cbc:Name>Service</cbc:Name><cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID><cbc:Percent>21</cbc:Percent><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:ClassifiedTaxCategory></cac:Item>` +
+    `<cac:Price><cbc:PriceAmount currencyID="EUR">10.00</cbc:PriceAmount></cac:Price></cac:InvoiceLine></Invoice>`;
   return Buffer.from(xml).toString("base64");
 }
 
