@@ -56,7 +56,7 @@ async function tenant(name: string, recipient: string): Promise<Tenant> {
   const second = await as(t).post("/v1/api-keys", {});
   expect(second.status).toBe(201);
   for (let i = 0; i < 3; i++) {
-    const res = await as(t).post("/v1/peppol/invoice", { xml: b64(invoiceXml({ id: `${name}-${i}`, recipient: ["0088", `${recipient}${i}`] })) });
+    const res = await as(t).post("/v1/peppol/invoice", { xml: b64(invoiceXml({ id: `${name}-${i}`, recipient: ["0106", `${recipient}${i}`] })) });
     expect(res.body.data.status).toBe("sending");
     t.invoiceIds.push(res.body.data.submissionId);
   }
