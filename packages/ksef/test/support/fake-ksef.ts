@@ -1,0 +1,247 @@
+// Test support: a fake KSeF 2.0 on 127.0.0.1 following the published OpenAPI document (open-api.json
+// of CIRFMF/ksef-docs) for the calls the adapter makes. It holds its own RSA key pair (test only),
+// decrypts the KSeF token and each session key and invoice, checks the hashes and sizes, validates the
+// FA(3) against the official XSD, and answers with the documented status codes.
+import { constants, createDecipheriv, createHash, privateDecrypt, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fa3SchemaErrors } from "./xsd.js";
+
+const dir = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/fake-ksef");
+const privateKey = readFileSync(resolve(dir, "key.pem"), "utf8");
+const certificate = readFileSync(resolve(dir, "cert.pem"), "utf8").replace(/-----[^-]+-----|\s/g, "");
+const upoExample = readFileSync(resolve(dir, "upo-faktura-kontekst-id-nip.xml"), "utf8");
+
+const decrypt = (b64: string): Buffer => privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" }, Buffer.from(b64, "base64"));
+const sha = (b: Buffer): string => createHash("sha256").update(b).digest("base64");
+
+interface Invoice {
+  session: string;
+  status: { code: number; description: string; details?: string[]; extensions?: Record<string, string> };
+  ksefNumber?: string;
+  invoiceNumber?: string;
+  fa3?: string;
+  /** Status polls still answered 150 before the decision. */
+  pendingPolls: number;
+}
+
+export interface FakeKsef {
+  url: string;
+  /** Every FA(3) the fake accepted (decrypted). */
+  accepted: string[];
+  /** How many invoices were sent (POST .../invoices). */
+  invoicesSent: number;
+  /** Calls by "METHOD /path-template". */
+  calls: string[];
+  /** The next N calls answer 429 with Retry-After: seconds. */
+  throttle(n: number, seconds: number): void;
+  /** The next invoice fails semantic verification (450) with this detail. */
+  rejectNext(detail: string): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeKsef(options: { nip: string; token: string; pendingPolls?: number }): Promise<FakeKsef> {
+  const challenges = new Map<string, number>();
+  const authOps = new Map<string, { ok: boolean; redeemed: boolean }>();
+  const accessTokens = new Set<string>();
+  const refreshTokens = new Set<string>();
+  const sessions = new Map<string, { key: Buffer; iv: Buffer; open: boolean }>();
+  const invoices = new Map<string, Invoice>();
+  const byHash = new Map<string, { ksefNumber: string; session: string }>();
+  let throttleLeft = 0;
+  let throttleSeconds = 0;
+  let reject: string | null = null;
+  let counter = 0;
+  const fake: FakeKsef = {
+    url: "",
+    accepted: [],
+    invoicesSent: 0,
+    calls: [],
+    throttle(n, seconds) {
+      throttleLeft = n;
+      throttleSeconds = seconds;
+    },
+    rejectNext(detail) {
+      reject = detail;
+    },
+    close: async () => {},
+  };
+
+  const send = (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(body === undefined ? "" : JSON.stringify(body));
+  };
+  const exception = (res: ServerResponse, status: number, code: number, description: string): void =>
+    send(res, status, { exception: { exceptionDetailList: [{ exceptionCode: code, exceptionDescription: description }], serviceCode: randomUUID(), timestamp: new Date().toISOString() } });
+  const bearer = (req: IncomingMessage): string => (req.headers.authorization ?? "").replace(/^Bearer /, "");
+  const ref = (kind: string): string => `20261122-${kind}-${(++counter).toString(16).toUpperCase().padStart(10, "0")}-${randomUUID().slice(0, 10).toUpperCase()}-AB`;
+  const until = (ms: number): string => new Date(Date.now() + ms).toISOString();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+    const path = (req.url ?? "").replace(/^\/v2/, "");
+    const route = `${req.method} ${path.replace(/\/20261122-[A-Z]{2}-[0-9A-F-]+AB/g, "/{ref}").replace(/\/ksef\/[^/]+/, "/ksef/{ksefNumber}")}`;
+    fake.calls.push(route);
+    if (throttleLeft > 0) {
+      throttleLeft--;
+      return send(res, 429, { status: { code: 429, description: "Too Many Requests" } }, { "retry-after": String(throttleSeconds) });
+    }
+    const authed = (): boolean => accessTokens.has(bearer(req));
+    switch (route) {
+      case "GET /security/public-key-certificates":
+        return send(res, 200, [
+          { certificate, certificateId: "fake-1", publicKeyId: "fake-1", validFrom: "2025-01-01T00:00:00Z", validTo: "2099-01-01T00:00:00Z", usage: ["KsefTokenEncryption", "SymmetricKeyEncryption"] },
+        ]);
+      case "POST /auth/challenge": {
+        const challenge = ref("CR");
+        const ts = Date.now();
+        challenges.set(challenge, ts);
+        return send(res, 200, { challenge, timestamp: new Date(ts).toISOString(), timestampMs: ts, clientIp: "127.0.0.1" });
+      }
+      case "POST /auth/ksef-token": {
+        const ts = challenges.get(body?.challenge);
+        if (ts === undefined) return exception(res, 400, 21001, "Nieprawidłowe wyzwanie autoryzacyjne.");
+        challenges.delete(body.challenge);
+        let ok = false;
+        try {
+          ok = decrypt(body.encryptedToken).toString("utf8") === `${options.token}|${ts}` && body.contextIdentifier?.type === "Nip" && body.contextIdentifier?.value === options.nip;
+        } catch {
+          ok = false;
+        }
+        const r = ref("AU");
+        authOps.set(r, { ok, redeemed: false });
+        return send(res, 202, { referenceNumber: r, authenticationToken: { token: `auth-${r}`, validUntil: until(600_000) } });
+      }
+      case "GET /auth/{ref}": {
+        const r = path.split("/")[2]!;
+        const op = authOps.get(r);
+        if (!op || bearer(req) !== `auth-${r}`) return send(res, 401, { title: "Unauthorized" });
+        return send(res, 200, {
+          startDate: new Date().toISOString(),
+          authenticationMethod: "Token",
+          authenticationMethodInfo: { category: "Token", code: "auth.method.token", displayName: "Token KSeF" },
+          status: op.ok ? { code: 200, description: "Uwierzytelnianie zakończone sukcesem" } : { code: 450, description: "Uwierzytelnianie zakończone niepowodzeniem z powodu błędnego tokenu", details: ["Nieprawidłowy token."] },
+        });
+      }
+      case "POST /auth/token/redeem": {
+        const r = bearer(req).replace(/^auth-/, "");
+        const op = authOps.get(r);
+        if (!op || !op.ok || op.redeemed) return exception(res, 400, 21301, "Brak autoryzacji.");
+        op.redeemed = true;
+        const access = `access-${randomUUID()}`;
+        const refresh = `refresh-${randomUUID()}`;
+        accessTokens.add(access);
+        refreshTokens.add(refresh);
+        return send(res, 200, { accessToken: { token: access, validUntil: until(900_000) }, refreshToken: { token: refresh, validUntil: until(86_400_000) } });
+      }
+      case "POST /sessions/online": {
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const fc = body?.formCode;
+        if (fc?.systemCode !== "FA (3)" || fc?.schemaVersion !== "1-0E" || fc?.value !== "FA") return exception(res, 400, 21405, "Błąd walidacji danych wejściowych: formCode.");
+        let key: Buffer;
+        try {
+          key = decrypt(body.encryption.encryptedSymmetricKey);
+        } catch {
+          return exception(res, 400, 21405, "Błąd odszyfrowania klucza.");
+        }
+        const r = ref("SO");
+        sessions.set(r, { key, iv: Buffer.from(body.encryption.initializationVector, "base64"), open: true });
+        return send(res, 201, { referenceNumber: r, validUntil: until(43_200_000) });
+      }
+      case "POST /sessions/online/{ref}/invoices": {
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const sref = path.split("/")[3]!;
+        const s = sessions.get(sref);
+        if (!s || !s.open) return exception(res, 400, 21180, "Sesja nie istnieje lub jest zamknięta.");
+        fake.invoicesSent++;
+        const enc = Buffer.from(body.encryptedInvoiceContent, "base64");
+        const r = ref("EE");
+        const inv: Invoice = { session: sref, status: { code: 100, description: "Faktura przyjęta do dalszego przetwarzania" }, pendingPolls: options.pendingPolls ?? 1 };
+        invoices.set(r, inv);
+        send(res, 202, { referenceNumber: r });
+        // Processing, after the 202 (as KSeF does asynchronously).
+        if (sha(enc) !== body.encryptedInvoiceHash || enc.length !== body.encryptedInvoiceSize) {
+          inv.status = { code: 430, description: "Błąd weryfikacji pliku faktury", details: ["Skrót lub rozmiar zaszyfrowanej faktury się nie zgadza."] };
+          return;
+        }
+        let plain: Buffer;
+        try {
+          const d = createDecipheriv("aes-256-cbc", s.key, s.iv);
+          plain = Buffer.concat([d.update(enc), d.final()]);
+        } catch {
+          inv.status = { code: 435, description: "Błąd odszyfrowania pliku" };
+          return;
+        }
+        if (sha(plain) !== body.invoiceHash || plain.length !== body.invoiceSize) {
+          inv.status = { code: 430, description: "Błąd weryfikacji pliku faktury", details: ["Skrót lub rozmiar faktury się nie zgadza."] };
+          return;
+        }
+        const fa3 = plain.toString("utf8");
+        const errors = await fa3SchemaErrors(fa3);
+        if (errors.length > 0) {
+          inv.status = { code: 430, description: "Błąd weryfikacji pliku faktury", details: errors.slice(0, 3) };
+          return;
+        }
+        if (reject) {
+          inv.status = { code: 450, description: "Błąd weryfikacji semantyki dokumentu faktury", details: [reject] };
+          reject = null;
+          return;
+        }
+        // Duplicates are detected on the seller's NIP, the invoice kind and the invoice number (P_2).
+        const hash = `${/<NIP>([^<]+)</.exec(fa3)?.[1]}|${/<RodzajFaktury>([^<]+)</.exec(fa3)?.[1]}|${/<P_2>([^<]+)</.exec(fa3)?.[1]}`;
+        const dup = byHash.get(hash);
+        if (dup) {
+          inv.status = { code: 440, description: "Duplikat faktury", details: [`Duplikat faktury. Faktura o numerze KSeF: ${dup.ksefNumber} została już prawidłowo przesłana do systemu w sesji: ${dup.session}`], extensions: { originalSessionReferenceNumber: dup.session, originalKsefNumber: dup.ksefNumber } };
+          return;
+        }
+        inv.ksefNumber = `${options.nip}-20261122-${createHash("sha256").update(r).digest("hex").slice(0, 12).toUpperCase()}-${(counter % 100).toString().padStart(2, "0")}`;
+        inv.fa3 = fa3;
+        byHash.set(hash, { ksefNumber: inv.ksefNumber, session: sref });
+        fake.accepted.push(fa3);
+        inv.status = { code: 200, description: "Sukces" };
+        return;
+      }
+      case "POST /sessions/online/{ref}/close": {
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const s = sessions.get(path.split("/")[3]!);
+        if (s) s.open = false;
+        return send(res, 204);
+      }
+      case "GET /sessions/{ref}/invoices/{ref}": {
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const inv = invoices.get(path.split("/")[4]!);
+        if (!inv) return exception(res, 400, 21164, "Faktura o podanym identyfikatorze nie istnieje.");
+        if (inv.pendingPolls > 0) {
+          inv.pendingPolls--;
+          return send(res, 200, { ordinalNumber: 1, referenceNumber: path.split("/")[4], invoiceHash: "", invoicingDate: new Date().toISOString(), status: { code: 150, description: "Trwa przetwarzanie" } });
+        }
+        return send(res, 200, { ordinalNumber: 1, referenceNumber: path.split("/")[4], invoiceHash: "", invoicingDate: new Date().toISOString(), ...(inv.ksefNumber ? { ksefNumber: inv.ksefNumber } : {}), status: inv.status });
+      }
+      case "GET /sessions/{ref}/invoices/ksef/{ksefNumber}/upo": {
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const number = decodeURIComponent(path.split("/")[5]!);
+        const inv = [...invoices.values()].find((i) => i.ksefNumber === number);
+        if (!inv) return exception(res, 400, 21165, "Faktura o podanym numerze KSeF nie istnieje.");
+        res.writeHead(200, { "content-type": "application/xml" });
+        return void res.end(upoExample.replace(/<NumerKSeFDokumentu>[^<]*</, `<NumerKSeFDokumentu>${number}<`));
+      }
+      default:
+        return send(res, 404, { title: "Not Found" });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) send(res, 500, { title: "fake error" });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
+  fake.close = () => new Promise<void>((r) => server.close(() => r()));
+  return fake;
+}
