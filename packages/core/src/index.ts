@@ -42,7 +42,7 @@ export {
 } from "./workers/dispatcher.js";
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
 export type { CoreOptions } from "./use-cases/options.js";
-export { submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
+export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { invoiceView, clientView } from "./domain/views.js";
 export {

@@ -5,6 +5,10 @@ import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
 
 export interface InvoiceFields {
+  /** `invoice` for a UBL Invoice, `creditNote` for a UBL CreditNote. */
+  documentType: "invoice" | "creditNote";
+  /** BT-25, the number of the invoice this document corrects (`cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID`); null when absent. */
+  billingReference: string | null;
   invoiceNumber: string | null;
   issueDate: string | null;
   dueDate: string | null;
@@ -18,6 +22,8 @@ export interface InvoiceFields {
 export function extractFields(invoice: UblNode): InvoiceFields {
   const totals = child(invoice, "cac:LegalMonetaryTotal");
   return {
+    documentType: invoice.name === "CreditNote" ? "creditNote" : "invoice",
+    billingReference: text(first(invoice, "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID")),
     invoiceNumber: text(child(invoice, "cbc:ID")),
     issueDate: text(child(invoice, "cbc:IssueDate")),
     dueDate: text(child(invoice, "cbc:DueDate")),

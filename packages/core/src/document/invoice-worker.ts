@@ -27,7 +27,7 @@ export default function readOnWorker(req: WorkerRequest): WorkerReply {
     xml = req.xml;
   }
   try {
-    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits);
+    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits, req.root ?? "Invoice");
     const buffer = doc.bytes.buffer as ArrayBuffer;
     const reply: WorkerReply = {
       ok: true,

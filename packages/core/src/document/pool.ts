@@ -10,6 +10,7 @@ import type { ParticipantId, TargetNetwork } from "../domain/types.js";
 import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
+import type { UblDocumentType } from "./ubl.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
@@ -40,7 +41,10 @@ export interface InvoiceWorkerOptions {
  * here), or the raw JSON body of a submit request, in the chunks it arrived in (each chunk's whole
  * ArrayBuffer, transferred: the worker joins and parses them).
  */
-export type WorkerRequest = { xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits };
+export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits }) & {
+  /** The root the submit endpoint takes (Invoice when absent). */
+  root?: UblDocumentType;
+};
 
 type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
 
@@ -77,9 +81,9 @@ export interface ReadRequest {
 /** A pool of invoice workers with its own options (see `createInvoiceWorkers`). */
 export interface InvoiceWorkers {
   /** `readInvoice`, on a worker thread when the document is above the threshold. */
-  readInvoice(xmlBase64: string, limits?: XmlLimits): Promise<ReadInvoice>;
+  readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblDocumentType): Promise<ReadInvoice>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
-  readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<ReadRequest>;
+  readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean; root?: UblDocumentType }): Promise<ReadRequest>;
   /** Waits for the documents being read, then ends the threads. Later documents start them again. */
   close(): Promise<void>;
   /** How many worker threads are running. */
@@ -138,10 +142,10 @@ function docOf(m: WorkerReply): ReadInvoice | null {
   return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings } : null;
 }
 
-function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits): ReadRequest {
+function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType): ReadRequest {
   const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
   try {
-    return { targetNetwork, doc: readInvoice(xml, limits), error: null };
+    return { targetNetwork, doc: readInvoice(xml, limits, root), error: null };
   } catch (e) {
     return { targetNetwork, doc: null, error: e };
   }
@@ -239,36 +243,37 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   }
 
   return {
-    readInvoice(xmlBase64, limits = DEFAULT_XML_LIMITS) {
+    readInvoice(xmlBase64, limits = DEFAULT_XML_LIMITS, root = "Invoice") {
       if (unavailable || typeof xmlBase64 !== "string" || Math.floor((xmlBase64.length * 3) / 4) <= config.threshold) {
-        return settled(() => readInvoice(xmlBase64, limits));
+        return settled(() => readInvoice(xmlBase64, limits, root));
       }
       return run(
-        () => [{ xml: xmlBase64, limits }, []],
+        () => [{ xml: xmlBase64, limits, root }, []],
         (m) => {
           const doc = docOf(m);
           if (doc) return doc;
           throw rebuild((m as Extract<WorkerReply, { ok: false }>).error);
         },
-        () => readInvoice(xmlBase64, limits),
+        () => readInvoice(xmlBase64, limits, root),
       );
     },
 
     readRequest(body, limits = DEFAULT_XML_LIMITS, opts = {}) {
+      const root = opts.root ?? "Invoice";
       const chunks = body instanceof Uint8Array ? [body] : body;
       let length = 0;
       for (const c of chunks) length += c.byteLength;
-      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits));
+      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits, root));
       return run(
         () => {
           const buffers = chunkBuffers(chunks, opts.transfer === true);
-          return [{ chunks: buffers, limits }, buffers];
+          return [{ chunks: buffers, limits, root }, buffers];
         },
         (m) => {
           if (!m.ok && m.stage !== "document") throw rebuild(m.error);
           return { targetNetwork: m.targetNetwork ?? "auto", doc: docOf(m), error: m.ok ? null : rebuild(m.error) };
         },
-        () => readRequestInline(chunks, limits),
+        () => readRequestInline(chunks, limits, root),
       );
     },
 
@@ -317,8 +322,8 @@ export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
  *
  * @example const { sha256, recipient } = await readInvoiceAsync(body.xml)
  */
-export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<ReadInvoice> {
-  return workers().readInvoice(xmlBase64, limits);
+export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice"): Promise<ReadInvoice> {
+  return workers().readInvoice(xmlBase64, limits, root);
 }
 
 /**
@@ -333,7 +338,7 @@ export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_
 export function readRequestAsync(
   body: Uint8Array | readonly Uint8Array[],
   limits: XmlLimits = DEFAULT_XML_LIMITS,
-  options: { transfer?: boolean } = {},
+  options: { transfer?: boolean; root?: UblDocumentType } = {},
 ): Promise<ReadRequest> {
   return workers().readRequest(body, limits, options);
 }

@@ -8,7 +8,7 @@ import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type DocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
-import { requireInvoiceRoot } from "./ubl.js";
+import { requireSubmitRoot, type UblDocumentType } from "./ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "./xml.js";
 
 /** A base64 UBL invoice that passed every check of the pipeline. */
@@ -39,8 +39,8 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
  *
  * @example const { sha256, recipient, fields, warnings } = readInvoice(body.xml)
  */
-export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS): ReadInvoice {
-  return readDocument(decodeDocument(xmlBase64, limits), limits);
+export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice"): ReadInvoice {
+  return readDocument(decodeDocument(xmlBase64, limits), limits, root);
 }
 
 /** Far past the limit, a document is refused before it is even decoded (memory stays bounded). */
@@ -66,7 +66,7 @@ export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer =
  * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, rules and fields,
  * one hash.
  */
-export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
+export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice"): ReadInvoice {
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {
@@ -77,7 +77,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits): ReadInvoice {
   requireMarkupStart(text);
   // Row 8, the size first: nothing is read or built for a document over it.
   if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
-  const invoice = requireInvoiceRoot(parseXml(text, limits));
+  const invoice = requireSubmitRoot(parseXml(text, limits), root);
   const recipient = extractRecipient(invoice);
   const report = validateModel(invoice);
   if (!report.valid) throw rulesError(report.errors);

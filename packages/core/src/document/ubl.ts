@@ -31,6 +31,29 @@ export function requireUblRoot(doc: XmlDocument, accept: readonly UblDocumentTyp
   return root as UblNode & { name: UblDocumentType };
 }
 
+/** The submit endpoint of each UBL document type (the message of a document sent to the other one names it). */
+export const SUBMIT_ENDPOINT: Record<UblDocumentType, string> = {
+  Invoice: "POST /v1/peppol/invoice",
+  CreditNote: "POST /v1/peppol/credit-note",
+};
+
+/**
+ * The root of a submitted document, which must be `expected`. A UBL document of the other type
+ * (an Invoice sent to the credit-note endpoint, a CreditNote to the invoice endpoint) is refused
+ * with `invalid_ubl_xml` naming the endpoint that takes it; any other root as `requireUblRoot` does.
+ */
+export function requireSubmitRoot(doc: XmlDocument, expected: UblDocumentType): UblNode & { name: UblDocumentType } {
+  const root = doc.root;
+  const other: UblDocumentType = expected === "Invoice" ? "CreditNote" : "Invoice";
+  if (root.name === other && root.ns === (other === "Invoice" ? UBL_INVOICE_NS : UBL_CREDIT_NOTE_NS)) {
+    throw new ApiError(
+      "invalid_ubl_xml",
+      `xml is a UBL ${other}, but ${SUBMIT_ENDPOINT[expected]} takes a UBL ${expected}; send a ${other} to ${SUBMIT_ENDPOINT[other]}.`,
+    );
+  }
+  return requireUblRoot(doc, [expected]);
+}
+
 /** Returns the Invoice root element, or throws `invalid_ubl_xml` naming the root that was found. */
 export function requireInvoiceRoot(doc: XmlDocument): UblNode {
   return requireUblRoot(doc, ["Invoice"]);

@@ -7,6 +7,7 @@ import type { Store } from "../ports/store.js";
 import { InvoiceRequestSchema, parseWith, type Submission } from "../domain/schemas.js";
 import type { AuthContext, Company, InvoiceRecord, Network, TargetNetwork } from "../domain/types.js";
 import { checkSubmitShape } from "../document/request.js";
+import type { UblDocumentType } from "../document/ubl.js";
 
 /**
  * Submits one base64 UBL invoice for the authenticated company.
@@ -22,9 +23,27 @@ import { checkSubmitShape } from "../document/request.js";
  * const { submissionId, status } = await submitInvoice(store, auth, { xml: base64, targetNetwork: "auto" })
  */
 export async function submitInvoice(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+  return submitUbl("Invoice", store, auth, request, options);
+}
+
+/**
+ * Submits one base64 UBL credit note (root `CreditNote` in namespace
+ * `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`) for the authenticated company: the
+ * same body, checks, order, answers and duplicate rule as `submitInvoice`, through the same
+ * pipeline. The recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`.
+ * An Invoice sent here is a 422 `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note
+ * routed to KSeF is stored `failed`: KSeF correction invoices (KOR) are not supported yet.
+ *
+ * @example const { submissionId, status } = await submitCreditNote(store, auth, { xml: base64, targetNetwork: "peppol" })
+ */
+export async function submitCreditNote(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+  return submitUbl("CreditNote", store, auth, request, options);
+}
+
+async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = parseWith(InvoiceRequestSchema, request);
   // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
-  return submitChecked(store, auth, body.targetNetwork, (limits) => readInvoiceAsync(body.xml, limits), options);
+  return submitChecked(root, store, auth, body.targetNetwork, (limits) => readInvoiceAsync(body.xml, limits, root), options);
 }
 
 /**
@@ -44,6 +63,30 @@ export async function submitInvoiceJson(
   rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
+  return submitUblJson("Invoice", store, auth, rawBody, options);
+}
+
+/**
+ * `submitCreditNote` from the raw bytes of the JSON body, as `submitInvoiceJson` is `submitInvoice`'s.
+ *
+ * @example app.post("/v1/peppol/credit-note", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitCreditNoteJson(store, auth, req.body) }))
+ */
+export async function submitCreditNoteJson(
+  store: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array | readonly Uint8Array[],
+  options?: CoreOptions & { transfer?: boolean },
+): Promise<Submission> {
+  return submitUblJson("CreditNote", store, auth, rawBody, options);
+}
+
+async function submitUblJson(
+  root: UblDocumentType,
+  store: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array | readonly Uint8Array[],
+  options?: CoreOptions & { transfer?: boolean },
+): Promise<Submission> {
   const o = resolveOptions(options);
   // The company's checks first (a store read): a company that may not submit costs no document
   // work. The contract puts the body's shape (400) before them, so a refused company's body is
@@ -53,8 +96,9 @@ export async function submitInvoiceJson(
     checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
     throw refusal;
   }
-  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true });
+  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root });
   return submitChecked(
+    root,
     store,
     auth,
     read.targetNetwork,
@@ -68,6 +112,7 @@ export async function submitInvoiceJson(
 
 /** The checks after the body's shape, in order: eligibility, preconditions, the document, duplicates and routing. */
 async function submitChecked(
+  root: UblDocumentType,
   store: Store,
   auth: AuthContext,
   targetNetwork: TargetNetwork,
@@ -84,6 +129,13 @@ async function submitChecked(
 
   const doc = await readDocument(o.limits);
   let decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  if (decision.ok && decision.network === "ksef" && root === "CreditNote") {
+    decision = {
+      ok: false,
+      reason:
+        "KSeF correction invoices (KOR) are not supported yet: a credit note cannot be sent to KSeF until the corrected invoice's KSeF number is mapped. Send it on Peppol (targetNetwork \"peppol\") or correct the invoice in KSeF directly.",
+    };
+  }
   // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.
   let note: string | null = null;
   if (decision.ok && decision.network === "peppol" && o.discovery) {
@@ -96,7 +148,7 @@ async function submitChecked(
 
   if (!decision.ok) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
-    const reason = earlier ? duplicateMessage(earlier) : decision.reason;
+    const reason = earlier ? duplicateMessage(root, earlier) : decision.reason;
     return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, reason)));
   }
 
@@ -115,7 +167,7 @@ async function submitChecked(
     },
   });
   if (result.inserted) return { submissionId: id, success: true, status: "sending" };
-  return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(result.duplicateOf))));
+  return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf))));
 }
 
 /** Why the caller's company may not submit (contract rows 3 and 4, in order), or null when it may. */
@@ -139,8 +191,8 @@ async function refuse(company: Company | null, o: ResolvedOptions): Promise<ApiE
   return null;
 }
 
-function duplicateMessage(earlierId: string): string {
-  return `Duplicate invoice: the same XML was already submitted as ${earlierId}, which has not failed; it is not sent again.`;
+function duplicateMessage(root: UblDocumentType, earlierId: string): string {
+  return `Duplicate ${root === "CreditNote" ? "credit note" : "invoice"}: the same XML was already submitted as ${earlierId}, which has not failed; it is not sent again.`;
 }
 
 function record(

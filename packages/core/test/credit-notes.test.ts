@@ -1,0 +1,111 @@
+// Credit notes (issue 19): submitCreditNote shares submitInvoice's pipeline; the corpus credit notes
+// are answered as the contract says for invoices; each endpoint refuses the other's root by name.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ApiError, getInvoice, submitCreditNote, submitInvoice } from "../src/index.js";
+import { CORPUS_DIR, readIndex } from "./support/corpus.js";
+import { setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+async function errorOf(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error("expected an ApiError");
+}
+
+const creditNotes = readIndex().filter((r) => r.root === "CreditNote");
+/** The official rules' verdict on each corpus document (written by /work/oracle, independent of the code under test). */
+const fatalByFile = new Map<string, string[]>(
+  readFileSync("/work/oracle/corpus-verdicts.jsonl", "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as { file: string; fatal: string[] })
+    .map((v) => [v.file.replace(/^.*\/shared\/corpus\//, ""), v.fatal]),
+);
+const corpusB64 = (path: string) => readFileSync(`${CORPUS_DIR}/${path}`).toString("base64");
+const SNIPPET_CN = "openpeppol-bis3/snippets/Snippet-cn.xml";
+
+describe("submitCreditNote on the corpus", () => {
+  it("holds the 14 corpus credit notes", () => {
+    expect(creditNotes).toHaveLength(14);
+  });
+
+  it.each(creditNotes.map((r) => [r.path, r] as const))("%s: answered as the contract says (recipient, rules), refused by the invoice path", async (path, row) => {
+    const { store, auth, options } = await setup();
+    const xml = corpusB64(path);
+    const wrong = await errorOf(submitInvoice(store, auth, { xml, targetNetwork: "peppol" }, options));
+    expect(wrong.code).toBe("invalid_ubl_xml");
+    expect(wrong.message).toContain("POST /v1/peppol/credit-note");
+
+    const fatal = fatalByFile.get(path);
+    if (row.buyerEndpointValue === "") {
+      expect((await errorOf(submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options))).code).toBe("missing_recipient");
+    } else if (fatal && fatal.length > 0) {
+      const e = await errorOf(submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options));
+      expect(e.code).toBe("invalid_ubl_xml");
+      expect(e.message).toContain(fatal[0]!.split("-")[0]);
+    } else {
+      const first = await submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options);
+      expect(first).toMatchObject({ success: true, status: "sending" });
+      const inv = await getInvoice(store, auth, first.submissionId);
+      expect(inv.recipient.endpointId).toBe(`${row.buyerEndpointScheme}:${row.buyerEndpointValue}`);
+      // The duplicate rule: the same bytes again fail, naming the first.
+      const again = await submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options);
+      expect(again).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
+    }
+  });
+});
+
+describe("submitCreditNote", () => {
+  it("refuses an Invoice with invalid_ubl_xml naming POST /v1/peppol/invoice", async () => {
+    const { store, auth, options } = await setup();
+    const e = await errorOf(submitCreditNote(store, auth, { xml: b64(invoiceXml()) }, options));
+    expect(e.code).toBe("invalid_ubl_xml");
+    expect(e.message).toContain("POST /v1/peppol/invoice");
+    expect(e.message).not.toContain("breaks");
+  });
+
+  it("refuses the wrong root before the recipient check (an Invoice without a recipient is still a wrong-endpoint 422)", async () => {
+    const { store, auth, options } = await setup();
+    const noRecipient = invoiceXml().replace(/<cbc:EndpointID schemeID="0208">0123456749<\/cbc:EndpointID>/, "");
+    expect(noRecipient).not.toBe(invoiceXml());
+    expect((await errorOf(submitInvoice(store, auth, { xml: b64(noRecipient) }, options))).code).toBe("missing_recipient");
+    const e = await errorOf(submitCreditNote(store, auth, { xml: b64(noRecipient) }, options));
+    expect(e.code).toBe("invalid_ubl_xml");
+    expect(e.message).toContain("POST /v1/peppol/invoice");
+  });
+
+  it("runs the company's checks before the document, as submitInvoice does", async () => {
+    const { store, auth, options } = await setup({ eligible: false });
+    expect((await errorOf(submitCreditNote(store, auth, { xml: corpusB64(SNIPPET_CN) }, options))).code).toBe("enterprise_required");
+    expect((await errorOf(submitCreditNote(store, auth, { xml: 1 }, options))).code).toBe("bad_request");
+  });
+
+  it("of 25 identical credit notes sent at once, one is sending and the other 24 fail naming it", async () => {
+    const { store, auth, options } = await setup();
+    const xml = corpusB64(SNIPPET_CN);
+    const results = await Promise.all(Array.from({ length: 25 }, () => submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options)));
+    const sending = results.filter((r) => r.status === "sending");
+    expect(sending).toHaveLength(1);
+    const failed = results.filter((r) => r.status === "failed");
+    expect(failed).toHaveLength(24);
+    for (const f of failed) expect(f.errorMessage).toMatch(new RegExp(`^Duplicate credit note: .*${sending[0]!.submissionId}`));
+  });
+
+  it("fails a credit note routed to KSeF at submit, saying KSeF correction invoices are not supported yet", async () => {
+    const { store, auth, options } = await setup();
+    const polish = readFileSync(`${CORPUS_DIR}/${SNIPPET_CN}`, "utf8").replace(
+      '<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>',
+      '<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID>',
+    );
+    for (const targetNetwork of ["ksef", "auto"] as const) {
+      const r = await submitCreditNote(store, auth, { xml: b64(polish + (targetNetwork === "auto" ? " " : "")), targetNetwork }, options);
+      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices.*not supported yet/) });
+      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null });
+    }
+  });
+});
