@@ -2,7 +2,9 @@
 // are answered as the contract says for invoices; each endpoint refuses the other's root by name.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ApiError, getInvoice, submitCreditNote, submitInvoice } from "../src/index.js";
+import { DOMParser, type Element } from "@xmldom/xmldom";
+import { statusChangedEvent } from "../src/domain/webhook-events.js";
+import { ApiError, getInvoice, invoiceView, listInvoices, submitCreditNote, submitInvoice } from "../src/index.js";
 import { CORPUS_DIR, readIndex } from "./support/corpus.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
@@ -28,6 +30,21 @@ const fatalByFile = new Map<string, string[]>(
 );
 const corpusB64 = (path: string) => readFileSync(`${CORPUS_DIR}/${path}`).toString("base64");
 const SNIPPET_CN = "openpeppol-bis3/snippets/Snippet-cn.xml";
+const CAC_NS = "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2";
+const CBC_NS = "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2";
+
+/** BT-25 read with xmldom (independent of the code under test): the first BillingReference's InvoiceDocumentReference/ID. */
+function billingReferenceOf(path: string): string | null {
+  const root = new DOMParser().parseFromString(readFileSync(`${CORPUS_DIR}/${path}`, "utf8"), "text/xml").documentElement!;
+  const childNs = (el: Element | null, ns: string, name: string): Element | null => {
+    if (!el) return null;
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1 && (n as Element).localName === name && (n as Element).namespaceURI === ns) return n as Element;
+    return null;
+  };
+  const id = childNs(childNs(childNs(root, CAC_NS, "BillingReference"), CAC_NS, "InvoiceDocumentReference"), CBC_NS, "ID");
+  const t = id?.textContent?.trim() ?? "";
+  return t === "" ? null : t;
+}
 
 describe("submitCreditNote on the corpus", () => {
   it("holds the 14 corpus credit notes", () => {
@@ -53,6 +70,8 @@ describe("submitCreditNote on the corpus", () => {
       expect(first).toMatchObject({ success: true, status: "sending" });
       const inv = await getInvoice(store, auth, first.submissionId);
       expect(inv.recipient.endpointId).toBe(`${row.buyerEndpointScheme}:${row.buyerEndpointValue}`);
+      expect(inv.documentType).toBe("creditNote");
+      expect(inv.billingReference).toBe(billingReferenceOf(path));
       // The duplicate rule: the same bytes again fail, naming the first.
       const again = await submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options);
       expect(again).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
@@ -61,6 +80,23 @@ describe("submitCreditNote on the corpus", () => {
 });
 
 describe("submitCreditNote", () => {
+  it("reads credit notes back with documentType and billingReference, lists them by documentType, and puts both in webhook events", async () => {
+    const { store, auth, options } = await setup();
+    const inv = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "INV-9" })) }, options);
+    const cn = await submitCreditNote(store, auth, { xml: corpusB64(SNIPPET_CN), targetNetwork: "peppol" }, options);
+    expect(await getInvoice(store, auth, inv.submissionId)).toMatchObject({ documentType: "invoice", billingReference: null });
+    const note = await getInvoice(store, auth, cn.submissionId);
+    expect(note).toMatchObject({ documentType: "creditNote", billingReference: "123", status: "sending" });
+    expect((await listInvoices(store, auth, { documentType: "creditNote" })).data.map((i) => i.id)).toEqual([cn.submissionId]);
+    expect((await listInvoices(store, auth, { documentType: "invoice" })).data.map((i) => i.id)).toEqual([inv.submissionId]);
+    expect((await listInvoices(store, auth, {})).data).toHaveLength(2);
+    const bad = await errorOf(listInvoices(store, auth, { documentType: "credit-note" }));
+    expect(bad.code).toBe("bad_request");
+    const record = await store.getInvoice(auth.companyId, cn.submissionId);
+    expect(JSON.parse(statusChangedEvent(record!).data).invoice).toMatchObject({ documentType: "creditNote", billingReference: "123" });
+    expect(invoiceView(record!).documentType).toBe("creditNote");
+  });
+
   it("refuses an Invoice with invalid_ubl_xml naming POST /v1/peppol/invoice", async () => {
     const { store, auth, options } = await setup();
     const e = await errorOf(submitCreditNote(store, auth, { xml: b64(invoiceXml()) }, options));

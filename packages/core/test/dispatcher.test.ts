@@ -6,12 +6,15 @@ import {
   getInvoice,
   memoryStore,
   sandboxNetwork,
+  submitCreditNote,
   submitInvoice,
   type NetworkPort,
   type SendRequest,
 } from "../src/index.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
+import { readFileSync } from "node:fs";
+import { CORPUS_DIR } from "./support/corpus.js";
 
 /** Polls `ok` every few milliseconds until it holds, or fails after `timeoutMs`. */
 async function until(ok: () => boolean, timeoutMs = 10_000): Promise<void> {
@@ -47,6 +50,22 @@ describe("dispatcher", () => {
     expect(inv.events[1]!.detail).toMatch(/Delivered on peppol \(attempt 1\)/);
     expect(w.network.calls.get(id)).toBe(1);
     expect(await w.dispatcher.runOnce()).toBe(0);
+  });
+
+  it("delivers a credit note on the sandbox network, byte for byte, and records the event", async () => {
+    const sent: SendRequest[] = [];
+    const sandbox = sandboxNetwork({ delayMs: 0 });
+    const w = await world({ ...sandbox, send: async (req) => (sent.push(req), sandbox.send(req)) });
+    const bytes = readFileSync(`${CORPUS_DIR}/openpeppol-bis3/snippets/Snippet-cn.xml`);
+    const r = await submitCreditNote(w.store, w.auth, { xml: bytes.toString("base64"), targetNetwork: "peppol" }, w.options);
+    expect(r.status).toBe("sending");
+    expect(await w.dispatcher.runOnce()).toBe(1);
+    const inv = await w.get(r.submissionId);
+    expect(inv).toMatchObject({ status: "delivered", documentType: "creditNote", billingReference: "123", errorMessage: null });
+    expect(inv.events.map((e) => e.status)).toEqual(["sending", "delivered"]);
+    expect(sent).toHaveLength(1);
+    expect(Buffer.from(sent[0]!.document).equals(bytes)).toBe(true);
+    expect(sent[0]!.routing).toEqual({ network: "peppol", recipient: { scheme: "0002", value: "FR23342" } });
   });
 
   it("fails an unreachable recipient for good with the network's reason, which frees the XML for a new submission", async () => {

@@ -218,6 +218,8 @@ export const INVOICES = rowMapping({
     updated_at: "timestamptz",
     events: "jsonb",
     warnings: "jsonb",
+    document_type: "text",
+    billing_reference: "text",
     client_id: "uuid",
   },
   toRow: (inv: InvoiceRecord) => ({
@@ -242,6 +244,8 @@ export const INVOICES = rowMapping({
     updated_at: inv.updatedAt,
     events: jsonParam(inv.events.map((e) => ({ status: e.status, at: e.at, detail: e.detail }))),
     warnings: jsonParam(inv.warnings.map((w) => ({ rule: w.rule, message: w.message, location: w.location }))),
+    document_type: inv.documentType,
+    billing_reference: inv.billingReference,
     client_id: inv.clientId,
   }),
   fromRow: (r): InvoiceRecord => ({
@@ -251,6 +255,8 @@ export const INVOICES = rowMapping({
     targetNetwork: text(r.target_network) as InvoiceRecord["targetNetwork"],
     network: textOrNull(r.network) as InvoiceRecord["network"],
     errorMessage: textOrNull(r.error_message),
+    documentType: text(r.document_type) as InvoiceRecord["documentType"],
+    billingReference: textOrNull(r.billing_reference),
     invoiceNumber: textOrNull(r.invoice_number),
     issueDate: textOrNull(r.issue_date),
     dueDate: textOrNull(r.due_date),
@@ -283,7 +289,8 @@ export const INVOICES = rowMapping({
 /**
  * The invoice columns a submission writes: all but `client_id`, which the store sets (null for a
  * failed submission, the upserted client's id in `insert_accepted`). In this order they are the
- * first parameters of `insert_accepted` (migration 5, which added `warnings` after `events`); a
+ * first parameters of `insert_accepted` (migration 6, which added `document_type` and
+ * `billing_reference` after `warnings`); a
  * column added later is set by a new version of that function.
  */
 export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id");

@@ -220,7 +220,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return rows[0] ? INVOICES.fromRow(rows[0]) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
       const where = ["company_id = $1::uuid"];
       const params: unknown[] = [companyId];
@@ -231,6 +231,10 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (status !== null) {
         params.push(status);
         where.push(`status = $${params.length}`);
+      }
+      if (documentType) {
+        params.push(documentType);
+        where.push(`document_type = $${params.length}`);
       }
       if (clientId !== null) {
         params.push(clientId);

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
 import { badRequest, type ApiError } from "./errors.js";
-import { INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
+import { DOCUMENT_TYPES, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
 const mustBeString = (name: string) => ({
@@ -126,6 +126,10 @@ export const ListInvoicesQuerySchema = z
       description: "Only invoices in this status.",
       override: { type: "string", enum: [...INVOICE_STATUSES] },
     }),
+    documentType: param("documentType", z.enum(DOCUMENT_TYPES, { error: oneOf("documentType", DOCUMENT_TYPES) }), {
+      description: "Only invoices (`invoice`) or only credit notes (`creditNote`).",
+      override: { type: "string", enum: [...DOCUMENT_TYPES] },
+    }),
     clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" }), {
       description: "Only invoices of this client.",
       example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a",
@@ -202,6 +206,13 @@ export const InvoiceSchema = z
     targetNetwork: z.enum(TARGET_NETWORKS),
     network: z.enum(NETWORKS).nullable(),
     errorMessage: z.string().nullable(),
+    documentType: z
+      .enum(DOCUMENT_TYPES)
+      .meta({ description: "`invoice` for a UBL Invoice (POST /v1/peppol/invoice), `creditNote` for a UBL CreditNote (POST /v1/peppol/credit-note)." }),
+    billingReference: z
+      .string()
+      .nullable()
+      .meta({ description: "BT-25: the number of the invoice this document corrects (cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID); null when absent." }),
     invoiceNumber: z.string().nullable(),
     issueDate: z.string().nullable(),
     dueDate: z.string().nullable(),

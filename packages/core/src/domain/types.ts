@@ -10,6 +10,10 @@ export const NETWORKS = ["peppol", "ksef"] as const;
 export type Network = (typeof NETWORKS)[number];
 
 export const INVOICE_STATUSES = ["sending", "delivered", "failed"] as const;
+
+/** What a record holds: a UBL Invoice or a UBL CreditNote. */
+export const DOCUMENT_TYPES = ["invoice", "creditNote"] as const;
+export type DocumentKind = (typeof DOCUMENT_TYPES)[number];
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 export const SUBSCRIPTIONS = ["free", "basic", "pro"] as const;

@@ -10,6 +10,8 @@ export function invoiceView(r: InvoiceRecord): Invoice {
     targetNetwork: r.targetNetwork,
     network: r.network,
     errorMessage: r.errorMessage,
+    documentType: r.documentType,
+    billingReference: r.billingReference,
     invoiceNumber: r.invoiceNumber,
     issueDate: r.issueDate,
     dueDate: r.dueDate,

@@ -1,5 +1,6 @@
 // The ports of the core: storage and routing. Adapters implement these; the rules are written on each method.
 import type {
+  DocumentKind,
   WebhookAttempt,
   WebhookEventRecord,
   WebhookEventStatus,
@@ -132,7 +133,7 @@ export interface Store {
    */
   listInvoices(
     companyId: string,
-    query: { limit: number; after: Keyset | null; status: InvoiceStatus | null; clientId: string | null },
+    query: { limit: number; after: Keyset | null; status: InvoiceStatus | null; clientId: string | null; documentType?: DocumentKind | null },
   ): Promise<InvoiceRecord[]>;
 
   /** The company's clients ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */

@@ -45,6 +45,8 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     targetNetwork: "auto",
     network: "peppol",
     errorMessage: null,
+    documentType: "invoice",
+    billingReference: null,
     invoiceNumber: "INV-1",
     issueDate: "2026-02-01",
     dueDate: null,

@@ -191,6 +191,34 @@ export function testStore(name: string, factory: StoreFactory): void {
         });
       });
 
+      it("keeps a credit note's document type and billing reference, accepted or failed, and filters the list by document type", async () => {
+        const invoice = sampleInvoiceRecord(company.id, { createdAt: ts(1) });
+        const note = sampleInvoiceRecord(company.id, { documentType: "creditNote", billingReference: "INV-1", createdAt: ts(2) });
+        const failedNote = sampleInvoiceRecord(company.id, {
+          documentType: "creditNote",
+          billingReference: null,
+          status: "failed",
+          network: null,
+          errorMessage: "no",
+          createdAt: ts(3),
+        });
+        await accept(invoice);
+        const r = await accept(note);
+        expect(r.inserted && r.invoice).toMatchObject({ documentType: "creditNote", billingReference: "INV-1" });
+        await store.insertSubmission({ invoice: failedNote, document: null, client: null });
+        expect(await store.getInvoice(company.id, note.id)).toMatchObject({ documentType: "creditNote", billingReference: "INV-1" });
+        expect(await store.getInvoice(company.id, failedNote.id)).toMatchObject({ documentType: "creditNote", billingReference: null });
+        expect(await store.getInvoice(company.id, invoice.id)).toMatchObject({ documentType: "invoice", billingReference: null });
+        const q = { limit: 100, after: null, status: null, clientId: null };
+        expect((await store.listInvoices(company.id, { ...q, documentType: "creditNote" })).map((i) => i.id)).toEqual([failedNote.id, note.id]);
+        expect((await store.listInvoices(company.id, { ...q, documentType: "invoice" })).map((i) => i.id)).toEqual([invoice.id]);
+        expect((await store.listInvoices(company.id, { ...q, documentType: "creditNote", status: "sending" })).map((i) => i.id)).toEqual([note.id]);
+        expect(await store.listInvoices(company.id, q)).toHaveLength(3);
+        // Both count for their client, as invoices do.
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c?.invoiceCount).toBe(2);
+      });
+
       it("refuses a second non-failed submission with the same sha256 and names the first", async () => {
         const first = sampleInvoiceRecord(company.id);
         await accept(first);

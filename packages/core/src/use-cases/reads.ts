@@ -68,6 +68,7 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
     limit: limit + 1,
     after,
     status: q.status ?? null,
+    documentType: q.documentType ?? null,
     clientId: q.clientId?.toLowerCase() ?? null,
   });
   const page = rows.slice(0, limit);

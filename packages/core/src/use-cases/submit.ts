@@ -213,6 +213,8 @@ function record(
     targetNetwork,
     network,
     errorMessage,
+    documentType: f.documentType,
+    billingReference: f.billingReference,
     invoiceNumber: f.invoiceNumber,
     issueDate: f.issueDate,
     dueDate: f.dueDate,

@@ -120,13 +120,14 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return r && r.companyId === companyId ? clone(r) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
       for (; i >= 0 && out.length < limit; i--) {
         const r = order[i]!;
         if (status && r.status !== status) continue;
+        if (documentType && r.documentType !== documentType) continue;
         if (clientId && r.clientId !== clientId) continue;
         out.push(clone(r));
       }
