@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/peppol/credit-note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit one UBL credit note
+         * @description The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is `failed`: KSeF correction invoices are not supported yet. The record is listed and read under /v1/invoices with `documentType: "creditNote"`.
+         */
+        post: operations["submitCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validate": {
         parameters: {
             query?: never;
@@ -386,6 +406,13 @@ export interface components {
             targetNetwork: "auto" | "peppol" | "ksef";
             network: ("peppol" | "ksef") | null;
             errorMessage: string | null;
+            /**
+             * @description `invoice` for a UBL Invoice (POST /v1/peppol/invoice), `creditNote` for a UBL CreditNote (POST /v1/peppol/credit-note).
+             * @enum {string}
+             */
+            documentType: "invoice" | "creditNote";
+            /** @description BT-25: the number of the invoice this document corrects (cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID); null when absent. */
+            billingReference: string | null;
             invoiceNumber: string | null;
             issueDate: string | null;
             dueDate: string | null;
@@ -775,6 +802,119 @@ export interface operations {
             };
         };
     };
+    submitCreditNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description Processed: `sending` or `failed`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Submission"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The company is not eligible for the Peppol API. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "enterprise_required" | "subscription_upgrade_required" | "peppol_country_not_supported";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The JSON body is over 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The credit note or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        errors?: components["schemas"]["RuleFinding"][];
+                    };
+                };
+            };
+            /** @description Over the rate limit: per API key on authenticated operations (default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     validateInvoice: {
         parameters: {
             query?: never;
@@ -899,6 +1039,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Only invoices in this status. */
                 status?: "sending" | "delivered" | "failed";
+                /** @description Only invoices (`invoice`) or only credit notes (`creditNote`). */
+                documentType?: "invoice" | "creditNote";
                 /** @description Only invoices of this client. */
                 clientId?: string;
             };

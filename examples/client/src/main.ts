@@ -60,7 +60,9 @@ if (!validated.data) fail("validate", validated.response.status, validated.error
 const report = validated.data.data;
 console.log(`validated: ${report.valid ? "valid" : "invalid"} (${report.ruleSets.join(", ")}), ${report.errors.length} error(s), ${report.warnings.length} warning(s)`);
 for (const e of report.errors) console.log(`  ${e.rule} at ${e.location}: ${e.message}`);
-const submitted = await api.POST("/v1/peppol/invoice", { headers: auth, body: { xml, targetNetwork: "auto" } });
+// A UBL CreditNote has its own endpoint; the body and the answers are the same.
+const isCreditNote = /<(?:[A-Za-z_][\w.-]*:)?CreditNote[\s>]/.test(text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, "").trimStart().slice(0, 400));
+const submitted = await api.POST(isCreditNote ? "/v1/peppol/credit-note" : "/v1/peppol/invoice", { headers: auth, body: { xml, targetNetwork: "auto" } });
 if (!submitted.data) fail("submit", submitted.response.status, submitted.error);
 const submission = submitted.data.data;
 console.log(`submitted: ${submission.submissionId} ${submission.status}${submission.errorMessage ? ` (${submission.errorMessage})` : ""}`);
@@ -70,7 +72,7 @@ if (submission.status !== "sending") process.exitCode = 1;
 const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: 10 } } });
 if (!invoices.data) fail("list invoices", invoices.response.status, invoices.error);
 for (const inv of invoices.data.data) {
-  console.log(`invoice ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
+  console.log(`${inv.documentType === "creditNote" ? `credit note (for ${inv.billingReference ?? "-"})` : "invoice"} ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
 }
 const clients = await api.GET("/v1/clients", { headers: auth });
 if (!clients.data) fail("list clients", clients.response.status, clients.error);

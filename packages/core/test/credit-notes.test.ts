@@ -1,10 +1,23 @@
 // Credit notes (issue 19): submitCreditNote shares submitInvoice's pipeline; the corpus credit notes
 // are answered as the contract says for invoices; each endpoint refuses the other's root by name.
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { DOMParser, type Element } from "@xmldom/xmldom";
+import { invoiceWorkerCount } from "../src/document/pool.js";
 import { statusChangedEvent } from "../src/domain/webhook-events.js";
-import { ApiError, getInvoice, invoiceView, listInvoices, submitCreditNote, submitInvoice } from "../src/index.js";
+import {
+  ApiError,
+  closeInvoiceWorkers,
+  configureInvoiceWorkers,
+  DEFAULT_WORKER_THRESHOLD,
+  getInvoice,
+  invoiceView,
+  listInvoices,
+  submitCreditNote,
+  submitCreditNoteJson,
+  submitInvoice,
+  submitInvoiceJson,
+} from "../src/index.js";
 import { CORPUS_DIR, readIndex } from "./support/corpus.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
@@ -143,5 +156,30 @@ describe("submitCreditNote", () => {
       expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices.*not supported yet/) });
       expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null });
     }
+  });
+});
+
+describe("credit notes read on a worker thread", () => {
+  afterEach(async () => {
+    configureInvoiceWorkers({ threshold: DEFAULT_WORKER_THRESHOLD });
+    await closeInvoiceWorkers();
+  });
+
+  it("carries the expected root to the worker: the same answers as on the calling thread", async () => {
+    configureInvoiceWorkers({ threshold: 0 });
+    const { store, auth, options } = await setup();
+    const note = corpusB64(SNIPPET_CN);
+    const json = (xml: string) => new TextEncoder().encode(JSON.stringify({ xml, targetNetwork: "peppol" }));
+    const viaBase64 = await submitCreditNote(store, auth, { xml: note, targetNetwork: "peppol" }, options);
+    expect(viaBase64.status).toBe("sending");
+    const viaJson = await submitCreditNoteJson(store, auth, json(note), options);
+    expect(viaJson).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(viaBase64.submissionId) });
+    expect(await getInvoice(store, auth, viaBase64.submissionId)).toMatchObject({ documentType: "creditNote", billingReference: "123" });
+    const toInvoicePath = await errorOf(submitInvoiceJson(store, auth, json(note), options));
+    expect(toInvoicePath.message).toContain("POST /v1/peppol/credit-note");
+    const invoiceHere = await errorOf(submitCreditNoteJson(store, auth, json(b64(invoiceXml())), options));
+    expect(invoiceHere.message).toContain("POST /v1/peppol/invoice");
+    expect((await errorOf(submitCreditNote(store, auth, { xml: b64(invoiceXml()) }, options))).message).toContain("POST /v1/peppol/invoice");
+    expect(invoiceWorkerCount()).toBeGreaterThan(0); // they went through the worker
   });
 });

@@ -48,7 +48,7 @@ export function requireSubmitRoot(doc: XmlDocument, expected: UblDocumentType): 
   if (root.name === other && root.ns === (other === "Invoice" ? UBL_INVOICE_NS : UBL_CREDIT_NOTE_NS)) {
     throw new ApiError(
       "invalid_ubl_xml",
-      `xml is a UBL ${other}, but ${SUBMIT_ENDPOINT[expected]} takes a UBL ${expected}; send a ${other} to ${SUBMIT_ENDPOINT[other]}.`,
+      `xml is a UBL ${other}, but ${SUBMIT_ENDPOINT[expected]} takes a UBL ${expected}; send it to ${SUBMIT_ENDPOINT[other]}.`,
     );
   }
   return requireUblRoot(doc, [expected]);

@@ -20,6 +20,8 @@ import {
   ListInvoicesQuerySchema,
   parseWith,
   revokeApiKey,
+  submitCreditNote,
+  submitCreditNoteJson,
   submitInvoice,
   submitInvoiceJson,
   SubmissionSchema,
@@ -41,6 +43,14 @@ export interface V1Deps {
 
 const EXAMPLE_XML =
   "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4KPEludm9pY2UgeG1sbnM9InVybjpvYXNpczpuYW1lczpzcGVjaWZpY2F0aW9uOnVibDpzY2hlbWE6eHNkOkludm9pY2UtMiI+Li4uPC9JbnZvaWNlPg==";
+
+const EXAMPLE_CREDIT_NOTE_XML =
+  "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4KPENyZWRpdE5vdGUgeG1sbnM9InVybjpvYXNpczpuYW1lczpzcGVjaWZpY2F0aW9uOnVibDpzY2hlbWE6eHNkOkNyZWRpdE5vdGUtMiI+Li4uPC9DcmVkaXROb3RlPg==";
+
+const CREDIT_NOTE_EXAMPLES = {
+  autoRouting: { summary: "Let the service choose the network", value: { xml: EXAMPLE_CREDIT_NOTE_XML } },
+  explicitPeppol: { summary: "Send on Peppol", value: { xml: EXAMPLE_CREDIT_NOTE_XML, targetNetwork: "peppol" } },
+};
 
 const SUBMIT_EXAMPLES = {
   autoRouting: { summary: "Let the service choose the network", value: { xml: EXAMPLE_XML } },
@@ -85,6 +95,31 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
         Buffer.isBuffer(body) || Array.isArray(body)
           ? await submitInvoiceJson(deps.store, auth, body, { ...deps.options, transfer: true })
           : await submitInvoice(deps.store, auth, {}, deps.options),
+    }),
+  },
+  {
+    method: "post",
+    path: "/peppol/credit-note",
+    operationId: "submitCreditNote",
+    summary: "Submit one UBL credit note",
+    description:
+      "The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is `failed`: KSeF correction invoices are not supported yet. The record is listed and read under /v1/invoices with `documentType: \"creditNote\"`.",
+    auth: "apiKey",
+    body: { kind: "raw", schema: InvoiceRequestSchema, examples: CREDIT_NOTE_EXAMPLES },
+    success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
+    errors: [
+      { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
+      {
+        codes: codesOf(422),
+        description:
+          "The credit note or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`.",
+      },
+    ],
+    handle: async ({ deps, auth, body }) => ({
+      data:
+        Buffer.isBuffer(body) || Array.isArray(body)
+          ? await submitCreditNoteJson(deps.store, auth, body, { ...deps.options, transfer: true })
+          : await submitCreditNote(deps.store, auth, {}, deps.options),
     }),
   },
   {
