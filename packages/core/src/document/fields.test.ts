@@ -31,6 +31,8 @@ describe("extractFields", () => {
       </cac:LegalMonetaryTotal>
     </Invoice>`);
     expect(f).toEqual({
+      documentType: "invoice",
+      billingReference: null,
       invoiceNumber: "INV-7",
       issueDate: "2026-01-31",
       dueDate: "2026-03-01",
@@ -43,6 +45,8 @@ describe("extractFields", () => {
 
   it("answers null for every field that is absent", () => {
     expect(read(`<Invoice ${NS}/>`)).toEqual({
+      documentType: "invoice",
+      billingReference: null,
       invoiceNumber: null,
       issueDate: null,
       dueDate: null,
