@@ -61,4 +61,15 @@ describe("extractFields", () => {
     const f = read(`<Invoice ${NS}><cac:BillingReference><cbc:ID>OTHER</cbc:ID></cac:BillingReference><cbc:ID>MINE</cbc:ID></Invoice>`);
     expect(f.invoiceNumber).toBe("MINE");
   });
+
+  it("reads a credit note's due date (BT-9) from its payment means, and its billing reference (BT-25)", () => {
+    const CN = NS.replace("xsd:Invoice-2", "xsd:CreditNote-2");
+    const f = extractFields(
+      parseXml(`<CreditNote ${CN}><cbc:ID>CN-1</cbc:ID><cbc:IssueDate>2026-02-01</cbc:IssueDate>
+        <cac:BillingReference><cac:InvoiceDocumentReference><cbc:ID>INV-7</cbc:ID></cac:InvoiceDocumentReference></cac:BillingReference>
+        <cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-02-28</cbc:PaymentDueDate></cac:PaymentMeans>
+      </CreditNote>`).root,
+    );
+    expect(f).toMatchObject({ documentType: "creditNote", billingReference: "INV-7", dueDate: "2026-02-28" });
+  });
 });

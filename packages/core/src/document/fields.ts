@@ -26,7 +26,11 @@ export function extractFields(invoice: UblNode): InvoiceFields {
     billingReference: text(first(invoice, "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID")),
     invoiceNumber: text(child(invoice, "cbc:ID")),
     issueDate: text(child(invoice, "cbc:IssueDate")),
-    dueDate: text(child(invoice, "cbc:DueDate")),
+    // BT-9: an Invoice's cbc:DueDate; a CreditNote has none and carries it on its payment means (EN 16931 UBL binding).
+    dueDate:
+      invoice.name === "CreditNote"
+        ? text(first(invoice, "cac:PaymentMeans/cbc:PaymentDueDate"))
+        : text(child(invoice, "cbc:DueDate")),
     currency: text(child(invoice, "cbc:DocumentCurrencyCode")),
     totals: {
       taxExclusive: text(child(totals, "cbc:TaxExclusiveAmount")),
