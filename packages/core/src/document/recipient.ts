@@ -15,10 +15,11 @@ import { xmlTrim } from "./xml.js";
 export function extractRecipient(invoice: UblNode): ParticipantId {
   const endpoint = first(invoice, "cac:AccountingCustomerParty/cac:Party/cbc:EndpointID");
   const value = text(endpoint);
+  const noun = invoice.name === "CreditNote" ? "credit note" : "invoice";
   if (!endpoint || value === null) {
     throw new ApiError(
       "missing_recipient",
-      "The invoice has no recipient Peppol identifier: cac:AccountingCustomerParty/cac:Party/cbc:EndpointID is missing or empty.",
+      `The ${noun} has no recipient Peppol identifier: cac:AccountingCustomerParty/cac:Party/cbc:EndpointID is missing or empty.`,
     );
   }
   const scheme = xmlTrim(endpoint.attrs["schemeID"] ?? "");
@@ -28,7 +29,7 @@ export function extractRecipient(invoice: UblNode): ParticipantId {
   if (!isPeppolParticipantScheme(scheme)) {
     throw new ApiError(
       "missing_recipient",
-      `The recipient cbc:EndpointID has schemeID ${JSON.stringify(scheme)}, which is not a Peppol participant identifier scheme; the invoice cannot be routed on Peppol.`,
+      `The recipient cbc:EndpointID has schemeID ${JSON.stringify(scheme)}, which is not a Peppol participant identifier scheme; the ${noun} cannot be routed on Peppol.`,
     );
   }
   return { scheme, value };

@@ -114,14 +114,14 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
 export const MAX_REPORTED_ERRORS = 100;
 
 /** The `invalid_ubl_xml` error of a document that breaks fatal rules: the count and the first rule ids, and the items. */
-export function rulesError(errors: readonly ValidationItem[]): ApiError {
+export function rulesError(errors: readonly ValidationItem[], documentName: "invoice" | "credit note" = "invoice"): ApiError {
   const ids: string[] = [];
   for (const e of errors) if (!ids.includes(e.rule) && ids.push(e.rule) >= 5) break;
   const n = errors.length;
   const more = new Set(errors.map((e) => e.rule)).size > ids.length ? ", ..." : "";
   return new ApiError(
     "invalid_ubl_xml",
-    `The invoice breaks ${n} fatal rule${n === 1 ? "" : "s"} of EN 16931 / Peppol BIS Billing 3.0 (${ids.join(", ")}${more}); a receiving access point would reject it. See errors for each rule, its message and location.`,
+    `The ${documentName} breaks ${n} fatal rule${n === 1 ? "" : "s"} of EN 16931 / Peppol BIS Billing 3.0 (${ids.join(", ")}${more}); a receiving access point would reject it. See errors for each rule, its message and location.`,
     { errors: errors.slice(0, MAX_REPORTED_ERRORS) },
   );
 }
