@@ -58,6 +58,43 @@ const SUBMIT_EXAMPLES = {
   explicitKsef: { summary: "Send to KSeF (recipient scheme 9945)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
 };
 
+/** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
+function submitRoute(r: {
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  examples: Record<string, { summary: string; value: unknown }>;
+  noun: "invoice" | "credit note";
+  submit: typeof submitInvoice;
+  submitJson: typeof submitInvoiceJson;
+}): Route<V1Deps> {
+  return {
+    method: "post",
+    path: r.path,
+    operationId: r.operationId,
+    summary: r.summary,
+    description: r.description,
+    auth: "apiKey",
+    body: { kind: "raw", schema: InvoiceRequestSchema, examples: r.examples },
+    success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
+    errors: [
+      { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
+      {
+        codes: codesOf(422),
+        description: `The ${r.noun} or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`.`,
+      },
+    ],
+    handle: async ({ deps, auth, body }) => ({
+      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
+      data:
+        Buffer.isBuffer(body) || Array.isArray(body)
+          ? await r.submitJson(deps.store, auth, body, { ...deps.options, transfer: true })
+          : await r.submit(deps.store, auth, {}, deps.options),
+    }),
+  };
+}
+
 export const V1_ROUTES: readonly Route<V1Deps>[] = [
   {
     method: "post",
@@ -71,57 +108,28 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     errors: [{ codes: ["email_taken"], description: "An account with this email exists." }],
     handle: async ({ deps, body }) => ({ data: await createAccount(deps.store, body, deps.options) }),
   },
-  {
-    method: "post",
+  submitRoute({
     path: "/peppol/invoice",
     operationId: "submitInvoice",
     summary: "Submit one UBL invoice",
     description:
       "HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).",
-    auth: "apiKey",
-    body: { kind: "raw", schema: InvoiceRequestSchema, examples: SUBMIT_EXAMPLES },
-    success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
-    errors: [
-      { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
-      {
-        codes: codesOf(422),
-        description:
-          "The invoice or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`.",
-      },
-    ],
-    handle: async ({ deps, auth, body }) => ({
-      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
-      data:
-        Buffer.isBuffer(body) || Array.isArray(body)
-          ? await submitInvoiceJson(deps.store, auth, body, { ...deps.options, transfer: true })
-          : await submitInvoice(deps.store, auth, {}, deps.options),
-    }),
-  },
-  {
-    method: "post",
+    examples: SUBMIT_EXAMPLES,
+    noun: "invoice",
+    submit: submitInvoice,
+    submitJson: submitInvoiceJson,
+  }),
+  submitRoute({
     path: "/peppol/credit-note",
     operationId: "submitCreditNote",
     summary: "Submit one UBL credit note",
     description:
       "The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is `failed`: KSeF correction invoices are not supported yet. The record is listed and read under /v1/invoices with `documentType: \"creditNote\"`.",
-    auth: "apiKey",
-    body: { kind: "raw", schema: InvoiceRequestSchema, examples: CREDIT_NOTE_EXAMPLES },
-    success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
-    errors: [
-      { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
-      {
-        codes: codesOf(422),
-        description:
-          "The credit note or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`.",
-      },
-    ],
-    handle: async ({ deps, auth, body }) => ({
-      data:
-        Buffer.isBuffer(body) || Array.isArray(body)
-          ? await submitCreditNoteJson(deps.store, auth, body, { ...deps.options, transfer: true })
-          : await submitCreditNote(deps.store, auth, {}, deps.options),
-    }),
-  },
+    examples: CREDIT_NOTE_EXAMPLES,
+    noun: "credit note",
+    submit: submitCreditNote,
+    submitJson: submitCreditNoteJson,
+  }),
   {
     method: "post",
     path: "/validate",
