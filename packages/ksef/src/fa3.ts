@@ -38,6 +38,22 @@ export interface Fa3Options {
   createdAt?: Date;
   /** Naglowek/SystemInfo. */
   systemInfo?: string;
+  /**
+   * Whether the buyer stands for a subordinate unit of a local government (JST) or for a member of a
+   * VAT group (GV). EN 16931 has no term for either, so the mapping never infers it: called once per
+   * invoice with the buyer's NIP (null without one) and name; a unit it returns sets Podmiot2/JST or
+   * Podmiot2/GV to 1 and is written as Podmiot3 with role 8 (JST recipient) or 10 (VAT group member
+   * recipient), as the schema requires. Without it, or when it returns null, JST and GV are 2.
+   */
+  buyerUnit?: (buyer: { nip: string | null; name: string }) => BuyerUnit | null;
+}
+
+/** The subordinate JST unit or VAT group member an invoice to a buyer concerns (see `buyerUnit`). */
+export interface BuyerUnit {
+  kind: "jst" | "vat-group";
+  /** The unit's NIP (10 digits). */
+  nip: string;
+  name?: string;
 }
 
 /** The FA(3) rate code (P_12) and the totals field pair it is summed into. */
@@ -191,6 +207,26 @@ function vatId(party: Fa3Node | null): string {
   return "";
 }
 
+/** The identifier choice of TPodmiot2 / TPodmiot3 from a VAT identifier and the party's country. */
+function writeTaxId(x: Xml, vat: string, partyCountry: string): void {
+  const prefix = vat.slice(0, 2);
+  if (vat && prefix === "PL" && /^\d{10}$/.test(vat.slice(2))) x.leaf("NIP", vat.slice(2));
+  else if (vat && EU_COUNTRIES.has(prefix) && prefix !== "PL" && /^(\d|[A-Z]|\+|\*){1,12}$/.test(vat.slice(2))) x.leaf("KodUE", prefix === "GR" ? "EL" : prefix).leaf("NrVatUE", vat.slice(2));
+  else if (vat) x.leaf("KodKraju", /^[A-Z]{2}$/.test(partyCountry) ? partyCountry : undefined).leaf("NrID", vat.slice(0, 50));
+  else x.leaf("BrakID", "1");
+}
+
+/** A Polish NIP given as a party identifier or legal registration with scheme 9945 (Polish VAT), else "". */
+function schemeNip(party: Fa3Node | null): string {
+  const ids = [...childrenOf(party, "cac:PartyIdentification").map((p) => childOf(p, "cbc:ID")), childOf(childOf(party, "cac:PartyLegalEntity"), "cbc:CompanyID")];
+  for (const id of ids) {
+    if (id?.attrs["schemeID"] !== "9945") continue;
+    const v = text(id).replace(/[\s-]/g, "").toUpperCase().replace(/^PL/, "");
+    if (/^\d{10}$/.test(v)) return v;
+  }
+  return "";
+}
+
 function partyName(party: Fa3Node | null): string {
   return text(firstAt(party, "cac:PartyLegalEntity/cbc:RegistrationName")) || text(firstAt(party, "cac:PartyName/cbc:Name"));
 }
@@ -264,15 +300,45 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
   // Podmiot2: the buyer.
   const buyerVat = vatId(buyer);
   x.open("Podmiot2").open("DaneIdentyfikacyjne");
-  const vatPrefix = buyerVat.slice(0, 2);
-  if (buyerVat && vatPrefix === "PL" && /^\d{10}$/.test(buyerVat.slice(2))) x.leaf("NIP", buyerVat.slice(2));
-  else if (buyerVat && EU_COUNTRIES.has(vatPrefix) && vatPrefix !== "PL" && /^(\d|[A-Z]|\+|\*){1,12}$/.test(buyerVat.slice(2))) x.leaf("KodUE", vatPrefix === "GR" ? "EL" : vatPrefix).leaf("NrVatUE", buyerVat.slice(2));
-  else if (buyerVat) x.leaf("KodKraju", /^[A-Z]{2}$/.test(buyerCountry) ? buyerCountry : undefined).leaf("NrID", buyerVat.slice(0, 50));
-  else x.leaf("BrakID", "1");
+  writeTaxId(x, buyerVat, buyerCountry);
   x.leaf("Nazwa", partyName(buyer).slice(0, 512)).close("DaneIdentyfikacyjne");
   writeAddress(x, buyer, "Podmiot2", false);
-  // JST / GV: UBL has no term saying the buyer is a local-government unit or a VAT-group member.
-  x.leaf("JST", "2").leaf("GV", "2").close("Podmiot2");
+  // JST / GV: EN 16931 has no term saying the buyer stands for a subordinate local-government unit or
+  // a VAT-group member; only the buyerUnit option says so.
+  const buyerNip = buyerVat.startsWith("PL") && /^\d{10}$/.test(buyerVat.slice(2)) ? buyerVat.slice(2) : null;
+  const unit = options.buyerUnit?.({ nip: buyerNip, name: partyName(buyer) }) ?? null;
+  if (unit && !/^\d{10}$/.test(unit.nip)) throw new Fa3MappingError("Podmiot3/DaneIdentyfikacyjne/NIP", `the buyer unit's NIP "${unit.nip}" (buyerUnit option) is not 10 digits`);
+  x.leaf("JST", unit?.kind === "jst" ? "1" : "2").leaf("GV", unit?.kind === "vat-group" ? "1" : "2").close("Podmiot2");
+
+  // Podmiot3: the unit of the buyerUnit option, the payee (BG-10) when it is not the seller, and the
+  // seller's tax representative (BG-11).
+  if (unit) {
+    x.open("Podmiot3").open("DaneIdentyfikacyjne").leaf("NIP", unit.nip).leaf("Nazwa", unit.name?.slice(0, 512)).close("DaneIdentyfikacyjne");
+    x.leaf("Rola", unit.kind === "jst" ? "8" : "10").close("Podmiot3");
+  }
+  const payee = childOf(root, "cac:PayeeParty");
+  const payeeName = text(firstAt(payee, "cac:PartyName/cbc:Name")) || partyName(payee);
+  const payeeNip = schemeNip(payee);
+  if (payee && payeeName && !(payeeName === sellerName || payeeNip === nip)) {
+    x.open("Podmiot3").open("DaneIdentyfikacyjne");
+    if (payeeNip) x.leaf("NIP", payeeNip);
+    else x.leaf("BrakID", "1");
+    x.leaf("Nazwa", payeeName.slice(0, 512)).close("DaneIdentyfikacyjne");
+    writeAddress(x, payee, "Podmiot3", false);
+    // FA(3)'s roles name the factor (1) and the payer (6), not a payee as such: EN 16931 does not say
+    // why the payee differs from the seller, so the role is described rather than guessed.
+    x.leaf("RolaInna", "1").leaf("OpisRoli", "Odbiorca płatności (payee, EN 16931 BG-10)").close("Podmiot3");
+  }
+  const rep = childOf(root, "cac:TaxRepresentativeParty");
+  if (rep) {
+    const repName = partyName(rep) || text(firstAt(rep, "cac:PartyName/cbc:Name"));
+    if (!repName) throw new Fa3MappingError("Podmiot3/DaneIdentyfikacyjne/Nazwa", "the seller's tax representative has no name (BT-62)");
+    x.open("Podmiot3").open("DaneIdentyfikacyjne");
+    writeTaxId(x, vatId(rep), country(rep));
+    x.leaf("Nazwa", repName.slice(0, 512)).close("DaneIdentyfikacyjne");
+    writeAddress(x, rep, "Podmiot3", false);
+    x.leaf("RolaInna", "1").leaf("OpisRoli", "Przedstawiciel podatkowy sprzedawcy (seller's tax representative, EN 16931 BG-11)").close("Podmiot3");
+  }
 
   // Fa
   x.open("Fa").leaf("KodWaluty", currency);
@@ -328,12 +394,18 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
   const gross = text(firstAt(root, "cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount"));
   x.leaf("P_15", amount(gross, "Fa/P_15", "the total with VAT (BT-112)"));
 
-  // Adnotacje
+  // Adnotacje. P_16 (cash accounting, "metoda kasowa") only when the invoice says so: the VAT point
+  // date code BT-8 is 432 (VAT due on the payment date) or a note (BT-22) carries the statutory words;
+  // P_18A (split payment) only when a note carries "mechanizm podzielonej płatności". Else 2.
+  const notes = childrenOf(root, "cbc:Note").map((n) => text(n).toLowerCase());
+  const taxPointCode = text(firstAt(root, "cac:InvoicePeriod/cbc:DescriptionCode"));
+  const cashAccounting = taxPointCode === "432" || notes.some((n) => n.includes("metoda kasowa"));
+  const splitPayment = notes.some((n) => n.includes("mechanizm podzielonej płatności"));
   x.open("Adnotacje")
-    .leaf("P_16", "2")
+    .leaf("P_16", cashAccounting ? "1" : "2")
     .leaf("P_17", typeCode === "389" ? "1" : "2")
     .leaf("P_18", reverseCharge ? "1" : "2")
-    .leaf("P_18A", "2")
+    .leaf("P_18A", splitPayment ? "1" : "2")
     .open("Zwolnienie");
   if (exemption) {
     const ex: Category = exemption;

@@ -108,6 +108,70 @@ describe("toFa3: every mapped VAT category and rate", () => {
   });
 });
 
+describe("toFa3: annotations and third parties only from explicit data", () => {
+  // The Podmiot3 elements of an FA(3) document, as a document of their own in the FA(3) namespace.
+  const podmiot3 = (fa3: string): string => `<Faktura xmlns="http://crd.gov.pl/wzor/2025/06/25/13775/">${/<Podmiot3>.*<\/Podmiot3>/s.exec(fa3)?.[0] ?? ""}</Faktura>`;
+  const values = (fa3: string, ...names: string[]): Record<string, string[]> => Object.fromEntries(names.map((n) => [n, fa3Values(fa3, n)]));
+
+  it("leaves cash accounting (P_16) and split payment (P_18A) at 2 when the invoice says neither", async () => {
+    const { fa3 } = map({ notes: ["Dziękujemy za zakupy"], lines: [line(S("23"))] });
+    expect(values(fa3, "P_16", "P_18A")).toEqual({ P_16: ["2"], P_18A: ["2"] });
+  });
+
+  it("marks cash accounting (P_16 1) from the VAT point date code 432 (BT-8: VAT due on the payment date)", async () => {
+    const { fa3 } = map({ taxPointCode: "432", lines: [line(S("23"))] });
+    expect(fa3Values(fa3, "P_16")).toEqual(["1"]);
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    // Another tax point code (35: the delivery date) is not cash accounting.
+    expect(fa3Values(map({ taxPointCode: "35", lines: [line(S("23"))] }).fa3, "P_16")).toEqual(["2"]);
+  });
+
+  it("marks cash accounting and split payment from the statutory words in a note (BT-22)", async () => {
+    const { fa3 } = map({ notes: ["Metoda kasowa", "Mechanizm podzielonej płatności"], lines: [line(S("23"), "20000.00", "1")] });
+    expect(values(fa3, "P_16", "P_18A")).toEqual({ P_16: ["1"], P_18A: ["1"] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+  });
+
+  it("writes a payee other than the seller (BG-10) as Podmiot3 with its NIP (scheme 9945) and a described role", async () => {
+    const { fa3 } = map({ payee: { name: "Faktoring Polska S.A.", id: "PL5213017228", scheme: "9945" }, lines: [line(S("23"))] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    const p3 = podmiot3(fa3);
+    expect(fa3Values(p3, "NIP")).toEqual(["5213017228"]);
+    expect(fa3Values(p3, "Nazwa")).toEqual(["Faktoring Polska S.A."]);
+    expect(values(p3, "RolaInna", "OpisRoli", "Rola")).toEqual({ RolaInna: ["1"], OpisRoli: ["Odbiorca płatności (payee, EN 16931 BG-10)"], Rola: [] });
+  });
+
+  it("writes a payee without a Polish identifier with BrakID, and no Podmiot3 when the payee is the seller", async () => {
+    const other = map({ payee: { name: "Collect GmbH", id: "DE-991", scheme: "0088" }, lines: [line(S("23"))] }).fa3;
+    expect(await fa3SchemaErrors(other)).toEqual([]);
+    expect(fa3Values(other, "BrakID")).toEqual(["1"]);
+    expect(map({ payee: { name: "Dostawca Sp. z o.o." }, lines: [line(S("23"))] }).fa3).not.toContain("<Podmiot3>");
+  });
+
+  it("writes the seller's tax representative (BG-11) as Podmiot3 with its VAT number", async () => {
+    const { fa3 } = map({ taxRepresentative: { name: "Rep Sp. z o.o.", vat: "PL5213017228", country: "PL" }, lines: [line(S("23"))] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    const p3 = podmiot3(fa3);
+    expect(values(p3, "NIP", "Nazwa", "KodKraju")).toEqual({ NIP: ["5213017228"], Nazwa: ["Rep Sp. z o.o."], KodKraju: ["PL"] });
+    expect(fa3Values(p3, "OpisRoli")[0]).toContain("BG-11");
+  });
+
+  it("sets JST or GV to 1 only when the buyerUnit option names the unit, written as Podmiot3 with role 8 or 10", async () => {
+    const seen: unknown[] = [];
+    const jst = map({ lines: [line(S("23"))] }, { buyerUnit: (b) => (seen.push(b), { kind: "jst", nip: "5260250995", name: "Szkoła Podstawowa nr 1" }) }).fa3;
+    expect(seen).toEqual([{ nip: "5213017228", name: "Nabywca S.A. & Co" }]);
+    expect(await fa3SchemaErrors(jst)).toEqual([]);
+    expect(values(jst, "JST", "GV", "Rola")).toEqual({ JST: ["1"], GV: ["2"], Rola: ["8"] });
+    const gv = map({ lines: [line(S("23"))] }, { buyerUnit: () => ({ kind: "vat-group", nip: "5260250995" }) }).fa3;
+    expect(await fa3SchemaErrors(gv)).toEqual([]);
+    expect(values(gv, "JST", "GV", "Rola")).toEqual({ JST: ["2"], GV: ["1"], Rola: ["10"] });
+    const none = map({ lines: [line(S("23"))] }, { buyerUnit: () => null }).fa3;
+    expect(values(none, "JST", "GV")).toEqual({ JST: ["2"], GV: ["2"] });
+    expect(none).not.toContain("<Podmiot3>");
+    expect(() => map({ lines: [line(S("23"))] }, { buyerUnit: () => ({ kind: "jst", nip: "12" }) })).toThrow(expect.objectContaining({ field: "Podmiot3/DaneIdentyfikacyjne/NIP" }));
+  });
+});
+
 describe("toFa3: foreign currency", () => {
   it("writes the VAT in PLN (P_14_xW) at the given exchange rate, rounded half up, and the rate on each line", async () => {
     const { fa3, totals } = map({ currency: "EUR", lines: [line(S("23"), "33.33", "3"), line(S("8"), "10.00", "1")] }, { exchangeRate: "4.2512" });
