@@ -66,6 +66,7 @@ describe("dispatcher", () => {
     expect(sent).toHaveLength(1);
     expect(Buffer.from(sent[0]!.document).equals(bytes)).toBe(true);
     expect(sent[0]!.routing).toEqual({ network: "peppol", recipient: { scheme: "0002", value: "FR23342" } });
+    expect(sent[0]!.companyId).toBe(w.companyId);
   });
 
   it("fails an unreachable recipient for good with the network's reason, which frees the XML for a new submission", async () => {

@@ -18,6 +18,7 @@ describe("sandboxNetwork", () => {
       idempotencyKey: "k",
       document: new Uint8Array(),
       routing: { network: "peppol" as const, recipient: { scheme: "0208", value: "1" } },
+      companyId: "c",
       legalEntityId: "1",
       attempt: 1,
     };

@@ -1,11 +1,12 @@
 // ksefNetwork: the core's network port on KSeF API 2.x (CIRFMF/ksef-docs, open-api.json).
 // One attempt: the UBL invoice is mapped to FA(3) (a mapping failure fails the submission, naming the
-// field); the adapter authenticates with the company's KSeF token (challenge, "token|timestampMs"
+// field); the adapter looks up the sending company's NIP and KSeF token (`credentials`), authenticates
+// with them (challenge, "token|timestampMs"
 // under RSA-OAEP, status polling, redeem; refresh of the access token), opens an online session for
 // FA (3) with a fresh AES-256 key, sends the encrypted invoice, closes the session and polls the
 // invoice status until KSeF decides. The KSeF number is the delivered outcome's detail.
 import type { NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
-import type { KeyObject } from "node:crypto";
+import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, toFa3, type Fa3Options } from "./fa3.js";
 import { readUbl } from "./read.js";
@@ -14,10 +15,13 @@ import { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
 export interface KsefNetworkOptions {
   /** The API base URL including /v2 (test, demo or production environment). */
   baseUrl: string;
-  /** The company's NIP (the authentication context). */
-  nip: string;
-  /** The company's KSeF token. Never logged, never part of an outcome. */
-  token: string;
+  /**
+   * Who sends: the company's NIP (the authentication context) and KSeF token, by the company id of
+   * the submission; null when the company has none (the attempt fails, saying how to set them).
+   * A fixed `{ nip, token }` sends every invoice as that one taxpayer. The token is never logged,
+   * never part of an outcome.
+   */
+  credentials: KsefCredentials | ((companyId: string) => Promise<KsefCredentials | null>);
   /** How often to poll the authentication and invoice status (ms); 1000 by default. */
   pollIntervalMs?: number;
   /** How long one attempt polls the invoice status before asking for a retry (ms); 60 s by default. */
@@ -27,6 +31,11 @@ export interface KsefNetworkOptions {
   /** Options of the FA(3) mapping (exchange rate, SystemInfo). */
   fa3?: Omit<Fa3Options, "createdAt">;
   fetch?: typeof fetch;
+}
+
+export interface KsefCredentials {
+  nip: string;
+  token: string;
 }
 
 /** An answer of KSeF that ends the attempt with this outcome. */
@@ -43,10 +52,22 @@ interface Tokens {
   refreshUntil: number;
 }
 
+/** One company's authentication: its credential and the tokens KSeF gave for it. */
+interface Auth {
+  companyId: string;
+  nip: string;
+  token: string;
+  /** Which credential the tokens belong to: a changed NIP or token authenticates again. */
+  fingerprint: string;
+}
+
 interface Sent {
+  companyId: string;
   session: string;
   invoice: string;
 }
+
+const fingerprint = (c: KsefCredentials): string => createHash("sha256").update(`${c.nip}\0${c.token}`).digest("base64url");
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -61,13 +82,28 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
   const poll = options.pollIntervalMs ?? 1000;
   const statusTimeout = options.statusTimeoutMs ?? 60_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  let tokens: Tokens | null = null;
+  const lookup = typeof options.credentials === "function" ? options.credentials : ((fixed) => async () => fixed)(options.credentials);
+  // The access and refresh tokens, per company, for the credential they were issued for.
+  const tokensOf = new Map<string, { fingerprint: string; tokens: Tokens }>();
   let keys: { token: KeyObject; symmetric: KeyObject } | null = null;
   // Idempotency: an invoice already sent for a key is polled again, never sent twice.
   const sent = new Map<string, Sent>();
   const ksefNumbers = new Map<string, Sent & { ksefNumber: string }>();
 
-  async function call(method: string, path: string, bearer: string | null, body?: unknown): Promise<{ status: number; json: any; text: string }> {
+  /** The company's credential, or the outcome that ends the attempt without one. */
+  async function authFor(companyId: string): Promise<Auth> {
+    let c: KsefCredentials | null;
+    try {
+      c = await lookup(companyId);
+    } catch (e) {
+      throw new Stop({ outcome: "retry", reason: (e as Error).name === "KsefCredentialsError" ? (e as Error).message : `the company's KSeF credentials could not be read (${(e as Error).name})` });
+    }
+    if (!c) throw new Stop({ outcome: "failed", reason: "the company has no KSeF credentials: an operator sets its NIP and KSeF token with PATCH /admin/companies/{id} (the ksef object), then the invoice is submitted again" });
+    return { companyId, nip: c.nip, token: c.token, fingerprint: fingerprint(c) };
+  }
+
+  /** A call of the API; `auth` is whose access token the bearer is (a 401 forgets it), null for none. */
+  async function call(method: string, path: string, bearer: string | null, body?: unknown, auth: Auth | null = null): Promise<{ status: number; json: any; text: string }> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (bearer) headers["authorization"] = `Bearer ${bearer}`;
     if (body !== undefined) headers["content-type"] = "application/json";
@@ -89,7 +125,7 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       throw new Stop({ outcome: "retry", reason: "KSeF rate limit (429 Too Many Requests)", ...(Number.isFinite(after) && after >= 0 ? { retryAfterMs: after * 1000 } : {}) });
     }
     if (res.status === 401) {
-      tokens = null;
+      if (auth) tokensOf.delete(auth.companyId);
       throw new Stop({ outcome: "retry", reason: "KSeF refused the access token (401); authenticating again on the next attempt" });
     }
     if (res.status >= 500) throw new Stop({ outcome: "retry", reason: `KSeF answered ${res.status}` });
@@ -114,20 +150,23 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
     return keys;
   }
 
-  async function accessToken(): Promise<string> {
+  async function accessToken(auth: Auth): Promise<string> {
     const now = Date.now();
+    const held = tokensOf.get(auth.companyId);
+    const tokens = held?.fingerprint === auth.fingerprint ? held.tokens : null;
     if (tokens && tokens.accessUntil - 60_000 > now) return tokens.access;
     if (tokens && tokens.refreshUntil - 60_000 > now) {
-      const { json } = await call("POST", "/auth/token/refresh", tokens.refresh);
-      tokens = { ...tokens, access: json.accessToken.token, accessUntil: Date.parse(json.accessToken.validUntil) };
-      return tokens.access;
+      const { json } = await call("POST", "/auth/token/refresh", tokens.refresh, undefined, auth);
+      const refreshed = { ...tokens, access: json.accessToken.token, accessUntil: Date.parse(json.accessToken.validUntil) };
+      tokensOf.set(auth.companyId, { fingerprint: auth.fingerprint, tokens: refreshed });
+      return refreshed.access;
     }
     const k = await publicKeys();
     const { json: challenge } = await call("POST", "/auth/challenge", null);
     const { json: init } = await call("POST", "/auth/ksef-token", null, {
       challenge: challenge.challenge,
-      contextIdentifier: { type: "Nip", value: options.nip },
-      encryptedToken: encryptKsefToken(options.token, challenge.timestampMs, k.token),
+      contextIdentifier: { type: "Nip", value: auth.nip },
+      encryptedToken: encryptKsefToken(auth.token, challenge.timestampMs, k.token),
     });
     const authToken: string = init.authenticationToken.token;
     const deadline = Date.now() + statusTimeout;
@@ -139,15 +178,16 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       await sleep(poll);
     }
     const { json: t } = await call("POST", "/auth/token/redeem", authToken);
-    tokens = { access: t.accessToken.token, accessUntil: Date.parse(t.accessToken.validUntil), refresh: t.refreshToken.token, refreshUntil: Date.parse(t.refreshToken.validUntil) };
-    return tokens.access;
+    const fresh = { access: t.accessToken.token, accessUntil: Date.parse(t.accessToken.validUntil), refresh: t.refreshToken.token, refreshUntil: Date.parse(t.refreshToken.validUntil) };
+    tokensOf.set(auth.companyId, { fingerprint: auth.fingerprint, tokens: fresh });
+    return fresh.access;
   }
 
-  async function status(s: Sent, key: string): Promise<SendOutcome> {
+  async function status(s: Sent, key: string, auth: Auth): Promise<SendOutcome> {
     const deadline = Date.now() + statusTimeout;
     for (;;) {
-      const access = await accessToken();
-      const { json } = await call("GET", `/sessions/${s.session}/invoices/${s.invoice}`, access);
+      const access = await accessToken(auth);
+      const { json } = await call("GET", `/sessions/${s.session}/invoices/${s.invoice}`, access, undefined, auth);
       const outcome = invoiceOutcome(json.status as KsefInvoiceStatus, json.ksefNumber);
       if (outcome !== "pending") {
         if (outcome.outcome === "delivered") ksefNumbers.set(key, { ...s, ksefNumber: json.ksefNumber });
@@ -163,7 +203,7 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
 
   async function attempt(request: SendRequest): Promise<SendOutcome> {
     const earlier = sent.get(request.idempotencyKey);
-    if (earlier) return status(earlier, request.idempotencyKey);
+    if (earlier) return status(earlier, request.idempotencyKey, await authFor(earlier.companyId));
     let fa3: string;
     try {
       fa3 = toFa3(readUbl(request.document), options.fa3);
@@ -171,15 +211,16 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       if (e instanceof Fa3MappingError) return { outcome: "failed", reason: `the invoice cannot be sent to KSeF as FA(3): ${e.message}` };
       return { outcome: "failed", reason: `the invoice cannot be read for KSeF: ${(e as Error).message}` };
     }
-    const access = await accessToken();
+    const auth = await authFor(request.companyId);
+    const access = await accessToken(auth);
     const k = await publicKeys();
     const session = newSessionKey(k.symmetric);
-    const { json: opened } = await call("POST", "/sessions/online", access, { formCode: { systemCode: FA3_SYSTEM_CODE, schemaVersion: FA3_SCHEMA_VERSION, value: "FA" }, encryption: session.encryption });
-    const { json: accepted } = await call("POST", `/sessions/online/${opened.referenceNumber}/invoices`, access, encryptInvoice(Buffer.from(fa3, "utf8"), session));
-    const s: Sent = { session: opened.referenceNumber, invoice: accepted.referenceNumber };
+    const { json: opened } = await call("POST", "/sessions/online", access, { formCode: { systemCode: FA3_SYSTEM_CODE, schemaVersion: FA3_SCHEMA_VERSION, value: "FA" }, encryption: session.encryption }, auth);
+    const { json: accepted } = await call("POST", `/sessions/online/${opened.referenceNumber}/invoices`, access, encryptInvoice(Buffer.from(fa3, "utf8"), session), auth);
+    const s: Sent = { companyId: request.companyId, session: opened.referenceNumber, invoice: accepted.referenceNumber };
     sent.set(request.idempotencyKey, s);
-    await call("POST", `/sessions/online/${opened.referenceNumber}/close`, access);
-    return status(s, request.idempotencyKey);
+    await call("POST", `/sessions/online/${opened.referenceNumber}/close`, access, undefined, auth);
+    return status(s, request.idempotencyKey, auth);
   }
 
   return {
@@ -196,7 +237,8 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       const d = ksefNumbers.get(idempotencyKey);
       if (!d) return null;
       try {
-        const { text } = await call("GET", `/sessions/${d.session}/invoices/ksef/${d.ksefNumber}/upo`, await accessToken());
+        const auth = await authFor(d.companyId);
+        const { text } = await call("GET", `/sessions/${d.session}/invoices/ksef/${d.ksefNumber}/upo`, await accessToken(auth), undefined, auth);
         return text;
       } catch (e) {
         if (e instanceof Stop) return null;

@@ -26,6 +26,7 @@ function req(value: string, over: Partial<SendRequest> = {}): SendRequest {
     idempotencyKey: id,
     document: UBL,
     routing: { network: "peppol", recipient: { scheme: "0208", value } },
+    companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",
     attempt: 1,
     ...over,

@@ -14,6 +14,8 @@ export interface SendRequest {
   document: Uint8Array;
   /** The routing decision: the chosen network and the recipient's participant identifier. */
   routing: { network: Network; recipient: ParticipantId };
+  /** The sending company's id (a network that authenticates per company looks its credential up by it). */
+  companyId: string;
   /** The sender's legal entity at the access point (the company's `legalEntityId`). */
   legalEntityId: string;
   /** 1 for the first attempt, 2 for the first retry, ... */

@@ -29,6 +29,7 @@ function request(recipient: ParticipantId, over: Partial<SendRequest> = {}): Sen
     idempotencyKey: id,
     document: DOC,
     routing: { network: "peppol", recipient },
+    companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",
     attempt: 1,
     ...over,

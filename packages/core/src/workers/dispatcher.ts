@@ -99,6 +99,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         return await network.send({
           submissionId: inv.id,
           idempotencyKey: inv.id,
+          companyId: inv.companyId,
           document: job.document,
           routing: { network: route, recipient },
           legalEntityId,

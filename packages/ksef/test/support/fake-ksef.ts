@@ -43,12 +43,15 @@ export interface FakeKsef {
   close(): Promise<void>;
 }
 
-export async function startFakeKsef(options: { nip: string; token: string; pendingPolls?: number }): Promise<FakeKsef> {
+/** `nip` and `token` is the taxpayer whose KSeF token the fake accepts; `others` more of them. */
+export async function startFakeKsef(options: { nip: string; token: string; others?: { nip: string; token: string }[]; pendingPolls?: number }): Promise<FakeKsef> {
+  const taxpayers = [{ nip: options.nip, token: options.token }, ...(options.others ?? [])];
   const challenges = new Map<string, number>();
-  const authOps = new Map<string, { ok: boolean; redeemed: boolean }>();
-  const accessTokens = new Set<string>();
+  const authOps = new Map<string, { nip: string | null; redeemed: boolean }>();
+  /** Access token → the NIP it was issued for. */
+  const accessTokens = new Map<string, string>();
   const refreshTokens = new Set<string>();
-  const sessions = new Map<string, { key: Buffer; iv: Buffer; open: boolean }>();
+  const sessions = new Map<string, { key: Buffer; iv: Buffer; open: boolean; nip: string }>();
   const invoices = new Map<string, Invoice>();
   const byHash = new Map<string, { ksefNumber: string; session: string }>();
   let throttleLeft = 0;
@@ -107,14 +110,16 @@ export async function startFakeKsef(options: { nip: string; token: string; pendi
         const ts = challenges.get(body?.challenge);
         if (ts === undefined) return exception(res, 400, 21001, "Nieprawidłowe wyzwanie autoryzacyjne.");
         challenges.delete(body.challenge);
-        let ok = false;
+        let nip: string | null = null;
         try {
-          ok = decrypt(body.encryptedToken).toString("utf8") === `${options.token}|${ts}` && body.contextIdentifier?.type === "Nip" && body.contextIdentifier?.value === options.nip;
+          const said = decrypt(body.encryptedToken).toString("utf8");
+          const t = taxpayers.find((p) => said === `${p.token}|${ts}` && body.contextIdentifier?.type === "Nip" && body.contextIdentifier?.value === p.nip);
+          nip = t?.nip ?? null;
         } catch {
-          ok = false;
+          nip = null;
         }
         const r = ref("AU");
-        authOps.set(r, { ok, redeemed: false });
+        authOps.set(r, { nip, redeemed: false });
         return send(res, 202, { referenceNumber: r, authenticationToken: { token: `auth-${r}`, validUntil: until(600_000) } });
       }
       case "GET /auth/{ref}": {
@@ -125,17 +130,17 @@ export async function startFakeKsef(options: { nip: string; token: string; pendi
           startDate: new Date().toISOString(),
           authenticationMethod: "Token",
           authenticationMethodInfo: { category: "Token", code: "auth.method.token", displayName: "Token KSeF" },
-          status: op.ok ? { code: 200, description: "Uwierzytelnianie zakończone sukcesem" } : { code: 450, description: "Uwierzytelnianie zakończone niepowodzeniem z powodu błędnego tokenu", details: ["Nieprawidłowy token."] },
+          status: op.nip ? { code: 200, description: "Uwierzytelnianie zakończone sukcesem" } : { code: 450, description: "Uwierzytelnianie zakończone niepowodzeniem z powodu błędnego tokenu", details: ["Nieprawidłowy token."] },
         });
       }
       case "POST /auth/token/redeem": {
         const r = bearer(req).replace(/^auth-/, "");
         const op = authOps.get(r);
-        if (!op || !op.ok || op.redeemed) return exception(res, 400, 21301, "Brak autoryzacji.");
+        if (!op || !op.nip || op.redeemed) return exception(res, 400, 21301, "Brak autoryzacji.");
         op.redeemed = true;
         const access = `access-${randomUUID()}`;
         const refresh = `refresh-${randomUUID()}`;
-        accessTokens.add(access);
+        accessTokens.set(access, op.nip);
         refreshTokens.add(refresh);
         return send(res, 200, { accessToken: { token: access, validUntil: until(900_000) }, refreshToken: { token: refresh, validUntil: until(86_400_000) } });
       }
@@ -150,7 +155,7 @@ export async function startFakeKsef(options: { nip: string; token: string; pendi
           return exception(res, 400, 21405, "Błąd odszyfrowania klucza.");
         }
         const r = ref("SO");
-        sessions.set(r, { key, iv: Buffer.from(body.encryption.initializationVector, "base64"), open: true });
+        sessions.set(r, { key, iv: Buffer.from(body.encryption.initializationVector, "base64"), open: true, nip: accessTokens.get(bearer(req))! });
         return send(res, 201, { referenceNumber: r, validUntil: until(43_200_000) });
       }
       case "POST /sessions/online/{ref}/invoices": {
@@ -199,7 +204,7 @@ export async function startFakeKsef(options: { nip: string; token: string; pendi
           inv.status = { code: 440, description: "Duplikat faktury", details: [`Duplikat faktury. Faktura o numerze KSeF: ${dup.ksefNumber} została już prawidłowo przesłana do systemu w sesji: ${dup.session}`], extensions: { originalSessionReferenceNumber: dup.session, originalKsefNumber: dup.ksefNumber } };
           return;
         }
-        inv.ksefNumber = `${options.nip}-20261122-${createHash("sha256").update(r).digest("hex").slice(0, 12).toUpperCase()}-${(counter % 100).toString().padStart(2, "0")}`;
+        inv.ksefNumber = `${s.nip}-20261122-${createHash("sha256").update(r).digest("hex").slice(0, 12).toUpperCase()}-${(counter % 100).toString().padStart(2, "0")}`;
         inv.fa3 = fa3;
         byHash.set(hash, { ksefNumber: inv.ksefNumber, session: sref });
         fake.accepted.push(fa3);
