@@ -2,7 +2,8 @@
 # The packages as a user gets them: build, `pnpm pack` each one, lint the tarballs (publint,
 # @arethetypeswrong/cli --profile esm-only), install them with npm into a new project outside the
 # workspace, type-check a strict NodeNext TypeScript file against them, and run docs/library.md's
-# first run (memory store, then embedded PGlite) until the invoice is delivered.
+# first run (memory store, then embedded PGlite) until the invoice is delivered; run the published
+# conformance suites (@einvoice/core/testing) under the app's own vitest.
 # Fails on the first real problem, saying which. Called by .ci/run; takes a minute or two.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,7 +24,7 @@ read -ra PNPM <<<"${PNPM_CMD:-pnpm}"
 step() { echo "pack-check [${SECONDS}s]: $*"; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/einvoice-pack-check.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP_PACK_CHECK:-}" ] || rm -rf "$WORK"' EXIT
 case "$WORK" in "$ROOT"/*) fail "the temporary folder $WORK is inside the workspace" ;; esac
 
 step "building the packages (pnpm build)"
@@ -124,6 +125,30 @@ for (const want of ["first-run-memory.ts", "first-run-pglite.ts"]) if (!names.in
 for (const [, name, code] of blocks) writeFileSync(`${out}/${name}`, code + "\n");
 EOF
 cp "$ROOT/examples/invoice.xml" invoice.xml
+# @einvoice/core/testing, as a third party writing an adapter uses it: the conformance suites run under
+# the user's own vitest (an optional peer dependency), type-checked with the rest below.
+npm install "${NPM_FLAGS[@]}" "vitest@$(node -p 'require("'"$ROOT"'/packages/core/package.json").devDependencies.vitest')" >>"$WORK/npm.log" 2>&1 ||
+  { cat "$WORK/npm.log"; fail "npm install vitest (the peer of @einvoice/core/testing)"; }
+cat >src/conformance.test.ts <<'EOF2'
+// A third party's adapter tests: the published conformance suites on the published in-memory adapters.
+import { memoryStore, sandboxNetwork } from "@einvoice/core";
+import { testDeliveryStore, testNetwork, testStore, testWebhookStore, type NetworkFixture } from "@einvoice/core/testing";
+
+testStore("memory (published)", () => memoryStore());
+testDeliveryStore("memory (published)", async () => {
+  const s = memoryStore();
+  return { a: s, b: s, close: async () => {} };
+});
+testWebhookStore("memory (published)", () => memoryStore());
+const fixture = (): NetworkFixture => ({
+  network: sandboxNetwork({ delayMs: 0 }),
+  deliverable: { scheme: "0208", value: "0123456789" },
+  unreachable: { scheme: "9930", value: "unreachable-1" },
+  flaky: { scheme: "9930", value: "flaky-42" },
+  flakyFailures: 2,
+});
+testNetwork("sandbox (published)", fixture);
+EOF2
 for p in "${PACKAGES[@]}"; do echo "export * as ${p//-/_} from \"@einvoice/$p\";"; done >src/all-packages.ts
 cat >src/entries.ts <<'EOF'
 // Public entries, with types, as a strict NodeNext project sees them (src/all-packages.ts re-exports every package).
@@ -165,6 +190,10 @@ cat >tsconfig.json <<'EOF'
 EOF
 step "type-checking and compiling with the workspace's TypeScript ($("$BIN/tsc" --version))"
 "$BIN/tsc" -p tsconfig.json || fail "the strict NodeNext type-check against the installed packages"
+
+step "running the published conformance suites (@einvoice/core/testing) under the app's own vitest"
+(cd "$APP" && NO_COLOR=1 timeout 300 node_modules/.bin/vitest run --dir out --reporter=dot >"$WORK/conformance.log" 2>&1) || { tail -80 "$WORK/conformance.log"; fail "the conformance suites of @einvoice/core/testing on the published memory store and sandbox network"; }
+grep -E "Tests +[0-9]+ passed" "$WORK/conformance.log" | sed "s/^ */  conformance: /" || fail "the conformance run reported no passed tests"
 
 for program in first-run-memory first-run-pglite; do
   step "running $program (docs/library.md) until the invoice is delivered"
