@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { constants, monitorEventLoopDelay, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { DOMParser } from "@xmldom/xmldom";
 import express from "express";
 
@@ -70,7 +70,7 @@ eld.enable();
 const gc = { major: 0, majorMs: 0, minor: 0, minorMs: 0 };
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
-    const kind = (e.detail as { kind?: number } | undefined)?.kind;
+    const kind = ((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind;
     if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
       gc.major++;
       gc.majorMs += e.duration;
