@@ -29,8 +29,10 @@ export type {
   InsertSubmissionResult,
   CreateAccountResult,
   RevokeApiKeyResult,
+  StoredEvidence,
 } from "./ports/store.js";
-export type { NetworkPort, SendRequest, SendOutcome } from "./ports/network.js";
+export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence } from "./ports/network.js";
+export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES } from "./ports/network.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
 export {
   createDispatcher,

@@ -163,6 +163,96 @@ describe("dispatcher", () => {
     expect((await w.get(id)).status).toBe("delivered");
   });
 
+  it("hands the network the company and what its earlier attempts saved, across dispatchers", async () => {
+    const seen: Array<Pick<SendRequest, "companyId" | "state" | "attempt">> = [];
+    // Saves its reference before the (here imagined) irreversible upload, then asks for a retry.
+    const resuming: NetworkPort = {
+      name: "resuming",
+      send: async (r) => {
+        seen.push({ companyId: r.companyId, state: r.state, attempt: r.attempt });
+        if (r.state === null) {
+          await r.saveState(JSON.stringify({ uploaded: "REF-1" }));
+          return { outcome: "retry", reason: "Uploaded; the status is not known yet." };
+        }
+        return { outcome: "delivered", detail: `Status of ${JSON.parse(r.state).uploaded} asked.` };
+      },
+    };
+    const w = await world(resuming);
+    const id = await w.submit("0123456789");
+    await w.dispatcher.runOnce();
+    w.clock.advance(DEFAULT_RETRY.baseDelayMs);
+    const d2 = createDispatcher({ store: w.store, networks: { peppol: resuming }, clock: () => w.clock.now(), owner: "d2" });
+    expect(await d2.runOnce()).toBe(1);
+    expect(seen).toEqual([
+      { companyId: w.companyId, state: null, attempt: 1 },
+      { companyId: w.companyId, state: '{"uploaded":"REF-1"}', attempt: 2 },
+    ]);
+    expect((await w.get(id)).events.at(-1)!.detail).toMatch(/Status of REF-1 asked/);
+  });
+
+  it("rejects saveState once the lease is lost, and refuses states over 64 KiB or with U+0000", async () => {
+    const errors: string[] = [];
+    let steal: (() => Promise<void>) | undefined;
+    const net: NetworkPort = {
+      name: "saver",
+      send: async (r) => {
+        for (const bad of ["x".repeat(64 * 1024 + 1), "a\u0000b"]) await r.saveState(bad).catch((e: Error) => errors.push(e.name));
+        await steal!();
+        await r.saveState("after the lease was lost").catch((e: Error) => errors.push(e.message));
+        return { outcome: "delivered" };
+      },
+    };
+    const w = await world(net);
+    const id = await w.submit("0123456789");
+    steal = async () => {
+      w.clock.advance(60_001);
+      const t = w.clock.now().toISOString();
+      expect(await w.store.claimDeliveries({ owner: "thief", now: t, leaseUntil: t, limit: 1 })).toHaveLength(1);
+    };
+    await w.dispatcher.runOnce();
+    expect(errors[0]).toBe("RangeError");
+    expect(errors[1]).toBe("TypeError");
+    expect(errors[2]).toMatch(new RegExp(`lease on submission ${id} was lost`));
+    // The thief's lease stands; nothing the saver did reached the store.
+    const t = w.clock.now().toISOString();
+    const [job] = await w.store.claimDeliveries({ owner: "later", now: t, leaseUntil: t, limit: 1 });
+    expect(job).toMatchObject({ invoice: { id, status: "sending" }, state: null });
+  });
+
+  it("keeps the evidence of a delivery with the invoice, and drops evidence over 1 MiB without failing the delivery", async () => {
+    const content = (n: number) => `<Receipt>${"x".repeat(n)}</Receipt>`;
+    let size = 10;
+    const net: NetworkPort = {
+      name: "receipts",
+      send: async (r) => ({
+        outcome: "delivered",
+        evidence: { kind: "test-receipt", mediaType: "application/xml", content: content(size), reference: `REF-${r.submissionId.slice(0, 4)}`, documentHash: null },
+      }),
+    };
+    const logged: string[] = [];
+    const w = await world(net);
+    const d = createDispatcher({ store: w.store, networks: { peppol: net }, clock: () => w.clock.now(), owner: "d3", logger: { error: (_o, m) => logged.push(m) } });
+    const small = await w.submit("0123456789");
+    await d.runOnce();
+    const stored = await w.store.getEvidence(w.companyId, small);
+    expect(stored).toEqual({
+      invoiceId: small,
+      network: "peppol",
+      kind: "test-receipt",
+      mediaType: "application/xml",
+      content: content(10),
+      reference: `REF-${small.slice(0, 4)}`,
+      documentHash: null,
+      deliveredAt: (await w.get(small)).updatedAt,
+    });
+    size = 1024 * 1024;
+    const big = await w.submit("0123456780");
+    await d.runOnce();
+    expect((await w.get(big)).status).toBe("delivered");
+    expect(await w.store.getEvidence(w.companyId, big)).toBeNull();
+    expect(logged).toEqual([expect.stringMatching(/larger than 1048576 bytes; it is not kept/)]);
+  });
+
   it("never hands one submission to two dispatchers at once", async () => {
     const w = await world();
     const ids = [];

@@ -21,6 +21,8 @@ describe("sandboxNetwork", () => {
       companyId: "c",
       legalEntityId: "1",
       attempt: 1,
+      state: null,
+      saveState: async () => undefined,
     };
     await n.send(req);
     await n.send({ ...req, attempt: 2 });

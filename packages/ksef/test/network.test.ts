@@ -13,7 +13,7 @@ const COMPANY = "7d0c5d4e-1f7a-4c1e-9a57-0c3f2f1a0001";
 
 function request(id = randomUUID(), over: Partial<Parameters<typeof ublInvoice>[0]> = {}, companyId = COMPANY): SendRequest {
   const { xml } = ublInvoice({ id: `FV/${id.slice(0, 8)}`, lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }], ...over });
-  return { submissionId: id, idempotencyKey: id, document: new TextEncoder().encode(xml), routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } }, companyId, legalEntityId: "1", attempt: 1 };
+  return { submissionId: id, idempotencyKey: id, document: new TextEncoder().encode(xml), routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } }, companyId, legalEntityId: "1", attempt: 1, state: null, saveState: async () => undefined };
 }
 
 describe("ksefNetwork against a fake KSeF", () => {

@@ -4,7 +4,7 @@ import type { AttemptRecord, DeliveryJob, DeliveryStore, InvoiceRecord, WebhookE
 import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
-import { INVOICES, WEBHOOK_EVENTS, text } from "./rows.js";
+import { DELIVERY_EVIDENCE, INVOICES, WEBHOOK_EVENTS, text } from "./rows.js";
 import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
@@ -26,7 +26,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
          FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
          WHERE i.id = due.id
          RETURNING ${INVOICES.select("i.")},
-           i.attempts, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
+           i.attempts, i.delivery_state, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
         [now, limit, owner, leaseUntil],
       );
       rows.sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)));
@@ -37,6 +37,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
           invoice: INVOICES.fromRow(r),
           document: await decodeDocument(content, typeof r.content_encoding === "string" ? r.content_encoding : "identity"),
           attempts: Number(r.attempts),
+          state: typeof r.delivery_state === "string" ? r.delivery_state : null,
         });
       }
       return jobs;
@@ -49,7 +50,8 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
           `UPDATE ${t.invoices} SET
              status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
              next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
-             events = events || $8::jsonb
+             events = events || $8::jsonb,
+             delivery_state = CASE WHEN $3 = 'sending' THEN delivery_state END
            WHERE id = $1::uuid AND lease_owner = $2
            RETURNING ${INVOICES.select()}`,
           [
@@ -64,6 +66,16 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
           ],
         );
         const updated = rows[0] ? INVOICES.fromRow(rows[0]) : null;
+        if (updated && updated.status === "delivered" && updated.network && a.evidence) {
+          // With the status, in the same transaction: a delivered invoice's evidence is never lost, nor kept for an undelivered one.
+          const { kind, mediaType, content, reference, documentHash } = a.evidence;
+          const row = { invoiceId: updated.id, companyId: updated.companyId, network: updated.network, kind, mediaType, content, reference, documentHash, deliveredAt: a.updatedAt };
+          await tx.query(
+            `INSERT INTO ${t.deliveryEvidence} (${DELIVERY_EVIDENCE.list()}) VALUES (${DELIVERY_EVIDENCE.placeholders()})
+             ON CONFLICT (invoice_id) DO NOTHING`,
+            DELIVERY_EVIDENCE.params(row),
+          );
+        }
         if (updated && a.notify) {
           // In the same transaction as the change: one event per subscribed webhook of the company.
           const hooks = await tx.query<{ id: string }>(
@@ -93,6 +105,15 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
         }
         return updated;
       });
+    },
+
+    async saveDeliveryState({ id, owner, state }) {
+      if (!isId(id)) return false;
+      const { rows } = await db.query(
+        `UPDATE ${t.invoices} SET delivery_state = $3 WHERE id = $1::uuid AND lease_owner = $2 AND status = 'sending' RETURNING 1 AS saved`,
+        [id, owner, state],
+      );
+      return rows.length > 0;
     },
 
     async releaseDelivery(id, owner) {

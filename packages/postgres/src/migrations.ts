@@ -309,6 +309,28 @@ export const MIGRATIONS: readonly Migration[] = [
       $body$`,
     ],
   },
+  {
+    version: 7,
+    name: "delivery state of a submission and delivery evidence of an invoice",
+    statements: (s) => [
+      // What a network saved during earlier attempts (a reference of an irreversible upload), so
+      // that the next attempt asks for the status instead of sending again; cleared on a final status.
+      `ALTER TABLE ${s}.invoices ADD COLUMN delivery_state text`,
+      // One row per delivered invoice that came with evidence (up to 1 MiB), apart from the
+      // invoices table so that its rows (read by every list) stay small.
+      `CREATE TABLE ${s}.delivery_evidence (
+        invoice_id uuid PRIMARY KEY,
+        company_id uuid NOT NULL,
+        network text NOT NULL,
+        kind text NOT NULL,
+        media_type text NOT NULL,
+        content text NOT NULL,
+        reference text,
+        document_hash text,
+        delivered_at timestamptz(3) NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -2,7 +2,7 @@
 // between a row and the core's record. The SELECT lists, the INSERT column lists, their
 // placeholders and their parameters are all derived from these, so a new column is one entry
 // here (plus its migration).
-import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
+import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, StoredEvidence, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
 import { iso } from "./sql.js";
 
 export type SqlType = "uuid" | "text" | "boolean" | "integer" | "timestamptz" | "jsonb";
@@ -365,6 +365,42 @@ export const WEBHOOK_EVENTS = rowMapping({
     nextAttemptAt: textOrNull(r.next_attempt_at),
     deliveredAt: textOrNull(r.delivered_at),
     log: json(r.log) as WebhookEventRecord["log"],
+  }),
+});
+
+/** Delivery evidence is written by `completeAttempt` with a delivered attempt (migration 7) and read by `getEvidence`. */
+export const DELIVERY_EVIDENCE = rowMapping({
+  columns: {
+    invoice_id: "uuid",
+    company_id: "uuid",
+    network: "text",
+    kind: "text",
+    media_type: "text",
+    content: "text",
+    reference: "text",
+    document_hash: "text",
+    delivered_at: "timestamptz",
+  },
+  toRow: (e: StoredEvidence & { companyId: string }) => ({
+    invoice_id: e.invoiceId,
+    company_id: e.companyId,
+    network: e.network,
+    kind: e.kind,
+    media_type: e.mediaType,
+    content: e.content,
+    reference: e.reference,
+    document_hash: e.documentHash,
+    delivered_at: e.deliveredAt,
+  }),
+  fromRow: (r): StoredEvidence => ({
+    invoiceId: text(r.invoice_id),
+    network: text(r.network) as StoredEvidence["network"],
+    kind: text(r.kind),
+    mediaType: text(r.media_type),
+    content: text(r.content),
+    reference: textOrNull(r.reference),
+    documentHash: textOrNull(r.document_hash),
+    deliveredAt: text(r.delivered_at),
   }),
 });
 

@@ -13,6 +13,7 @@ export interface Tables {
   insertAccepted: string;
   webhooks: string;
   webhookEvents: string;
+  deliveryEvidence: string;
 }
 
 /** The tables of the quoted schema `s`. */
@@ -27,6 +28,7 @@ export function tablesOf(s: string): Tables {
     insertAccepted: `${s}.insert_accepted`,
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
+    deliveryEvidence: `${s}.delivery_evidence`,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { encodeDocument } from "./documents.js";
-import { API_KEYS, CLIENTS, COMPANIES, COMPANY_PATCH_COLUMNS, INVOICES, INVOICE_WRITE } from "./rows.js";
+import { API_KEYS, CLIENTS, COMPANIES, COMPANY_PATCH_COLUMNS, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE } from "./rows.js";
 import { isId, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
@@ -218,6 +218,15 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         id,
       ]);
       return rows[0] ? INVOICES.fromRow(rows[0]) : null;
+    },
+
+    async getEvidence(companyId, invoiceId) {
+      if (!isId(companyId) || !isId(invoiceId)) return null;
+      const { rows } = await db.query(`SELECT ${DELIVERY_EVIDENCE.select()} FROM ${t.deliveryEvidence} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [
+        companyId,
+        invoiceId,
+      ]);
+      return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, documentType }) {

@@ -29,6 +29,8 @@ function req(value: string, over: Partial<SendRequest> = {}): SendRequest {
     companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",
     attempt: 1,
+    state: null,
+    saveState: async () => undefined,
     ...over,
   };
 }

@@ -20,11 +20,54 @@ export interface SendRequest {
   legalEntityId: string;
   /** 1 for the first attempt, 2 for the first retry, ... */
   attempt: number;
+  /**
+   * What earlier attempts of this submission saved with `saveState`, or null when none did. It
+   * survives restarts and reaches whichever dispatcher makes the next attempt.
+   */
+  state: string | null;
+  /**
+   * Saves `state` durably for the later attempts of this submission; resolves once it is stored.
+   * At most `DELIVERY_STATE_MAX_BYTES` of UTF-8 text, without U+0000. Rejects when it is larger,
+   * when the store fails, or when the dispatcher's lease on the submission was lost (another
+   * dispatcher owns it now): stop then without the irreversible step.
+   *
+   * A network whose send is not idempotent by itself saves its reference right after (or just
+   * before) the irreversible step, such as the session and invoice reference of an upload, so that
+   * a later attempt (after a crash or a timeout) asks for the status instead of sending again.
+   * The state is cleared once the submission is delivered or failed.
+   */
+  saveState(state: string): Promise<void>;
+}
+
+/** The most a network may save with `SendRequest.saveState`: 64 KiB of UTF-8 text. */
+export const DELIVERY_STATE_MAX_BYTES = 64 * 1024;
+
+/** The largest `DeliveryEvidence.content` kept: 1 MiB of UTF-8 text. Larger evidence is not kept (the delivery stands). */
+export const EVIDENCE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The proof of a delivery that a network gives, kept with the invoice and served at
+ * `GET /v1/invoices/{id}/evidence`.
+ */
+export interface DeliveryEvidence {
+  /** What it is, free text: `ksef-upo` (KSeF's official receipt), `storecove`, `sandbox`, ... */
+  kind: string;
+  /** The media type of `content`, such as `application/xml` or `application/json`. */
+  mediaType: string;
+  /**
+   * The evidence document as the network gave it (text: XML or JSON; binary evidence is not
+   * carried), at most `EVIDENCE_MAX_BYTES` of UTF-8; larger evidence is dropped, not cut.
+   */
+  content: string;
+  /** The network's reference of the delivered document, such as the KSeF number, or null. */
+  reference: string | null;
+  /** The hash the network gives of the delivered document (as the network writes it), or null. */
+  documentHash: string | null;
 }
 
 /** The answer of a network to one attempt. */
 export type SendOutcome =
-  | { outcome: "delivered"; detail?: string }
+  | { outcome: "delivered"; detail?: string; evidence?: DeliveryEvidence }
   /** A transient failure: try again later (`retryAfterMs` is the network's hint, if any). */
   | { outcome: "retry"; reason: string; retryAfterMs?: number }
   /** A permanent failure: the invoice will never be delivered as it is. */

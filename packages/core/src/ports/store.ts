@@ -17,6 +17,7 @@ import type {
   ParticipantId,
   TargetNetwork,
 } from "../domain/types.js";
+import type { DeliveryEvidence } from "./network.js";
 
 /** A position in a keyset-ordered list: the sort value and the id of the last row seen. */
 export interface Keyset {
@@ -127,6 +128,13 @@ export interface Store {
   getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;
 
   /**
+   * The delivery evidence kept with the company's invoice (see `AttemptRecord.evidence`), with
+   * the network that delivered it and when; null when there is none, also for another company's
+   * invoice or an unknown id.
+   */
+  getEvidence(companyId: string, invoiceId: string): Promise<StoredEvidence | null>;
+
+  /**
    * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after
    * `after` in that order when given; at most `limit`. Filters combine with AND.
    * Cost MUST NOT grow with the depth of `after` (keyset, not offset).
@@ -156,6 +164,14 @@ export interface Routing {
   route(input: { recipient: ParticipantId; targetNetwork: TargetNetwork; companyId: string }): RoutingDecision | Promise<RoutingDecision>;
 }
 
+/** The delivery evidence of an invoice as stored: what the network gave, where and when it was delivered. */
+export interface StoredEvidence extends DeliveryEvidence {
+  invoiceId: string;
+  network: Network;
+  /** The `updatedAt` of the delivered attempt. */
+  deliveredAt: string;
+}
+
 /** A submission claimed for one delivery attempt. */
 export interface DeliveryJob {
   invoice: InvoiceRecord;
@@ -163,6 +179,8 @@ export interface DeliveryJob {
   document: Uint8Array;
   /** Attempts already made (0 for the first). */
   attempts: number;
+  /** What the network saved in earlier attempts (`saveDeliveryState`), or null. */
+  state: string | null;
 }
 
 /** The outcome of one attempt, to record with the lease still held. */
@@ -184,6 +202,12 @@ export interface AttemptRecord {
    * event's JSON text. Null when the status stays as it was.
    */
   notify?: { type: WebhookEventType; data: string } | null;
+  /**
+   * For status `delivered`: the network's evidence, stored in the same atomic step as the status
+   * (read back with `Store.getEvidence`, `network` from the invoice, `deliveredAt` = `updatedAt`).
+   * Ignored for any other status.
+   */
+  evidence?: DeliveryEvidence | null;
 }
 
 /**
@@ -207,6 +231,15 @@ export interface DeliveryStore {
    * Returns the updated invoice, or null when the lease was lost (nothing is changed then).
    */
   completeAttempt(attempt: AttemptRecord): Promise<InvoiceRecord | null>;
+
+  /**
+   * Saves the network's delivery state of the submission (handed back in `DeliveryJob.state` by
+   * every later claim, across restarts and dispatchers), only while `owner` holds the lease (the
+   * owner is checked, as in `completeAttempt`); durable once it resolves. Returns false, changing
+   * nothing, when the lease was lost. A `completeAttempt` to `delivered` or `failed` clears the
+   * state (no attempt follows; only the evidence is kept); one to `sending` keeps it.
+   */
+  saveDeliveryState(input: { id: string; owner: string; state: string }): Promise<boolean>;
 
   /** Gives a lease back without an attempt (a graceful stop), so another dispatcher can take it now. */
   releaseDelivery(id: string, owner: string): Promise<void>;

@@ -1,7 +1,8 @@
 // testDeliveryStore: the conformance suite of the DeliveryStore port (the dispatcher's queue with leases).
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DeliveryStore, Store } from "../ports/store.js";
+import type { AttemptRecord, DeliveryStore, Store } from "../ports/store.js";
+import type { DeliveryEvidence } from "../ports/network.js";
 import type { InvoiceRecord } from "../domain/types.js";
 import { sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 
@@ -62,7 +63,7 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       await submit(5, { status: "failed", network: null, errorMessage: "no" });
       expect(await f.b.claimDeliveries({ owner: "x", now: at(9), leaseUntil: at(69), limit: 10 })).toEqual([]);
       const jobs = await f.b.claimDeliveries({ owner: "x", now: at(10), leaseUntil: at(70), limit: 10 });
-      expect(jobs).toEqual([{ invoice: inv, document: doc, attempts: 0 }]);
+      expect(jobs).toEqual([{ invoice: inv, document: doc, attempts: 0, state: null }]);
     });
 
     it("hands out the oldest due first, at most `limit`", async () => {
@@ -175,6 +176,112 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       for (const id of claimed) expect(ids.has(id)).toBe(true);
       // 12 claims of up to 4 could take 48: all 30 are taken, each once.
       expect(claimed.length).toBe(30);
+    });
+
+    /** An attempt of `owner` on `id` at second `second`, to complete. */
+    function attemptOf(id: string, owner: string, second: number, status: "sending" | "delivered" | "failed", over: Partial<AttemptRecord> = {}): AttemptRecord {
+      return {
+        id,
+        owner,
+        attempts: 1,
+        status,
+        errorMessage: status === "failed" ? "Refused." : null,
+        event: { status, at: at(second), detail: `Attempt: ${status}.` },
+        nextAttemptAt: status === "sending" ? at(second + 30) : null,
+        updatedAt: at(second),
+        ...over,
+      };
+    }
+
+    const EVIDENCE: DeliveryEvidence = {
+      kind: "ksef-upo",
+      mediaType: "application/xml",
+      // Non-ASCII, line breaks and quotes survive as they are.
+      content: '<?xml version="1.0" encoding="UTF-8"?>\n<Potwierdzenie>Zażółć gęślą jaźń \'&amp;\' ✓</Potwierdzenie>\n',
+      reference: "5260250995-20261122-0100A1B2C3D4-E5",
+      documentHash: "qL9xV0C4m7s2rX2nGkq3y9Z1pQ8=",
+    };
+
+    it("keeps the network's saved state across a re-claim after the lease ran out, and through a retry", async () => {
+      const inv = await submit(0);
+      const [first] = await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      expect(first?.state).toBeNull();
+      expect(await f.a.saveDeliveryState({ id: inv.id, owner: "x", state: "uploaded: session S-1, invoice R-1" })).toBe(true);
+      // x died after saving; its lease runs out and y takes the submission with what x saved.
+      const [second] = await f.b.claimDeliveries({ owner: "y", now: at(61), leaseUntil: at(121), limit: 10 });
+      expect(second).toMatchObject({ invoice: { id: inv.id }, attempts: 0, state: "uploaded: session S-1, invoice R-1" });
+      const big = "é".repeat(32 * 1024); // 64 KiB of UTF-8: the port's bound
+      expect(await f.b.saveDeliveryState({ id: inv.id, owner: "y", state: big })).toBe(true);
+      expect(await f.b.completeAttempt(attemptOf(inv.id, "y", 62, "sending"))).not.toBeNull();
+      const [third] = await f.a.claimDeliveries({ owner: "z", now: at(92), leaseUntil: at(152), limit: 10 });
+      expect(third?.attempts).toBe(1);
+      expect(third?.state).toBe(big);
+    });
+
+    it("refuses to save a delivery state for anyone but the lease holder, and changes nothing then", async () => {
+      const inv = await submit(0);
+      // Not leased at all.
+      expect(await f.a.saveDeliveryState({ id: inv.id, owner: "x", state: "early" })).toBe(false);
+      await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      expect(await f.a.saveDeliveryState({ id: inv.id, owner: "x", state: "mine" })).toBe(true);
+      expect(await f.b.claimDeliveries({ owner: "y", now: at(61), leaseUntil: at(121), limit: 10 })).toHaveLength(1);
+      // x lost its lease to y: its saves are refused and y's state stays.
+      expect(await f.a.saveDeliveryState({ id: inv.id, owner: "x", state: "late" })).toBe(false);
+      expect(await f.b.saveDeliveryState({ id: randomUUID(), owner: "y", state: "unknown" })).toBe(false);
+      expect(await f.b.saveDeliveryState({ id: "not-a-uuid", owner: "y", state: "bad id" })).toBe(false);
+      await f.b.releaseDelivery(inv.id, "y");
+      const [job] = await f.a.claimDeliveries({ owner: "z", now: at(62), leaseUntil: at(122), limit: 10 });
+      expect(job?.state).toBe("mine");
+      // Once delivered, there is no lease to save under.
+      await f.a.completeAttempt(attemptOf(inv.id, "z", 63, "delivered"));
+      expect(await f.a.saveDeliveryState({ id: inv.id, owner: "z", state: "after" })).toBe(false);
+    });
+
+    it("stores evidence with a delivered attempt, for its company only", async () => {
+      const inv = await submit(0);
+      const other = sampleCompany();
+      await f.a.createAccount({
+        account: { id: randomUUID(), email: `${randomUUID()}@example.com`, companyId: other.id, createdAt: other.createdAt },
+        company: other,
+        apiKey: { id: randomUUID(), companyId: other.id, prefix: "p", hash: "00", createdAt: other.createdAt, lastUsedAt: null, revokedAt: null },
+      });
+      await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      expect(await f.a.getEvidence(companyId, inv.id)).toBeNull();
+      const done = await f.b.completeAttempt(attemptOf(inv.id, "x", 5, "delivered", { evidence: EVIDENCE }));
+      expect(done?.status).toBe("delivered");
+      const expected = { ...EVIDENCE, invoiceId: inv.id, network: inv.network, deliveredAt: at(5) };
+      expect(await f.a.getEvidence(companyId, inv.id)).toEqual(expected);
+      expect(await f.b.getEvidence(companyId, inv.id)).toEqual(expected);
+      expect(await f.a.getEvidence(other.id, inv.id)).toBeNull();
+      expect(await f.a.getEvidence(companyId, randomUUID())).toBeNull();
+      expect(await f.a.getEvidence(companyId, "not-a-uuid")).toBeNull();
+    });
+
+    it("keeps no evidence with a retry, a failure, a delivery without any, or an attempt whose lease was lost", async () => {
+      const retried = await submit(0);
+      const failed = await submit(1);
+      const bare = await submit(2);
+      const late = await submit(3);
+      await f.a.claimDeliveries({ owner: "x", now: at(10), leaseUntil: at(70), limit: 10 });
+      await f.a.completeAttempt(attemptOf(retried.id, "x", 11, "sending", { evidence: EVIDENCE }));
+      await f.a.completeAttempt(attemptOf(failed.id, "x", 11, "failed", { evidence: EVIDENCE }));
+      await f.a.completeAttempt(attemptOf(bare.id, "x", 11, "delivered", { evidence: null }));
+      expect(await f.b.claimDeliveries({ owner: "y", now: at(70), leaseUntil: at(130), limit: 10 })).toHaveLength(2); // retried and late
+      expect(await f.a.completeAttempt(attemptOf(late.id, "x", 71, "delivered", { evidence: EVIDENCE }))).toBeNull();
+      for (const inv of [retried, failed, bare, late]) expect(await f.b.getEvidence(companyId, inv.id)).toBeNull();
+      expect((await f.a.getInvoice(companyId, bare.id))?.status).toBe("delivered");
+    });
+
+    it("keeps evidence of up to 1 MiB as it was given", async () => {
+      const inv = await submit(0);
+      await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      const line = '{"n":"Zażółć ✓"}\n';
+      const content = line.repeat(Math.floor((1024 * 1024) / new TextEncoder().encode(line).length));
+      await f.a.completeAttempt(attemptOf(inv.id, "x", 2, "delivered", { evidence: { ...EVIDENCE, mediaType: "application/json", content, reference: null, documentHash: null } }));
+      const stored = await f.b.getEvidence(companyId, inv.id);
+      expect(stored?.content.length).toBe(content.length);
+      expect(stored?.content === content).toBe(true);
+      expect(stored).toMatchObject({ mediaType: "application/json", reference: null, documentHash: null });
     });
   });
 }

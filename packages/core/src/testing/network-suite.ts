@@ -22,6 +22,9 @@ export type NetworkFactory = () => NetworkFixture | Promise<NetworkFixture>;
 
 const DOC = new TextEncoder().encode('<?xml version="1.0" encoding="UTF-8"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>');
 
+/** What the networks under test saved with `saveState`, by submission: the dispatcher's store, in short. */
+const saved = new Map<string, string>();
+
 function request(recipient: ParticipantId, over: Partial<SendRequest> = {}): SendRequest {
   const id = randomUUID();
   return {
@@ -32,8 +35,31 @@ function request(recipient: ParticipantId, over: Partial<SendRequest> = {}): Sen
     companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",
     attempt: 1,
+    state: null,
+    saveState: async (state) => {
+      expect(typeof state).toBe("string");
+      saved.set(id, state);
+    },
     ...over,
   };
+}
+
+/** The next attempt of `req`, as a dispatcher makes it: with what the earlier attempts saved. */
+function again(req: SendRequest, attempt: number): SendRequest {
+  return { ...req, attempt, state: saved.get(req.submissionId) ?? null };
+}
+
+/** A delivered outcome's evidence, when there is one, keeps the port's shape. */
+function expectEvidenceShape(o: SendOutcome): void {
+  if (o.outcome !== "delivered" || o.evidence === undefined) return;
+  expect(o.evidence).toEqual({
+    kind: expect.any(String),
+    mediaType: expect.stringMatching(/^[\w.+-]+\/[\w.+-]+/),
+    content: expect.any(String),
+    reference: o.evidence.reference === null ? null : expect.any(String),
+    documentHash: o.evidence.documentHash === null ? null : expect.any(String),
+  });
+  expect(o.evidence.content.length).toBeGreaterThan(0);
 }
 
 function expectReason(o: SendOutcome): void {
@@ -59,14 +85,16 @@ export function testNetwork(name: string, factory: NetworkFactory): void {
       await f.close?.();
     });
 
-    it("delivers to a deliverable recipient", async () => {
-      expect((await f.network.send(request(f.deliverable))).outcome).toBe("delivered");
+    it("delivers to a deliverable recipient, with evidence of the port's shape when it gives any", async () => {
+      const o = await f.network.send(request(f.deliverable));
+      expect(o.outcome).toBe("delivered");
+      expectEvidenceShape(o);
     });
 
     it("answers a resend with the same idempotency key as delivered again, without failing", async () => {
       const req = request(f.deliverable);
       expect((await f.network.send(req)).outcome).toBe("delivered");
-      expect((await f.network.send({ ...req, attempt: 2 })).outcome).toBe("delivered");
+      expect((await f.network.send(again(req, 2))).outcome).toBe("delivered");
     });
 
     it("fails permanently, with a reason, for an unreachable recipient", async () => {
@@ -78,11 +106,11 @@ export function testNetwork(name: string, factory: NetworkFactory): void {
     it("asks to retry, with a reason, while a flaky recipient fails, then delivers", async () => {
       const req = request(f.flaky);
       for (let attempt = 1; attempt <= f.flakyFailures; attempt++) {
-        const o = await f.network.send({ ...req, attempt });
+        const o = await f.network.send(again(req, attempt));
         expect(o.outcome).toBe("retry");
         expectReason(o);
       }
-      expect((await f.network.send({ ...req, attempt: f.flakyFailures + 1 })).outcome).toBe("delivered");
+      expect((await f.network.send(again(req, f.flakyFailures + 1))).outcome).toBe("delivered");
     });
 
     it("has a name", () => {

@@ -2,7 +2,7 @@
 // network, retries transient failures with backoff and jitter, and records every attempt.
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
-import type { NetworkPort, SendOutcome } from "../ports/network.js";
+import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome } from "../ports/network.js";
 import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { withDefaults } from "../adapters/cached-discovery.js";
@@ -44,6 +44,8 @@ export interface Dispatcher {
   readonly owner: string;
 }
 
+const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
+
 /** Splits a stored `scheme:value` endpoint into a participant id. */
 export function parseEndpointId(endpointId: string | null): ParticipantId | null {
   if (!endpointId) return null;
@@ -78,6 +80,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function attempt(job: DeliveryJob): Promise<void> {
     const inv = job.invoice;
+    /** `SendRequest.saveState`: durable before it resolves, refused once the lease is lost. */
+    const saveState = async (state: string): Promise<void> => {
+      if (typeof state !== "string" || state.includes("\u0000")) throw new TypeError("The delivery state must be text without U+0000.");
+      if (utf8Length(state) > DELIVERY_STATE_MAX_BYTES) throw new RangeError(`The delivery state is larger than ${DELIVERY_STATE_MAX_BYTES} bytes.`);
+      if (!(await store.saveDeliveryState({ id: inv.id, owner, state }))) {
+        throw new Error(`The lease on submission ${inv.id} was lost: another dispatcher owns it now, so this attempt must stop.`);
+      }
+    };
     const attemptNo = job.attempts + 1;
     const network = inv.network ? networks[inv.network] : undefined;
     let outcome: SendOutcome;
@@ -104,6 +114,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           routing: { network: route, recipient },
           legalEntityId,
           attempt: attemptNo,
+          state: job.state,
+          saveState,
         });
       } catch (e) {
         return { outcome: "retry", reason: `The ${network.name} network call failed (${e instanceof Error ? e.name : "error"}).` };
@@ -145,6 +157,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         errorMessage: null,
         nextAttemptAt: null,
         event: { status: "delivered", at, detail: `Delivered on ${on} (attempt ${attemptNo}).${outcome.detail ? " " + outcome.detail : ""}` },
+        evidence: keptEvidence(inv.id, outcome.evidence),
       };
     }
     if (outcome.outcome === "failed" || attemptNo >= retry.maxAttempts) {
@@ -163,6 +176,23 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       nextAttemptAt: next,
       event: { status: "sending", at, detail: `Attempt ${attemptNo} on ${on} failed: ${outcome.reason} Next try at ${next}.` },
     };
+  }
+
+  /** The evidence to store: what the network gave when it keeps the port's shape and bound, else null (logged). */
+  function keptEvidence(submissionId: string, e: DeliveryEvidence | undefined): DeliveryEvidence | null {
+    if (e === undefined) return null;
+    // Text the stores keep as it is: no U+0000 (PostgreSQL text cannot hold it), short labels.
+    const text = (v: unknown, max: number): v is string => typeof v === "string" && !v.includes("\u0000") && v.length <= max;
+    const textOrNull = (v: unknown): v is string | null | undefined => v === null || v === undefined || text(v, 1000);
+    if (!e || !text(e.kind, 100) || !text(e.mediaType, 200) || !text(e.content, Infinity) || !textOrNull(e.reference) || !textOrNull(e.documentHash)) {
+      logger?.error({ submissionId }, "the network's delivery evidence is malformed; it is not kept");
+      return null;
+    }
+    if (utf8Length(e.content) > EVIDENCE_MAX_BYTES) {
+      logger?.error({ submissionId, bytes: utf8Length(e.content) }, `the network's delivery evidence is larger than ${EVIDENCE_MAX_BYTES} bytes; it is not kept`);
+      return null;
+    }
+    return { kind: e.kind, mediaType: e.mediaType, content: e.content, reference: e.reference ?? null, documentHash: e.documentHash ?? null };
   }
 
   async function runOnce(): Promise<number> {

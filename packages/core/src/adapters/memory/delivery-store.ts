@@ -4,7 +4,7 @@ import type { AttemptRecord, DeliveryJob, DeliveryStore } from "../../ports/stor
 import { activeKey, clone, compareKey, type DeliveryState, type MemoryState } from "./state.js";
 
 export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
-  const { invoices, active, documents, delivery, webhooks, webhookEvents } = state;
+  const { invoices, active, documents, delivery, evidence, webhooks, webhookEvents } = state;
   return {
     async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
       const due: Array<[string, DeliveryState]> = [];
@@ -18,7 +18,7 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       return due.slice(0, limit).map(([id, d]) => {
         d.leaseOwner = owner;
         d.leaseUntil = leaseUntil;
-        return { invoice: clone(invoices.get(id)!), document: documents.get(id) ?? new Uint8Array(), attempts: d.attempts };
+        return { invoice: clone(invoices.get(id)!), document: documents.get(id) ?? new Uint8Array(), attempts: d.attempts, state: d.state };
       });
     },
 
@@ -34,6 +34,11 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       d.nextAttemptAt = a.nextAttemptAt;
       d.leaseOwner = null;
       d.leaseUntil = null;
+      if (a.status !== "sending") d.state = null;
+      if (a.status === "delivered" && a.evidence && inv.network) {
+        const { kind, mediaType, content, reference, documentHash } = a.evidence;
+        evidence.set(inv.id, { invoiceId: inv.id, network: inv.network, kind, mediaType, content, reference, documentHash, deliveredAt: a.updatedAt });
+      }
       if (a.status === "failed") {
         const key = activeKey(inv.companyId, inv.sha256);
         if (active.get(key) === inv.id) active.delete(key);
@@ -60,6 +65,13 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
         }
       }
       return clone(inv);
+    },
+
+    async saveDeliveryState({ id, owner, state: saved }) {
+      const d = delivery.get(id);
+      if (!d || d.leaseOwner !== owner || invoices.get(id)?.status !== "sending") return false;
+      d.state = saved;
+      return true;
     },
 
     async releaseDelivery(id, owner) {

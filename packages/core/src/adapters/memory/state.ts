@@ -1,5 +1,6 @@
 // The memory store's state, shared by its three ports (a delivery attempt enqueues webhook events,
 // a submission enqueues its delivery), and the ordering helpers they use.
+import type { StoredEvidence } from "../../ports/store.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
 
 /** The delivery queue state of one `sending` submission. */
@@ -8,6 +9,8 @@ export interface DeliveryState {
   nextAttemptAt: string | null;
   leaseOwner: string | null;
   leaseUntil: string | null;
+  /** The network's saved state (`saveDeliveryState`); cleared on a final status. */
+  state: string | null;
 }
 
 /** Who holds a webhook event, and until when. */
@@ -30,6 +33,8 @@ export interface MemoryState {
   documents: Map<string, Uint8Array>;
   /** Delivery queue state of `sending` submissions. */
   delivery: Map<string, DeliveryState>;
+  /** Delivery evidence by invoice id. */
+  evidence: Map<string, StoredEvidence>;
   webhooks: Map<string, WebhookRecord>;
   webhookEvents: Map<string, WebhookEventRecord & Lease>;
 }
@@ -45,6 +50,7 @@ export function emptyState(): MemoryState {
     clients: new Map(),
     documents: new Map(),
     delivery: new Map(),
+    evidence: new Map(),
     webhooks: new Map(),
     webhookEvents: new Map(),
   };

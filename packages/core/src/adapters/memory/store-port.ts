@@ -4,7 +4,7 @@ import type { InvoiceRecord } from "../../domain/types.js";
 import { activeKey, clone, compareKey, lowerBound, type MemoryState } from "./state.js";
 
 export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
-  const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, clients, documents, delivery } = state;
+  const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, clients, documents, delivery, evidence } = state;
   const activeKeys = (companyId: string): number => {
     let n = 0;
     for (const k of apiKeys.values()) if (k.companyId === companyId && !k.revokedAt) n++;
@@ -101,7 +101,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         }
       }
       if (document) documents.set(stored.id, document);
-      if (stored.status === "sending") delivery.set(stored.id, { attempts: 0, nextAttemptAt: stored.createdAt, leaseOwner: null, leaseUntil: null });
+      if (stored.status === "sending") delivery.set(stored.id, { attempts: 0, nextAttemptAt: stored.createdAt, leaseOwner: null, leaseUntil: null, state: null });
       invoices.set(stored.id, stored);
       let order = invoiceOrder.get(stored.companyId);
       if (!order) invoiceOrder.set(stored.companyId, (order = []));
@@ -118,6 +118,11 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
     async getInvoice(companyId, id) {
       const r = invoices.get(id);
       return r && r.companyId === companyId ? clone(r) : null;
+    },
+
+    async getEvidence(companyId, invoiceId) {
+      const e = evidence.get(invoiceId);
+      return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, documentType }) {
