@@ -2,5 +2,6 @@ export { toFa3, Fa3MappingError, FA3_NAMESPACE, FA3_SCHEMA_VERSION, FA3_SYSTEM_C
 export type { Fa3Node } from "./model.js";
 export { certificateKey, encryptKsefToken, newSessionKey, encryptInvoice, type SessionKey, type SendInvoiceBody } from "./crypto.js";
 export { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
-export { ksefNetwork, type KsefNetwork, type KsefNetworkOptions, type KsefCredentials } from "./network.js";
+export { ksefNetwork, type KsefNetworkOptions, type KsefCredentials } from "./network.js";
+export type { KsefState, KsefUpload } from "./state.js";
 export { readUbl } from "./read.js";

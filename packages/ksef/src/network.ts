@@ -4,12 +4,20 @@
 // with them (challenge, "token|timestampMs"
 // under RSA-OAEP, status polling, redeem; refresh of the access token), opens an online session for
 // FA (3) with a fresh AES-256 key, sends the encrypted invoice, closes the session and polls the
-// invoice status until KSeF decides. The KSeF number is the delivered outcome's detail.
-import type { NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
+// invoice status until KSeF decides. The KSeF number is the delivered outcome's detail, the UPO
+// (KSeF's official receipt) its evidence.
+//
+// Durability (state.ts): the session reference and the FA(3)'s hash are saved (saveState) before the
+// invoice is sent, the invoice reference right after KSeF accepts the upload. A later attempt, in this
+// process or another after a crash, polls that invoice, or finds it in the session's invoice list by
+// its hash, instead of sending it again; a duplicate (440) whose original is in a session this
+// submission opened is this submission's own invoice, and is delivered.
+import type { DeliveryEvidence, NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, toFa3, type Fa3Options } from "./fa3.js";
 import { readUbl } from "./read.js";
+import { readState, type KsefState, type KsefUpload } from "./state.js";
 import { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
 
 export interface KsefNetworkOptions {
@@ -28,8 +36,17 @@ export interface KsefNetworkOptions {
   statusTimeoutMs?: number;
   /** Per-request timeout (ms); 30 s by default. */
   requestTimeoutMs?: number;
-  /** Options of the FA(3) mapping (exchange rate, SystemInfo). */
+  /** Options of the FA(3) mapping (exchange rate, SystemInfo, buyerUnit). */
   fa3?: Omit<Fa3Options, "createdAt">;
+  /** How long one attempt waits for the UPO of an accepted invoice (ms); 10 s by default. */
+  upoTimeoutMs?: number;
+  /**
+   * How many later attempts may be asked for (outcome retry) while KSeF has no UPO yet for an
+   * accepted invoice; 2 by default. After them the invoice is delivered without evidence (the UPO
+   * stays in KSeF, by session and KSeF number). Each counts as an attempt of the dispatcher's retry
+   * policy: keep it below its maxAttempts.
+   */
+  upoRetries?: number;
   fetch?: typeof fetch;
 }
 
@@ -61,34 +78,32 @@ interface Auth {
   fingerprint: string;
 }
 
-interface Sent {
-  companyId: string;
-  session: string;
-  invoice: string;
-}
-
 const fingerprint = (c: KsefCredentials): string => createHash("sha256").update(`${c.nip}\0${c.token}`).digest("base64url");
+
+/** KSeF's exception code for "no UPO found for these criteria" (not yet generated). */
+const UPO_NOT_FOUND = 21178;
+
+interface CallOptions {
+  accept?: string;
+  headers?: Record<string, string>;
+  /** Exception codes of a 400 answer returned to the caller instead of failing the attempt. */
+  tolerate?: number[];
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export interface KsefNetwork extends NetworkPort {
-  /** The UPO (official receipt, XML) of a delivered invoice, by the submission's idempotency key. */
-  upo(idempotencyKey: string): Promise<string | null>;
-}
-
-export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
+export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
-  const poll = options.pollIntervalMs ?? 1000;
+  const pollMs = options.pollIntervalMs ?? 1000;
   const statusTimeout = options.statusTimeoutMs ?? 60_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const upoTimeout = options.upoTimeoutMs ?? 10_000;
+  const upoRetries = options.upoRetries ?? 2;
   const lookup = typeof options.credentials === "function" ? options.credentials : ((fixed) => async () => fixed)(options.credentials);
   // The access and refresh tokens, per company, for the credential they were issued for.
   const tokensOf = new Map<string, { fingerprint: string; tokens: Tokens }>();
   let keys: { token: KeyObject; symmetric: KeyObject } | null = null;
-  // Idempotency: an invoice already sent for a key is polled again, never sent twice.
-  const sent = new Map<string, Sent>();
-  const ksefNumbers = new Map<string, Sent & { ksefNumber: string }>();
 
   /** The company's credential, or the outcome that ends the attempt without one. */
   async function authFor(companyId: string): Promise<Auth> {
@@ -103,8 +118,8 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
   }
 
   /** A call of the API; `auth` is whose access token the bearer is (a 401 forgets it), null for none. */
-  async function call(method: string, path: string, bearer: string | null, body?: unknown, auth: Auth | null = null): Promise<{ status: number; json: any; text: string }> {
-    const headers: Record<string, string> = { accept: "application/json" };
+  async function call(method: string, path: string, bearer: string | null, body?: unknown, auth: Auth | null = null, extra: CallOptions = {}): Promise<{ status: number; json: any; text: string }> {
+    const headers: Record<string, string> = { accept: extra.accept ?? "application/json", ...extra.headers };
     if (bearer) headers["authorization"] = `Bearer ${bearer}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
@@ -131,6 +146,7 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
     if (res.status >= 500) throw new Stop({ outcome: "retry", reason: `KSeF answered ${res.status}` });
     if (res.status >= 400) {
       const detail = json?.exception?.exceptionDetailList?.[0];
+      if (detail && extra.tolerate?.includes(detail.exceptionCode)) return { status: res.status, json, text };
       const said = detail ? `${detail.exceptionCode} ${detail.exceptionDescription}${detail.details?.length ? `: ${detail.details.join("; ")}` : ""}` : json?.detail ?? json?.title ?? `HTTP ${res.status}`;
       throw new Stop({ outcome: "failed", reason: `KSeF refused ${method} ${path.split("/").slice(0, 3).join("/")}: ${said}` });
     }
@@ -175,7 +191,7 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       if (st.status.code === 200) break;
       if (st.status.code >= 400) throw new Stop({ outcome: "failed", reason: `KSeF authentication failed: ${st.status.code} ${st.status.description}${st.status.details?.length ? `: ${st.status.details.join("; ")}` : ""}` });
       if (Date.now() > deadline) throw new Stop({ outcome: "retry", reason: "KSeF authentication is still in progress" });
-      await sleep(poll);
+      await sleep(pollMs);
     }
     const { json: t } = await call("POST", "/auth/token/redeem", authToken);
     const fresh = { access: t.accessToken.token, accessUntil: Date.parse(t.accessToken.validUntil), refresh: t.refreshToken.token, refreshUntil: Date.parse(t.refreshToken.validUntil) };
@@ -183,27 +199,110 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
     return fresh.access;
   }
 
-  async function status(s: Sent, key: string, auth: Auth): Promise<SendOutcome> {
-    const deadline = Date.now() + statusTimeout;
-    for (;;) {
-      const access = await accessToken(auth);
-      const { json } = await call("GET", `/sessions/${s.session}/invoices/${s.invoice}`, access, undefined, auth);
-      const outcome = invoiceOutcome(json.status as KsefInvoiceStatus, json.ksefNumber);
-      if (outcome !== "pending") {
-        if (outcome.outcome === "delivered") ksefNumbers.set(key, { ...s, ksefNumber: json.ksefNumber });
-        if (outcome.outcome !== "retry") return outcome;
-        // A session or system error: the next attempt sends the invoice again, in a new session.
-        sent.delete(key);
-        return outcome;
-      }
-      if (Date.now() > deadline) return { outcome: "retry", reason: `KSeF is still processing the invoice (${json.status.code} ${json.status.description})` };
-      await sleep(poll);
+  /** Saves the state before the next irreversible step; a failed save ends the attempt without it. */
+  async function save(request: SendRequest, state: KsefState): Promise<void> {
+    try {
+      await request.saveState(JSON.stringify(state));
+    } catch (e) {
+      throw new Stop({ outcome: "retry", reason: `the KSeF delivery state could not be saved (${(e as Error).name}); nothing more was sent` });
     }
   }
 
+  /** The invoice reference of the upload with this hash in the session's invoice list, or null. */
+  async function findInSession(upload: KsefUpload, auth: Auth): Promise<string | null> {
+    let token: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const { json } = await call("GET", `/sessions/${upload.session}/invoices?pageSize=100`, await accessToken(auth), undefined, auth, token ? { headers: { "x-continuation-token": token } } : {});
+      const hit = (json?.invoices as { referenceNumber: string; invoiceHash: string }[] | undefined)?.find((i) => i.invoiceHash === upload.hash);
+      if (hit) return hit.referenceNumber;
+      token = json?.continuationToken ?? undefined;
+      if (!token) return null;
+    }
+    return null;
+  }
+
+  /** Polls an upload's invoice status until KSeF decides or the attempt's time is up. */
+  async function pollUpload(request: SendRequest, state: KsefState, upload: KsefUpload & { invoice: string }, auth: Auth): Promise<SendOutcome> {
+    const deadline = Date.now() + statusTimeout;
+    for (;;) {
+      const { json } = await call("GET", `/sessions/${upload.session}/invoices/${upload.invoice}`, await accessToken(auth), undefined, auth);
+      const st = json.status as KsefInvoiceStatus;
+      if (st.code === 200 && json.ksefNumber) {
+        state.accepted = { session: upload.session, ksefNumber: json.ksefNumber, hash: upload.hash, upoTries: 0 };
+        await save(request, state);
+        return evidence(request, state, auth);
+      }
+      if (st.code === 440) {
+        // A duplicate of an invoice this submission uploaded in an earlier session: its own, delivered.
+        const original = state.uploads.find((u) => u.session === st.extensions?.["originalSessionReferenceNumber"]);
+        const number = st.extensions?.["originalKsefNumber"];
+        if (original && number) {
+          state.accepted = { session: original.session, ksefNumber: number, hash: original.hash, upoTries: 0 };
+          await save(request, state);
+          return evidence(request, state, auth);
+        }
+      }
+      const outcome = invoiceOutcome(st, json.ksefNumber);
+      if (outcome !== "pending") {
+        if (outcome.outcome === "retry" && st.code !== 200) {
+          // A session or system error ended this upload: the next attempt uploads again, in a new session.
+          upload.dead = true;
+          await save(request, state);
+        }
+        return outcome;
+      }
+      if (Date.now() > deadline) return { outcome: "retry", reason: `KSeF is still processing the invoice (${st.code} ${st.description})` };
+      await sleep(pollMs);
+    }
+  }
+
+  /** The UPO of the accepted invoice as the delivered outcome's evidence; a bounded wait when KSeF has none yet. */
+  async function evidence(request: SendRequest, state: KsefState, auth: Auth): Promise<SendOutcome> {
+    const a = state.accepted!;
+    const detail = `KSeF number ${a.ksefNumber}`;
+    const deadline = Date.now() + upoTimeout;
+    for (;;) {
+      const { status, text } = await call("GET", `/sessions/${a.session}/invoices/ksef/${encodeURIComponent(a.ksefNumber)}/upo`, await accessToken(auth), undefined, auth, { accept: "application/xml", tolerate: [UPO_NOT_FOUND] });
+      if (status === 200) {
+        const upo: DeliveryEvidence = { kind: "ksef-upo", mediaType: "application/xml", content: text, reference: a.ksefNumber, documentHash: a.hash };
+        return { outcome: "delivered", detail, evidence: upo };
+      }
+      if (Date.now() > deadline) break;
+      await sleep(pollMs);
+    }
+    if (a.upoTries < upoRetries) {
+      a.upoTries++;
+      await save(request, state);
+      return { outcome: "retry", reason: `KSeF accepted the invoice as ${detail} but has no UPO for it yet; the next attempt fetches it (the invoice is not sent again)` };
+    }
+    return { outcome: "delivered", detail: `${detail} (KSeF had no UPO for it after ${upoRetries + 1} attempts; it is in KSeF under session ${a.session})` };
+  }
+
   async function attempt(request: SendRequest): Promise<SendOutcome> {
-    const earlier = sent.get(request.idempotencyKey);
-    if (earlier) return status(earlier, request.idempotencyKey, await authFor(earlier.companyId));
+    let state: KsefState;
+    try {
+      state = readState(request.state);
+    } catch {
+      return { outcome: "failed", reason: "the saved KSeF delivery state of this submission cannot be read; the invoice may have reached KSeF already, so it is not sent again: look it up in KSeF by its number" };
+    }
+    const auth = await authFor(request.companyId);
+    if (state.accepted) return evidence(request, state, auth);
+    // The last upload that may still be alive: poll it, or find it in its session by its hash.
+    const last = state.uploads.at(-1);
+    if (last && !last.dead) {
+      if (!last.invoice) {
+        const found = await findInSession(last, auth);
+        if (found) {
+          last.invoice = found;
+          await save(request, state);
+        } else {
+          // The upload never reached KSeF's session list: it was not received. If it was, after all,
+          // the next upload is answered 440 naming this session, which proves it ours (see pollUpload).
+          last.dead = true;
+        }
+      }
+      if (last.invoice) return pollUpload(request, state, last as KsefUpload & { invoice: string }, auth);
+    }
     let fa3: string;
     try {
       fa3 = toFa3(readUbl(request.document), options.fa3);
@@ -211,16 +310,19 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       if (e instanceof Fa3MappingError) return { outcome: "failed", reason: `the invoice cannot be sent to KSeF as FA(3): ${e.message}` };
       return { outcome: "failed", reason: `the invoice cannot be read for KSeF: ${(e as Error).message}` };
     }
-    const auth = await authFor(request.companyId);
     const access = await accessToken(auth);
     const k = await publicKeys();
     const session = newSessionKey(k.symmetric);
+    const body = encryptInvoice(Buffer.from(fa3, "utf8"), session);
     const { json: opened } = await call("POST", "/sessions/online", access, { formCode: { systemCode: FA3_SYSTEM_CODE, schemaVersion: FA3_SCHEMA_VERSION, value: "FA" }, encryption: session.encryption }, auth);
-    const { json: accepted } = await call("POST", `/sessions/online/${opened.referenceNumber}/invoices`, access, encryptInvoice(Buffer.from(fa3, "utf8"), session), auth);
-    const s: Sent = { companyId: request.companyId, session: opened.referenceNumber, invoice: accepted.referenceNumber };
-    sent.set(request.idempotencyKey, s);
+    const upload: KsefUpload = { session: opened.referenceNumber, hash: body.invoiceHash };
+    state.uploads.push(upload);
+    await save(request, state);
+    const { json: accepted } = await call("POST", `/sessions/online/${opened.referenceNumber}/invoices`, access, body, auth);
+    upload.invoice = accepted.referenceNumber;
+    await save(request, state);
     await call("POST", `/sessions/online/${opened.referenceNumber}/close`, access, undefined, auth);
-    return status(s, request.idempotencyKey, auth);
+    return pollUpload(request, state, upload as KsefUpload & { invoice: string }, auth);
   }
 
   return {
@@ -231,18 +333,6 @@ export function ksefNetwork(options: KsefNetworkOptions): KsefNetwork {
       } catch (e) {
         if (e instanceof Stop) return e.result;
         return { outcome: "retry", reason: `KSeF attempt failed unexpectedly (${(e as Error).name})` };
-      }
-    },
-    async upo(idempotencyKey) {
-      const d = ksefNumbers.get(idempotencyKey);
-      if (!d) return null;
-      try {
-        const auth = await authFor(d.companyId);
-        const { text } = await call("GET", `/sessions/${d.session}/invoices/ksef/${d.ksefNumber}/upo`, await accessToken(auth), undefined, auth);
-        return text;
-      } catch (e) {
-        if (e instanceof Stop) return null;
-        throw e;
       }
     },
   };

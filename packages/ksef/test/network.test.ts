@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import type { SendRequest } from "@einvoice/core";
+import { createHash, randomUUID } from "node:crypto";
+import type { SendOutcome, SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../src/index.js";
 import { startFakeKsef, type FakeKsef } from "./support/fake-ksef.js";
@@ -11,10 +11,35 @@ const TOKEN = "20261122-EC-0123456789-ABCDEF0123-45|nip-5260250995|0123456789abc
 
 const COMPANY = "7d0c5d4e-1f7a-4c1e-9a57-0c3f2f1a0001";
 
+/** What the adapter saved with saveState, by submission (the dispatcher's store, in short), and every save in order. */
+const saved = new Map<string, string>();
+const saves: { submissionId: string; state: string }[] = [];
+
 function request(id = randomUUID(), over: Partial<Parameters<typeof ublInvoice>[0]> = {}, companyId = COMPANY): SendRequest {
   const { xml } = ublInvoice({ id: `FV/${id.slice(0, 8)}`, lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }], ...over });
-  return { submissionId: id, idempotencyKey: id, document: new TextEncoder().encode(xml), routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } }, companyId, legalEntityId: "1", attempt: 1, state: null, saveState: async () => undefined };
+  return {
+    submissionId: id,
+    idempotencyKey: id,
+    document: new TextEncoder().encode(xml),
+    routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } },
+    companyId,
+    legalEntityId: "1",
+    attempt: 1,
+    state: null,
+    saveState: async (state) => {
+      saves.push({ submissionId: id, state });
+      saved.set(id, state);
+    },
+  };
 }
+
+/** The next attempt of a submission, as the dispatcher makes it: with what the earlier attempts saved. */
+function again(req: SendRequest, attempt = req.attempt + 1): SendRequest {
+  return { ...req, attempt, state: saved.get(req.submissionId) ?? null };
+}
+
+const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64");
+const numberOf = (o: SendOutcome): string => (o.outcome === "delivered" ? /KSeF number (\S+)/.exec(o.detail ?? "")?.[1] ?? "" : "");
 
 describe("ksefNetwork against a fake KSeF", () => {
   let fake: FakeKsef;
@@ -26,11 +51,19 @@ describe("ksefNetwork against a fake KSeF", () => {
   });
   const network = (token = TOKEN) => ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token }, pollIntervalMs: 20, statusTimeoutMs: 20_000 });
 
-  it("authenticates with the KSeF token, sends the encrypted FA(3) in an online session and is delivered with the KSeF number; the UPO follows", async () => {
+  it("authenticates with the KSeF token, sends the encrypted FA(3) in an online session and is delivered with the KSeF number and the UPO as evidence", async () => {
     const n = network();
     const req = request();
     const o = await n.send(req);
-    expect(o).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 5260250995-20261122-[0-9A-F]{12}-\d\d$/) });
+    expect(o).toEqual({
+      outcome: "delivered",
+      detail: expect.stringMatching(/^KSeF number 5260250995-20261122-[0-9A-F]{12}-\d\d$/),
+      evidence: { kind: "ksef-upo", mediaType: "application/xml", content: expect.stringContaining("<Potwierdzenie"), reference: numberOf(o), documentHash: sha256(fake.accepted[0]!) },
+    });
+    const upo = o.outcome === "delivered" ? o.evidence!.content : "";
+    expect(upo).toContain(`<NumerKSeFDokumentu>${numberOf(o)}</NumerKSeFDokumentu>`);
+    expect(upo).toContain(`<SkrotDokumentu>${sha256(fake.accepted[0]!)}</SkrotDokumentu>`);
+    expect(upo).toContain(`<NumerFaktury>FV/${req.idempotencyKey.slice(0, 8)}</NumerFaktury>`);
     expect(fake.accepted).toHaveLength(1);
     expect(fa3Values(fake.accepted[0]!, "P_2")).toEqual([`FV/${req.idempotencyKey.slice(0, 8)}`]);
     expect(fake.calls.slice(0, 8)).toEqual([
@@ -43,21 +76,109 @@ describe("ksefNetwork against a fake KSeF", () => {
       "POST /sessions/online/{ref}/invoices",
       "POST /sessions/online/{ref}/close",
     ]);
-    const upo = await n.upo(req.idempotencyKey);
-    expect(upo).toContain(`<NumerKSeFDokumentu>${o.outcome === "delivered" ? o.detail!.replace("KSeF number ", "") : ""}<`);
+    expect(fake.calls).toContain("GET /sessions/{ref}/invoices/ksef/{ksefNumber}/upo");
     // A second invoice reuses the access token: no new authentication.
     const before = fake.calls.filter((c) => c === "POST /auth/challenge").length;
     expect((await n.send(request())).outcome).toBe("delivered");
     expect(fake.calls.filter((c) => c === "POST /auth/challenge").length).toBe(before);
   });
 
-  it("a resend with the same idempotency key polls the invoice already sent and never sends it twice", async () => {
+  it("a resend with the saved state answers from KSeF and never sends the invoice twice", async () => {
     const n = network();
     const req = request();
     const first = await n.send(req);
-    const again = await n.send({ ...req, attempt: 2 });
-    expect(again).toEqual(first);
+    const second = await n.send(again(req));
+    expect(second).toEqual(first);
     expect(fake.invoicesSent).toBe(1);
+  });
+
+  it("saves the session and the FA(3)'s hash before the upload and the invoice reference right after it; no secret in the state", async () => {
+    const req = request();
+    const sentAtSave: number[] = [];
+    const o = await network().send({ ...req, saveState: async (state) => (sentAtSave.push(fake.invoicesSent), req.saveState(state)) });
+    expect(o.outcome).toBe("delivered");
+    const mine = saves.filter((x) => x.submissionId === req.submissionId).map((x) => JSON.parse(x.state));
+    expect(sentAtSave.slice(0, 2)).toEqual([0, 1]);
+    expect(mine[0]).toEqual({ v: 1, uploads: [{ session: expect.stringMatching(/-SO-/), hash: sha256(fake.accepted[0]!) }] });
+    expect(mine[1].uploads[0]).toEqual({ ...mine[0].uploads[0], invoice: expect.stringMatching(/-EE-/) });
+    expect(mine.at(-1).accepted).toEqual({ session: mine[0].uploads[0].session, ksefNumber: numberOf(o), hash: sha256(fake.accepted[0]!), upoTries: 0 });
+    expect(JSON.stringify(mine)).not.toMatch(/access-|refresh-|20261122-EC-/);
+  });
+
+  it("after a process restart while KSeF still processes the invoice, the next attempt polls it and sends nothing again", async () => {
+    fake.holdStatus();
+    const req = request();
+    const first = await ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, statusTimeoutMs: 200 }).send(req);
+    expect(first).toEqual({ outcome: "retry", reason: expect.stringContaining("still processing the invoice (150") });
+    fake.releaseStatus();
+    // A new adapter: nothing in memory, only the saved state.
+    const second = await network().send(again(req));
+    expect(second).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
+    expect(fake.invoicesSent).toBe(1);
+    expect(fake.accepted).toHaveLength(1);
+  });
+
+  it("when the upload's answer is lost (KSeF received it), the next attempt finds the invoice in the session by its hash instead of sending it again", async () => {
+    fake.cutNextUploadAnswer();
+    const req = request();
+    const first = await network().send(req);
+    expect(first).toEqual({ outcome: "retry", reason: expect.stringContaining("unreachable") });
+    expect(JSON.parse(saved.get(req.submissionId)!).uploads[0].invoice).toBeUndefined();
+    const second = await network().send(again(req));
+    expect(second).toMatchObject({ outcome: "delivered", evidence: { documentHash: sha256(fake.accepted[0]!) } });
+    expect(fake.calls).toContain("GET /sessions/{ref}/invoices");
+    expect(fake.invoicesSent).toBe(1);
+  });
+
+  it("a duplicate (440) whose original is in a session this submission opened is its own invoice: delivered with the original's KSeF number and UPO", async () => {
+    const req = request();
+    const first = await network().send(req);
+    const state = JSON.parse(saved.get(req.submissionId)!);
+    // The state of an attempt that gave up on its upload (it was not yet listed in its session), so the next one uploads again.
+    const gaveUp = JSON.stringify({ v: 1, uploads: [{ session: state.uploads[0].session, hash: state.uploads[0].hash, dead: true }] });
+    const o = await network().send({ ...req, attempt: 2, state: gaveUp });
+    expect(o).toEqual({ outcome: "delivered", detail: `KSeF number ${numberOf(first)}`, evidence: expect.objectContaining({ reference: numberOf(first), documentHash: state.uploads[0].hash }) });
+    expect(fake.invoicesSent).toBe(2);
+    expect(fake.accepted).toHaveLength(1);
+  });
+
+  it("while KSeF has no UPO yet the attempt asks for a retry without sending again; the next attempt delivers with the UPO", async () => {
+    fake.upoMissing(1000);
+    const n = ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, upoTimeoutMs: 0, upoRetries: 1 });
+    const req = request();
+    const first = await n.send(req);
+    expect(first).toEqual({ outcome: "retry", reason: expect.stringMatching(/accepted the invoice as KSeF number \S+ but has no UPO for it yet/) });
+    fake.upoMissing(0);
+    const second = await n.send(again(req));
+    expect(second).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
+    expect(fake.invoicesSent).toBe(1);
+    // Bounded: after upoRetries attempts without a UPO, delivered without evidence.
+    fake.upoMissing(1000);
+    const other = request();
+    expect((await n.send(other)).outcome).toBe("retry");
+    const last = await n.send(again(other));
+    expect(last).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number \S+ \(KSeF had no UPO for it after 2 attempts/) });
+    expect(fake.invoicesSent).toBe(2);
+  });
+
+  it("a system error (550) asks for a retry, and the next attempt uploads again in a new session", async () => {
+    await fake.close();
+    fake = await startFakeKsef({ nip: NIP, token: TOKEN, flakyBuyer: { nip: "5213017228", failures: 1 } });
+    const req = request();
+    expect(await network().send(req)).toEqual({ outcome: "retry", reason: expect.stringContaining("KSeF 550") });
+    expect((await network().send(again(req))).outcome).toBe("delivered");
+    expect(fake.invoicesSent).toBe(2);
+    expect(JSON.parse(saved.get(req.submissionId)!).uploads).toHaveLength(2);
+  });
+
+  it("a state that cannot be saved stops the attempt before the upload; an unreadable state fails without sending", async () => {
+    const req = request();
+    const o = await network().send({ ...req, saveState: async () => Promise.reject(new Error("lease lost")) });
+    expect(o).toEqual({ outcome: "retry", reason: expect.stringContaining("could not be saved") });
+    expect(fake.invoicesSent).toBe(0);
+    const bad = await network().send({ ...req, state: "{broken" });
+    expect(bad).toEqual({ outcome: "failed", reason: expect.stringContaining("cannot be read") });
+    expect(fake.invoicesSent).toBe(0);
   });
 
   it("an invoice that does not map to FA(3) fails naming the field, and nothing is sent", async () => {
@@ -87,7 +208,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     const req = request();
     fake.throttle(1, 7);
     expect(await n.send(req)).toEqual({ outcome: "retry", reason: expect.stringContaining("429"), retryAfterMs: 7000 });
-    expect((await n.send({ ...req, attempt: 2 })).outcome).toBe("delivered");
+    expect((await n.send(again(req))).outcome).toBe("delivered");
   });
 
   it("a wrong KSeF token fails with KSeF's authentication status, the token never in the reason", async () => {
@@ -114,8 +235,8 @@ describe("ksefNetwork against a fake KSeF", () => {
     const challenges = () => fake.calls.filter((c) => c === "POST /auth/challenge").length;
     const mine = await n.send(request());
     const theirs = await n.send(request(randomUUID(), {}, "other"));
-    expect(mine).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 5260250995-/) });
-    expect(theirs).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 7740001454-/) });
+    expect(mine).toMatchObject({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 5260250995-/) });
+    expect(theirs).toMatchObject({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 7740001454-/) });
     expect(asked).toEqual([COMPANY, "other"]);
     expect(challenges()).toBe(2);
     // Both keep their access tokens.

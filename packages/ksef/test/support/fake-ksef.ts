@@ -20,9 +20,15 @@ const sha = (b: Buffer): string => createHash("sha256").update(b).digest("base64
 
 interface Invoice {
   session: string;
+  ordinal: number;
+  /** invoiceHash of the upload (SHA-256 of the FA(3), base64). */
+  hash: string;
+  invoicingDate: string;
   status: { code: number; description: string; details?: string[]; extensions?: Record<string, string> };
   ksefNumber?: string;
+  acquisitionDate?: string;
   invoiceNumber?: string;
+  issueDate?: string;
   fa3?: string;
   /** Status polls still answered 150 before the decision. */
   pendingPolls: number;
@@ -40,11 +46,30 @@ export interface FakeKsef {
   throttle(n: number, seconds: number): void;
   /** The next invoice fails semantic verification (450) with this detail. */
   rejectNext(detail: string): void;
+  /** Until released, every invoice status answers 150 (processing), whatever KSeF decided. */
+  holdStatus(): void;
+  releaseStatus(): void;
+  /** The next N UPO downloads answer 400 21178 (no UPO found yet). */
+  upoMissing(n: number): void;
+  /** The next upload is received and processed, but its answer is never sent (the connection is cut). */
+  cutNextUploadAnswer(): void;
   close(): Promise<void>;
 }
 
+export interface FakeKsefOptions {
+  nip: string;
+  token: string;
+  /** More taxpayers whose KSeF tokens the fake accepts. */
+  others?: { nip: string; token: string }[];
+  pendingPolls?: number;
+  /** Invoices to this buyer NIP fail semantic verification (450) with the detail. */
+  rejectBuyer?: { nip: string; detail: string };
+  /** The first `failures` invoices to this buyer NIP end with 550 (cancelled by the system; retry). */
+  flakyBuyer?: { nip: string; failures: number };
+}
+
 /** `nip` and `token` is the taxpayer whose KSeF token the fake accepts; `others` more of them. */
-export async function startFakeKsef(options: { nip: string; token: string; others?: { nip: string; token: string }[]; pendingPolls?: number }): Promise<FakeKsef> {
+export async function startFakeKsef(options: FakeKsefOptions): Promise<FakeKsef> {
   const taxpayers = [{ nip: options.nip, token: options.token }, ...(options.others ?? [])];
   const challenges = new Map<string, number>();
   const authOps = new Map<string, { nip: string | null; redeemed: boolean }>();
@@ -57,6 +82,10 @@ export async function startFakeKsef(options: { nip: string; token: string; other
   let throttleLeft = 0;
   let throttleSeconds = 0;
   let reject: string | null = null;
+  let held = false;
+  let upoMissing = 0;
+  let cutNext = false;
+  let flakyLeft = options.flakyBuyer?.failures ?? 0;
   let counter = 0;
   const fake: FakeKsef = {
     url: "",
@@ -69,6 +98,18 @@ export async function startFakeKsef(options: { nip: string; token: string; other
     },
     rejectNext(detail) {
       reject = detail;
+    },
+    holdStatus() {
+      held = true;
+    },
+    releaseStatus() {
+      held = false;
+    },
+    upoMissing(n) {
+      upoMissing = n;
+    },
+    cutNextUploadAnswer() {
+      cutNext = true;
     },
     close: async () => {},
   };
@@ -83,11 +124,45 @@ export async function startFakeKsef(options: { nip: string; token: string; other
   const ref = (kind: string): string => `20261122-${kind}-${(++counter).toString(16).toUpperCase().padStart(10, "0")}-${randomUUID().slice(0, 10).toUpperCase()}-AB`;
   const until = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
+  /** SessionInvoiceStatusResponse; `poll` counts down the pending polls of a status request. */
+  function statusOf(r: string, inv: Invoice, poll: boolean): Record<string, unknown> {
+    const pending = held || inv.pendingPolls > 0;
+    if (poll && inv.pendingPolls > 0) inv.pendingPolls--;
+    const decided = !pending && inv.status.code !== 100;
+    return {
+      ordinalNumber: inv.ordinal,
+      referenceNumber: r,
+      invoiceHash: inv.hash,
+      invoicingDate: inv.invoicingDate,
+      ...(decided && inv.invoiceNumber ? { invoiceNumber: inv.invoiceNumber } : {}),
+      ...(decided && inv.ksefNumber ? { ksefNumber: inv.ksefNumber, acquisitionDate: inv.acquisitionDate } : {}),
+      status: pending ? { code: 150, description: "Trwa przetwarzanie" } : inv.status,
+    };
+  }
+
+  /** The invoice's UPO, modelled on the documentation's example (upo-faktura-kontekst-id-nip.xml, v4-3). */
+  function upo(inv: Invoice): string {
+    const nip = sessions.get(inv.session)!.nip;
+    const set = (xml: string, tag: string, value: string): string => xml.replace(new RegExp(`<${tag}>[^<]*</${tag}>`), `<${tag}>${value}</${tag}>`);
+    let xml = upoExample;
+    xml = set(xml, "NumerReferencyjnySesji", inv.session);
+    xml = set(xml, "Nip", nip);
+    xml = set(xml, "NipSprzedawcy", nip);
+    xml = set(xml, "NumerKSeFDokumentu", inv.ksefNumber!);
+    xml = set(xml, "NumerFaktury", inv.invoiceNumber ?? "");
+    xml = set(xml, "DataWystawieniaFaktury", inv.issueDate ?? "");
+    xml = set(xml, "DataPrzeslaniaDokumentu", inv.invoicingDate);
+    xml = set(xml, "DataNadaniaNumeruKSeF", inv.acquisitionDate!);
+    xml = set(xml, "SkrotDokumentu", inv.hash);
+    return xml;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
-    const path = (req.url ?? "").replace(/^\/v2/, "");
+    const url = new URL(req.url ?? "/", "http://fake");
+    const path = url.pathname.replace(/^\/v2/, "");
     const route = `${req.method} ${path.replace(/\/20261122-[A-Z]{2}-[0-9A-F-]+AB/g, "/{ref}").replace(/\/ksef\/[^/]+/, "/ksef/{ksefNumber}")}`;
     fake.calls.push(route);
     if (throttleLeft > 0) {
@@ -166,9 +241,13 @@ export async function startFakeKsef(options: { nip: string; token: string; other
         fake.invoicesSent++;
         const enc = Buffer.from(body.encryptedInvoiceContent, "base64");
         const r = ref("EE");
-        const inv: Invoice = { session: sref, status: { code: 100, description: "Faktura przyjęta do dalszego przetwarzania" }, pendingPolls: options.pendingPolls ?? 1 };
+        const ordinal = [...invoices.values()].filter((i) => i.session === sref).length + 1;
+        const inv: Invoice = { session: sref, ordinal, hash: body.invoiceHash, invoicingDate: new Date().toISOString(), status: { code: 100, description: "Faktura przyjęta do dalszego przetwarzania" }, pendingPolls: options.pendingPolls ?? 1 };
         invoices.set(r, inv);
-        send(res, 202, { referenceNumber: r });
+        if (cutNext) {
+          cutNext = false;
+          req.socket.destroy();
+        } else send(res, 202, { referenceNumber: r });
         // Processing, after the 202 (as KSeF does asynchronously).
         if (sha(enc) !== body.encryptedInvoiceHash || enc.length !== body.encryptedInvoiceSize) {
           inv.status = { code: 430, description: "Błąd weryfikacji pliku faktury", details: ["Skrót lub rozmiar zaszyfrowanej faktury się nie zgadza."] };
@@ -192,9 +271,16 @@ export async function startFakeKsef(options: { nip: string; token: string; other
           inv.status = { code: 430, description: "Błąd weryfikacji pliku faktury", details: errors.slice(0, 3) };
           return;
         }
+        const buyerNip = /<Podmiot2>.*?<NIP>([^<]+)</s.exec(fa3)?.[1];
+        if (options.rejectBuyer && buyerNip === options.rejectBuyer.nip) reject = options.rejectBuyer.detail;
         if (reject) {
           inv.status = { code: 450, description: "Błąd weryfikacji semantyki dokumentu faktury", details: [reject] };
           reject = null;
+          return;
+        }
+        if (options.flakyBuyer && buyerNip === options.flakyBuyer.nip && flakyLeft > 0) {
+          flakyLeft--;
+          inv.status = { code: 550, description: "Operacja została anulowana przez system", details: ["Przetwarzanie zostało przerwane z przyczyn wewnętrznych systemu. Spróbuj ponownie"] };
           return;
         }
         // Duplicates are detected on the seller's NIP, the invoice kind and the invoice number (P_2).
@@ -206,6 +292,9 @@ export async function startFakeKsef(options: { nip: string; token: string; other
         }
         inv.ksefNumber = `${s.nip}-20261122-${createHash("sha256").update(r).digest("hex").slice(0, 12).toUpperCase()}-${(counter % 100).toString().padStart(2, "0")}`;
         inv.fa3 = fa3;
+        inv.acquisitionDate = new Date().toISOString();
+        inv.invoiceNumber = /<P_2>([^<]+)</.exec(fa3)?.[1];
+        inv.issueDate = /<P_1>([^<]+)</.exec(fa3)?.[1];
         byHash.set(hash, { ksefNumber: inv.ksefNumber, session: sref });
         fake.accepted.push(fa3);
         inv.status = { code: 200, description: "Sukces" };
@@ -217,23 +306,34 @@ export async function startFakeKsef(options: { nip: string; token: string; other
         if (s) s.open = false;
         return send(res, 204);
       }
+      case "GET /sessions/{ref}/invoices": {
+        // SessionInvoicesResponse, paged by pageSize and the x-continuation-token header.
+        if (!authed()) return send(res, 401, { title: "Unauthorized" });
+        const sref = path.split("/")[2]!;
+        if (!sessions.has(sref)) return exception(res, 400, 21173, "Brak sesji o wskazanym numerze referencyjnym.");
+        const all = [...invoices.entries()].filter(([, i]) => i.session === sref);
+        const size = Math.min(1000, Math.max(10, Number(url.searchParams.get("pageSize") ?? 10)));
+        const from = Number(req.headers["x-continuation-token"] ?? 0);
+        const page = all.slice(from, from + size).map(([r, i]) => statusOf(r, i, false));
+        return send(res, 200, { invoices: page, ...(from + size < all.length ? { continuationToken: String(from + size) } : {}) });
+      }
       case "GET /sessions/{ref}/invoices/{ref}": {
         if (!authed()) return send(res, 401, { title: "Unauthorized" });
-        const inv = invoices.get(path.split("/")[4]!);
-        if (!inv) return exception(res, 400, 21164, "Faktura o podanym identyfikatorze nie istnieje.");
-        if (inv.pendingPolls > 0) {
-          inv.pendingPolls--;
-          return send(res, 200, { ordinalNumber: 1, referenceNumber: path.split("/")[4], invoiceHash: "", invoicingDate: new Date().toISOString(), status: { code: 150, description: "Trwa przetwarzanie" } });
-        }
-        return send(res, 200, { ordinalNumber: 1, referenceNumber: path.split("/")[4], invoiceHash: "", invoicingDate: new Date().toISOString(), ...(inv.ksefNumber ? { ksefNumber: inv.ksefNumber } : {}), status: inv.status });
+        const r = path.split("/")[4]!;
+        const inv = invoices.get(r);
+        if (!inv || inv.session !== path.split("/")[2]) return exception(res, 400, 21405, "Błąd walidacji danych wejściowych.");
+        return send(res, 200, statusOf(r, inv, true));
       }
       case "GET /sessions/{ref}/invoices/ksef/{ksefNumber}/upo": {
         if (!authed()) return send(res, 401, { title: "Unauthorized" });
         const number = decodeURIComponent(path.split("/")[5]!);
-        const inv = [...invoices.values()].find((i) => i.ksefNumber === number);
-        if (!inv) return exception(res, 400, 21165, "Faktura o podanym numerze KSeF nie istnieje.");
+        const inv = [...invoices.values()].find((i) => i.ksefNumber === number && i.session === path.split("/")[2]);
+        if (!inv || upoMissing > 0) {
+          if (inv) upoMissing--;
+          return exception(res, 400, 21178, "Nie znaleziono UPO dla podanych kryteriów.");
+        }
         res.writeHead(200, { "content-type": "application/xml" });
-        return void res.end(upoExample.replace(/<NumerKSeFDokumentu>[^<]*</, `<NumerKSeFDokumentu>${number}<`));
+        return void res.end(upo(inv));
       }
       default:
         return send(res, 404, { title: "Not Found" });
