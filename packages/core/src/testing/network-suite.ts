@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NetworkPort, SendOutcome, SendRequest } from "../ports/network.js";
-import type { ParticipantId } from "../domain/types.js";
+import type { Network, ParticipantId } from "../domain/types.js";
 
 /** What a network under test offers: the port and recipients that lead to each outcome. */
 export interface NetworkFixture {
@@ -19,6 +19,22 @@ export interface NetworkFixture {
 }
 
 export type NetworkFactory = () => NetworkFixture | Promise<NetworkFixture>;
+
+/** For a network that reads the document it sends (KSeF maps it to FA(3)); the defaults suit one that passes it on. */
+export interface NetworkSuiteOptions {
+  /**
+   * The document of each request: a UBL invoice the network can carry, addressed to `recipient`,
+   * numbered `number` (fresh for each request). By default an empty UBL `<Invoice/>`.
+   */
+  document?: (recipient: ParticipantId, number: string) => Uint8Array;
+  /**
+   * A document the network cannot carry (for KSeF: one that does not map to FA(3)): sent to the
+   * deliverable recipient, it must fail for good with a reason. Without it, that check is not made.
+   */
+  refused?: Uint8Array;
+  /** The route of the requests (`routing.network`); "peppol" by default. */
+  route?: Network;
+}
 
 const DOC = new TextEncoder().encode('<?xml version="1.0" encoding="UTF-8"?><Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"/>');
 
@@ -75,7 +91,10 @@ function expectReason(o: SendOutcome): void {
  *
  * @example testNetwork("sandbox", () => ({ network: sandboxNetwork({ delayMs: 0 }), deliverable, unreachable, flaky, flakyFailures: 2 }))
  */
-export function testNetwork(name: string, factory: NetworkFactory): void {
+export function testNetwork(name: string, factory: NetworkFactory, options: NetworkSuiteOptions = {}): void {
+  /** A request to `recipient` carrying the suite's document (or `document`) on the suite's route. */
+  const to = (recipient: ParticipantId, document?: Uint8Array): SendRequest =>
+    request(recipient, { document: document ?? options.document?.(recipient, randomUUID().slice(0, 8).toUpperCase()) ?? DOC, routing: { network: options.route ?? "peppol", recipient } });
   describe(`network conformance: ${name}`, () => {
     let f: NetworkFixture;
     beforeEach(async () => {
@@ -86,25 +105,25 @@ export function testNetwork(name: string, factory: NetworkFactory): void {
     });
 
     it("delivers to a deliverable recipient, with evidence of the port's shape when it gives any", async () => {
-      const o = await f.network.send(request(f.deliverable));
+      const o = await f.network.send(to(f.deliverable));
       expect(o.outcome).toBe("delivered");
       expectEvidenceShape(o);
     });
 
     it("answers a resend with the same idempotency key as delivered again, without failing", async () => {
-      const req = request(f.deliverable);
+      const req = to(f.deliverable);
       expect((await f.network.send(req)).outcome).toBe("delivered");
       expect((await f.network.send(again(req, 2))).outcome).toBe("delivered");
     });
 
     it("fails permanently, with a reason, for an unreachable recipient", async () => {
-      const o = await f.network.send(request(f.unreachable));
+      const o = await f.network.send(to(f.unreachable));
       expect(o.outcome).toBe("failed");
       expectReason(o);
     });
 
     it("asks to retry, with a reason, while a flaky recipient fails, then delivers", async () => {
-      const req = request(f.flaky);
+      const req = to(f.flaky);
       for (let attempt = 1; attempt <= f.flakyFailures; attempt++) {
         const o = await f.network.send(again(req, attempt));
         expect(o.outcome).toBe("retry");
@@ -112,6 +131,15 @@ export function testNetwork(name: string, factory: NetworkFactory): void {
       }
       expect((await f.network.send(again(req, f.flakyFailures + 1))).outcome).toBe("delivered");
     });
+
+    if (options.refused) {
+      const refused = options.refused;
+      it("fails permanently, with a reason, for a document it cannot carry, even to a deliverable recipient", async () => {
+        const o = await f.network.send(to(f.deliverable, refused));
+        expect(o.outcome).toBe("failed");
+        expectReason(o);
+      });
+    }
 
     it("has a name", () => {
       expect(f.network.name.length).toBeGreaterThan(0);
