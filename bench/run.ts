@@ -24,6 +24,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["http", async () => (await import("./metrics/http.ts")).httpMetrics()],
   ["durable", async () => (await import("./metrics/durable.ts")).durableMetrics()],
   ["discovery", async () => (await import("./metrics/discovery.ts")).discoveryMetrics()],
+  ["ksef", async () => (await import("./metrics/ksef.ts")).ksefMetrics()],
 ];
 
 for (const [name, run] of groups) {
