@@ -92,6 +92,9 @@ describe.skipIf(!DATABASE_URL)("kill the dispatcher mid-session (ksefNetwork on 
     expect(done.status, second.output()).toBe("delivered");
     expect(fake.invoicesSent).toBe(1);
     expect(fake.accepted).toHaveLength(1);
+    const evidence = await store.getEvidence(company.id, invoice.id);
+    expect(evidence).toMatchObject({ kind: "ksef-upo", mediaType: "application/xml", reference: expect.stringMatching(/^5260250995-/), content: expect.stringContaining("<NumerKSeFDokumentu>") });
+    expect(done.events.at(-1)?.detail).toContain(`KSeF number ${evidence!.reference}`);
     second.child.kill("SIGKILL");
   }, 180_000);
 });
