@@ -33,9 +33,9 @@ async function errorOf(p: Promise<unknown>): Promise<ApiError> {
 }
 
 const creditNotes = readIndex().filter((r) => r.root === "CreditNote");
-/** The official rules' verdict on each corpus document (written by /work/oracle, independent of the code under test). */
+/** The official rules' verdict on each corpus document (the committed fixture made with the oracle, independent of the code under test). */
 const fatalByFile = new Map<string, string[]>(
-  readFileSync("/work/oracle/corpus-verdicts.jsonl", "utf8")
+  readFileSync(new URL("./fixtures/official-verdicts.jsonl", import.meta.url), "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as { file: string; fatal: string[] })
