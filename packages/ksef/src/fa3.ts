@@ -46,6 +46,29 @@ export interface Fa3Options {
    * recipient), as the schema requires. Without it, or when it returns null, JST and GV are 2.
    */
   buyerUnit?: (buyer: { nip: string | null; name: string }) => BuyerUnit | null;
+  /**
+   * For a UBL CreditNote (a correction, RodzajFaktury KOR): what KSeF knows of each invoice it
+   * corrects (BT-25 number, BT-26 issue date): its KSeF number, or that it was issued outside KSeF.
+   * UBL does not carry either, so the mapping never infers it: without an answer for every
+   * corrected invoice, the credit note fails (Fa/DaneFaKorygowanej).
+   */
+  correctedInvoice?: (ref: { number: string; issueDate: string }) => CorrectedInvoice | null;
+}
+
+/** What KSeF knows of a corrected invoice (see `correctedInvoice`). */
+export type CorrectedInvoice = { ksefNumber: string } | { outsideKsef: true };
+
+const KSEF_NUMBER = /^([1-9]((\d[1-9])|([1-9]\d))\d{7}|M\d{9}|[A-Z]{3}\d{7})-(20[2-9][0-9]|2[1-9][0-9]{2}|[3-9][0-9]{3})(0[1-9]|1[0-2])(0[1-9]|[1-2][0-9]|3[0-1])-([0-9A-F]{6})-?([0-9A-F]{6})-([0-9A-F]{2})$/;
+
+/** The invoices a credit note corrects (BG-3: BT-25 number, BT-26 issue date). */
+export function correctedInvoices(root: Fa3Node): { number: string; issueDate: string }[] {
+  return childrenOf(root, "cac:BillingReference").map((b) => ({ number: text(firstAt(b, "cac:InvoiceDocumentReference/cbc:ID")), issueDate: text(firstAt(b, "cac:InvoiceDocumentReference/cbc:IssueDate")) }));
+}
+
+/** The amount with its sign turned (a credit note's amounts are the correction's negative differences). */
+function negate(value: string): string {
+  if (/^-?0(\.0*)?$/.test(value)) return value.replace(/^-/, "");
+  return value.startsWith("-") ? value.slice(1) : `-${value}`;
 }
 
 /** The subordinate JST unit or VAT group member an invoice to a buyer concerns (see `buyerUnit`). */
@@ -254,11 +277,27 @@ function writeAddress(x: Xml, party: Fa3Node | null, field: string, required: bo
  * @throws Fa3MappingError naming the FA(3) field when a value cannot be mapped.
  */
 export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
-  if (root.name !== "Invoice") throw new Fa3MappingError("Fa/RodzajFaktury", `a UBL ${root.name} is not mapped: corrections (KOR) need the corrected invoice's KSeF number, which UBL does not carry`);
-  const typeCode = text(childOf(root, "cbc:InvoiceTypeCode"));
-  if (typeCode !== "380" && typeCode !== "389" && typeCode !== "326") {
+  const credit = root.name === "CreditNote";
+  if (root.name !== "Invoice" && !credit) throw new Fa3MappingError("Fa/RodzajFaktury", `a UBL ${root.name} is not mapped: only an Invoice or a CreditNote`);
+  const typeCode = text(childOf(root, credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode"));
+  // A credit note corrects earlier invoices (KOR): each needs its KSeF number or its outside-KSeF status.
+  const corrections: { number: string; issueDate: string; known: CorrectedInvoice }[] = [];
+  if (credit) {
+    if (typeCode !== "381") throw new Fa3MappingError("Fa/RodzajFaktury", `the credit note type code ${typeCode || "(none)"} is not mapped: only 381 (credit note) becomes RodzajFaktury KOR`);
+    const refs = correctedInvoices(root);
+    if (refs.length === 0 || refs.some((r) => !r.number)) throw new Fa3MappingError("Fa/DaneFaKorygowanej/NrFaKorygowanej", "a correction (KOR) names the invoice it corrects: the credit note has no preceding invoice reference (BT-25)");
+    for (const r of refs) {
+      const date_ = date(r.issueDate, "Fa/DaneFaKorygowanej/DataWystFaKorygowanej", `the issue date (BT-26) of the corrected invoice ${r.number}`);
+      const known = options.correctedInvoice?.(r) ?? null;
+      if (!known) throw new Fa3MappingError("Fa/DaneFaKorygowanej", `KSeF correction invoices (KOR) need the KSeF number of the corrected invoice ${r.number}, or to know it was issued outside KSeF; UBL does not carry either and none was given`);
+      if ("ksefNumber" in known && !KSEF_NUMBER.test(known.ksefNumber)) throw new Fa3MappingError("Fa/DaneFaKorygowanej/NrKSeFFaKorygowanej", `"${known.ksefNumber}" given for the corrected invoice ${r.number} is not a KSeF number`);
+      corrections.push({ number: r.number, issueDate: date_, known });
+    }
+  } else if (typeCode !== "380" && typeCode !== "389" && typeCode !== "326") {
     throw new Fa3MappingError("Fa/RodzajFaktury", `the invoice type code ${typeCode || "(none)"} is not mapped: only 380 (commercial), 326 (partial) and 389 (self-billed) become RodzajFaktury VAT`);
   }
+  // A credit note's amounts are written as the correction's differences: negative.
+  const signed = (v: string): string => (credit ? negate(v) : v);
   const currency = text(childOf(root, "cbc:DocumentCurrencyCode")).toUpperCase();
   const seller = firstAt(root, "cac:AccountingSupplierParty/cac:Party");
   const buyer = firstAt(root, "cac:AccountingCustomerParty/cac:Party");
@@ -383,16 +422,16 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
       // P_13_1..P_13_4 come with their P_14 as a pair; absent pairs are left out.
       continue;
     }
-    x.leaf(`P_13_${s}`, b.length === 1 ? b[0]! : sum(b));
+    x.leaf(`P_13_${s}`, signed(b.length === 1 ? b[0]! : sum(b)));
     if (SLOTS_WITH_VAT.has(s)) {
       const t = taxes.get(s)!;
-      const vat = t.length === 1 ? t[0]! : sum(t);
+      const vat = signed(t.length === 1 ? t[0]! : sum(t));
       x.leaf(`P_14_${s}`, vat);
       if (rate) x.leaf(`P_14_${s}W`, times(vat, rate));
     }
   }
   const gross = text(firstAt(root, "cac:LegalMonetaryTotal/cbc:TaxInclusiveAmount"));
-  x.leaf("P_15", amount(gross, "Fa/P_15", "the total with VAT (BT-112)"));
+  x.leaf("P_15", signed(amount(gross, "Fa/P_15", "the total with VAT (BT-112)")));
 
   // Adnotacje. P_16 (cash accounting, "metoda kasowa") only when the invoice says so: the VAT point
   // date code BT-8 is 432 (VAT due on the payment date) or a note (BT-22) carries the statutory words;
@@ -418,18 +457,24 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
   if (margins.size === 1) x.leaf("P_PMarzy", "1").leaf([...margins][0]!, "1");
   else x.leaf("P_PMarzyN", "1");
   x.close("PMarzy").close("Adnotacje");
-  x.leaf("RodzajFaktury", "VAT");
+  x.leaf("RodzajFaktury", credit ? "KOR" : "VAT");
+  for (const c of corrections) {
+    x.open("DaneFaKorygowanej").leaf("DataWystFaKorygowanej", c.issueDate).leaf("NrFaKorygowanej", c.number.slice(0, 256));
+    if ("ksefNumber" in c.known) x.leaf("NrKSeF", "1").leaf("NrKSeFFaKorygowanej", c.known.ksefNumber);
+    else x.leaf("NrKSeFN", "1");
+    x.close("DaneFaKorygowanej");
+  }
 
   // FaWiersz: the lines, then document-level allowances (negative) and charges as lines of their own,
   // so that the lines add up to the taxable amounts.
   let row = 0;
-  for (const line of childrenOf(root, "cac:InvoiceLine")) {
+  for (const line of childrenOf(root, credit ? "cac:CreditNoteLine" : "cac:InvoiceLine")) {
     row++;
     const field = `Fa/FaWiersz[${row}]`;
     const item = childOf(line, "cac:Item");
     const cat = category(childOf(item, "cac:ClassifiedTaxCategory"));
     const slot = slotOf.get(catKey(cat)) ?? rateSlot(cat, buyerCountry, `${field}/P_12`);
-    const qtyNode = childOf(line, "cbc:InvoicedQuantity");
+    const qtyNode = childOf(line, credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity");
     const qty = text(qtyNode);
     if (qty && !QUANTITY.test(qty)) throw new Fa3MappingError(`${field}/P_8B`, `the quantity "${qty}" (BT-129) has more than 6 decimals or is not a decimal`);
     const price = text(firstAt(line, "cac:Price/cbc:PriceAmount"));
@@ -446,9 +491,9 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
       .leaf("Indeks", text(firstAt(item, "cac:SellersItemIdentification/cbc:ID")).slice(0, 50))
       .leaf("GTIN", gtin ? text(gtin).slice(0, 20) : "")
       .leaf("P_8A", qtyNode?.attrs["unitCode"])
-      .leaf("P_8B", qty)
+      .leaf("P_8B", qty ? signed(qty) : qty)
       .leaf("P_9A", unitPrice)
-      .leaf("P_11", amount(text(childOf(line, "cbc:LineExtensionAmount")), `${field}/P_11`, "the line net amount (BT-131)"))
+      .leaf("P_11", signed(amount(text(childOf(line, "cbc:LineExtensionAmount")), `${field}/P_11`, "the line net amount (BT-131)")))
       .leaf("P_12", slot.code)
       .leaf("KursWaluty", rate ?? "")
       .close("FaWiersz");
@@ -464,7 +509,7 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
     x.open("FaWiersz")
       .leaf("NrWierszaFa", String(row))
       .leaf("P_7", `${isCharge ? "Charge" : "Allowance"}${reason ? `: ${reason}` : ""}`.slice(0, 512))
-      .leaf("P_11", isCharge ? amt : new Big(amt).times(-1).toFixed(2))
+      .leaf("P_11", signed(isCharge ? amt : new Big(amt).times(-1).toFixed(2)))
       .leaf("P_12", slot.code)
       .leaf("KursWaluty", rate ?? "")
       .close("FaWiersz");

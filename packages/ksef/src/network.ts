@@ -15,7 +15,7 @@
 import type { DeliveryEvidence, NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
-import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, toFa3, type Fa3Options } from "./fa3.js";
+import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
 import { readUbl } from "./read.js";
 import { readState, type KsefState, type KsefUpload } from "./state.js";
 import { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
@@ -37,7 +37,13 @@ export interface KsefNetworkOptions {
   /** Per-request timeout (ms); 30 s by default. */
   requestTimeoutMs?: number;
   /** Options of the FA(3) mapping (exchange rate, SystemInfo, buyerUnit). */
-  fa3?: Omit<Fa3Options, "createdAt">;
+  fa3?: Omit<Fa3Options, "createdAt" | "correctedInvoice">;
+  /**
+   * For a credit note (KOR): what KSeF knows of each invoice it corrects (BT-25, BT-26), for the
+   * sending company: its KSeF number, or that it was issued outside KSeF; null when unknown (the
+   * credit note then fails, saying so). Without it, every credit note fails so.
+   */
+  correctedInvoice?: (companyId: string, ref: { number: string; issueDate: string }) => Promise<CorrectedInvoice | null>;
   /** How long one attempt waits for the UPO of an accepted invoice (ms); 10 s by default. */
   upoTimeoutMs?: number;
   /**
@@ -305,7 +311,18 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     }
     let fa3: string;
     try {
-      fa3 = toFa3(readUbl(request.document), options.fa3);
+      const model = readUbl(request.document);
+      const known = new Map<string, CorrectedInvoice | null>();
+      if (model.name === "CreditNote" && options.correctedInvoice) {
+        for (const ref of correctedInvoices(model)) {
+          try {
+            known.set(`${ref.number}\0${ref.issueDate}`, await options.correctedInvoice(request.companyId, ref));
+          } catch (e) {
+            return { outcome: "retry", reason: `the corrected invoice ${ref.number} could not be looked up (${(e as Error).name})` };
+          }
+        }
+      }
+      fa3 = toFa3(model, { ...options.fa3, correctedInvoice: (ref) => known.get(`${ref.number}\0${ref.issueDate}`) ?? null });
     } catch (e) {
       if (e instanceof Fa3MappingError) return { outcome: "failed", reason: `the invoice cannot be sent to KSeF as FA(3): ${e.message}` };
       return { outcome: "failed", reason: `the invoice cannot be read for KSeF: ${(e as Error).message}` };

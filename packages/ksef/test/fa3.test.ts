@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { Fa3MappingError, toFa3 } from "../src/index.js";
 import { fa3Values, ublTree } from "./support/tree.js";
 import { fa3SchemaErrors } from "./support/xsd.js";
-import { ublInvoice, type Cat, type GenInvoice, type GenTotals } from "./support/ubl.js";
+import { ublCreditNote, ublInvoice, type Cat, type GenInvoice, type GenTotals } from "./support/ubl.js";
 
 const CREATED = new Date("2026-11-20T10:00:00Z");
 
@@ -172,6 +172,53 @@ describe("toFa3: annotations and third parties only from explicit data", () => {
   });
 });
 
+describe("toFa3: a credit note becomes a correction (KOR) only when the corrected invoice is known to KSeF or known to be outside it", () => {
+  const KSEF_NUMBER = "5260250995-20261120-0A1B2C3D4E5F-7A";
+  const credit = (corrects: { number: string; issueDate?: string }[], options: Parameters<typeof toFa3>[1] = {}) => {
+    const { xml, totals } = ublCreditNote({ corrects, lines: [line(S("23"), "40.00", "2"), line(S("8"), "12.50", "1")], allowancesCharges: [{ charge: false, amount: "5.00", reason: "Rabat", cat: S("23") }] });
+    return { fa3: toFa3(ublTree(xml), { createdAt: CREATED, ...options }), totals };
+  };
+  const neg = (v: string): string => new Big(v).times(-1).toFixed(2);
+
+  it("maps a CreditNote correcting an invoice in KSeF to KOR with DaneFaKorygowanej (BT-25, BT-26, its KSeF number) and the amounts as negative differences", async () => {
+    const asked: unknown[] = [];
+    const { fa3, totals } = credit([{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], { correctedInvoice: (r) => (asked.push(r), { ksefNumber: KSEF_NUMBER }) });
+    expect(asked).toEqual([{ number: "FV/2026/11/001", issueDate: "2026-11-20" }]);
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(fa3Values(fa3, "RodzajFaktury")).toEqual(["KOR"]);
+    expect(["DataWystFaKorygowanej", "NrFaKorygowanej", "NrKSeF", "NrKSeFFaKorygowanej"].map((n) => fa3Values(fa3, n))).toEqual([["2026-11-20"], ["FV/2026/11/001"], ["1"], [KSEF_NUMBER]]);
+    expect(readBack(fa3)).toEqual({ net: neg(totals.taxExclusive), vat: neg(totals.tax), gross: neg(totals.taxInclusive), lines: neg(totals.taxExclusive) });
+    expect(fa3Values(fa3, "P_11")).toEqual(["-80.00", "-12.50", "5.00"]);
+    expect(fa3Values(fa3, "P_8B")).toEqual(["-2", "-1"]);
+  });
+
+  it("marks a corrected invoice issued outside KSeF with NrKSeFN, and writes one DaneFaKorygowanej per corrected invoice", async () => {
+    const { fa3 } = credit(
+      [
+        { number: "FV/OLD/1", issueDate: "2025-12-01" },
+        { number: "FV/2026/11/002", issueDate: "2026-11-21" },
+      ],
+      { correctedInvoice: (r) => (r.number === "FV/OLD/1" ? { outsideKsef: true } : { ksefNumber: KSEF_NUMBER }) },
+    );
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(fa3Values(fa3, "NrFaKorygowanej")).toEqual(["FV/OLD/1", "FV/2026/11/002"]);
+    expect(fa3Values(fa3, "NrKSeFN")).toEqual(["1"]);
+    expect(fa3Values(fa3, "NrKSeFFaKorygowanej")).toEqual([KSEF_NUMBER]);
+  });
+
+  it("fails naming DaneFaKorygowanej when nothing states the corrected invoice's KSeF number or outside-KSeF status", () => {
+    expect(() => credit([{ number: "FV/2026/11/001", issueDate: "2026-11-20" }])).toThrow(expect.objectContaining({ field: "Fa/DaneFaKorygowanej", message: expect.stringContaining("need the KSeF number of the corrected invoice FV/2026/11/001") }));
+    expect(() => credit([{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], { correctedInvoice: () => null })).toThrow(expect.objectContaining({ field: "Fa/DaneFaKorygowanej" }));
+  });
+
+  it("fails without the preceding invoice reference (BT-25) or its issue date (BT-26), and on a value that is not a KSeF number", () => {
+    const known = { correctedInvoice: () => ({ ksefNumber: KSEF_NUMBER }) };
+    expect(() => credit([], known)).toThrow(expect.objectContaining({ field: "Fa/DaneFaKorygowanej/NrFaKorygowanej" }));
+    expect(() => credit([{ number: "FV/1" }], known)).toThrow(expect.objectContaining({ field: "Fa/DaneFaKorygowanej/DataWystFaKorygowanej" }));
+    expect(() => credit([{ number: "FV/1", issueDate: "2026-11-20" }], { correctedInvoice: () => ({ ksefNumber: "FV/1" }) })).toThrow(expect.objectContaining({ field: "Fa/DaneFaKorygowanej/NrKSeFFaKorygowanej" }));
+  });
+});
+
 describe("toFa3: foreign currency", () => {
   it("writes the VAT in PLN (P_14_xW) at the given exchange rate, rounded half up, and the rate on each line", async () => {
     const { fa3, totals } = map({ currency: "EUR", lines: [line(S("23"), "33.33", "3"), line(S("8"), "10.00", "1")] }, { exchangeRate: "4.2512" });
@@ -275,13 +322,13 @@ describe("toFa3 on the corpus", () => {
     console.log(`corpus: ${outcome.mapped} mapped, failures by field: ${JSON.stringify(Object.fromEntries(outcome.failed))}`);
   });
 
-  it("maps the corpus invoices once their seller is a Polish taxpayer: valid FA(3), totals equal, or a documented failure", async () => {
+  it("maps the corpus invoices and credit notes once their seller is a Polish taxpayer: valid FA(3), totals equal (a credit note's negated), or a documented failure", async () => {
     let mapped = 0;
+    let credits = 0;
     const failed = new Map<string, number>();
     for (const path of corpusInvoices) {
       const xml = readFileSync(resolve(CORPUS, path), "utf8");
       const root = ublTree(xml);
-      if (root.name !== "Invoice") continue;
       // The seller's VAT identifier (BT-31) becomes a Polish NIP; everything else is the corpus document.
       const seller = root.children.find((c) => c.qname === "cac:AccountingSupplierParty")?.children.find((c) => c.qname === "cac:Party");
       const vat = seller?.children.filter((c) => c.qname === "cac:PartyTaxScheme").find((p) => p.children.some((t) => t.qname === "cac:TaxScheme" && t.children.some((i) => i.qname === "cbc:ID" && i.text.trim() === "VAT")));
@@ -290,21 +337,25 @@ describe("toFa3 on the corpus", () => {
       (id as { text: string }).text = "PL5260250995";
       let fa3: string;
       try {
-        fa3 = toFa3(root, { createdAt: CREATED, exchangeRate: "4.25" });
+        // The corrected invoices of a credit note, said to be issued outside KSeF.
+        fa3 = toFa3(root, { createdAt: CREATED, exchangeRate: "4.25", correctedInvoice: () => ({ outsideKsef: true }) });
       } catch (e) {
         if (!(e instanceof Fa3MappingError)) throw new Error(`${path}: ${String(e)}`);
         expect(e.field, path).not.toBe("Podmiot1/DaneIdentyfikacyjne/NIP");
+        expect(e.field, path).not.toBe("Fa/DaneFaKorygowanej");
         failed.set(e.field, (failed.get(e.field) ?? 0) + 1);
         continue;
       }
       mapped++;
+      if (root.name === "CreditNote") credits++;
+      const sign = root.name === "CreditNote" ? -1 : 1;
       expect(await fa3SchemaErrors(fa3), path).toEqual([]);
       const back = readBack(fa3);
-      expect(back.gross, path).toBe(new Big(textOf(xml, "TaxInclusiveAmount")).toFixed(2));
-      expect(back.net, path).toBe(new Big(textOf(xml, "TaxExclusiveAmount")).toFixed(2));
+      expect(back.gross, path).toBe(new Big(textOf(xml, "TaxInclusiveAmount")).times(sign).toFixed(2));
+      expect(back.net, path).toBe(new Big(textOf(xml, "TaxExclusiveAmount")).times(sign).toFixed(2));
     }
     // eslint-disable-next-line no-console
-    console.log(`corpus with a Polish seller: ${mapped} mapped, failures by field: ${JSON.stringify(Object.fromEntries(failed))}`);
+    console.log(`corpus with a Polish seller: ${mapped} mapped (${credits} credit notes as KOR), failures by field: ${JSON.stringify(Object.fromEntries(failed))}`);
     expect(mapped).toBeGreaterThanOrEqual(15);
   });
 });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../src/index.js";
 import { startFakeKsef, type FakeKsef } from "./support/fake-ksef.js";
 import { fa3Values } from "./support/tree.js";
-import { ublInvoice } from "./support/ubl.js";
+import { ublCreditNote, ublInvoice } from "./support/ubl.js";
 
 const NIP = "5260250995";
 const TOKEN = "20261122-EC-0123456789-ABCDEF0123-45|nip-5260250995|0123456789abcdef";
@@ -185,6 +185,26 @@ describe("ksefNetwork against a fake KSeF", () => {
     const o = await network().send(request(randomUUID(), { lines: [{ name: "x", quantity: "1", price: "10.00", cat: { id: "L", percent: "7" } }] }));
     expect(o).toEqual({ outcome: "failed", reason: expect.stringContaining("VAT category L has no FA(3) rate code") });
     expect(fake.invoicesSent).toBe(0);
+  });
+
+  it("a credit note is sent as KOR with the corrected invoice's KSeF number the correctedInvoice option gives for the company; unknown, it fails without sending", async () => {
+    const n = network();
+    const original = await n.send(request());
+    const number = numberOf(original);
+    const asked: unknown[] = [];
+    const withKor = ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, correctedInvoice: async (companyId, ref) => (asked.push([companyId, ref]), ref.number === "FV/2026/11/001" ? { ksefNumber: number } : null) });
+    const { xml } = ublCreditNote({ id: "KOR/1", corrects: [{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] });
+    const o = await withKor.send({ ...request(), document: new TextEncoder().encode(xml) });
+    expect(o).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
+    expect(asked).toEqual([[COMPANY, { number: "FV/2026/11/001", issueDate: "2026-11-20" }]]);
+    const kor = fake.accepted.at(-1)!;
+    expect(fa3Values(kor, "RodzajFaktury")).toEqual(["KOR"]);
+    expect(fa3Values(kor, "NrKSeFFaKorygowanej")).toEqual([number]);
+    const unknown = ublCreditNote({ id: "KOR/2", corrects: [{ number: "FV/OTHER", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] }).xml;
+    const sent = fake.invoicesSent;
+    const refused = await withKor.send({ ...request(), document: new TextEncoder().encode(unknown) });
+    expect(refused).toEqual({ outcome: "failed", reason: expect.stringContaining("need the KSeF number of the corrected invoice FV/OTHER") });
+    expect(fake.invoicesSent).toBe(sent);
   });
 
   it("a semantic rejection (450) fails with the official description and details", async () => {
