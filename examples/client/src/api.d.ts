@@ -290,7 +290,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Operators: change a company's eligibility and access-point settings */
+        /**
+         * Operators: change a company's eligibility, access-point settings and KSeF credential
+         * @description Any subset of the fields. `ksef: { nip, token }` sets the company's KSeF credential (used where the deployment delivers to KSeF directly): the NIP is normalised (a `PL` prefix, spaces and dashes removed) and checked, the token is encrypted with the server's `KSEF_TOKEN_KEY` before it is stored and is never returned (the answer says `tokenSet: true`); `ksef: null` removes it.
+         */
         patch: operations["adminUpdateCompany"];
         trace?: never;
     };
@@ -347,6 +350,16 @@ export interface components {
             country?: string;
             legalEntityId?: string | null;
             peppolSendingEnabled?: boolean;
+            /** @description The company's KSeF credential, used when the deployment delivers to KSeF directly; null removes it. */
+            ksef?: {
+                /**
+                 * @description The company's NIP: 10 digits with a valid check digit; a `PL` prefix, spaces and dashes are removed.
+                 * @example 5260250995
+                 */
+                nip: string;
+                /** @description The company's KSeF token (generated in KSeF with the right to send invoices); surrounding whitespace is removed. Stored encrypted, never returned. */
+                token: string;
+            } | null;
         };
         AccountCreated: {
             /** Format: uuid */
@@ -477,6 +490,18 @@ export interface components {
             /** @description The company's legal entity id at the access point; null until an operator registers one. */
             legalEntityId: string | null;
             peppolSendingEnabled: boolean;
+            /** @description The company's KSeF credential as set by an operator (never the token); null when none is set. */
+            ksef: {
+                /** @description The company's NIP (10 digits). */
+                nip: string;
+                /**
+                 * @description A KSeF token is stored (encrypted; it is never returned).
+                 * @constant
+                 */
+                tokenSet: true;
+                /** Format: date-time */
+                updatedAt: string;
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -743,7 +768,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The invoice or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
+            /** @description The invoice or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -751,7 +776,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
@@ -872,7 +897,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The credit note or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
+            /** @description The credit note or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -880,7 +905,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
@@ -2262,6 +2287,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description A KSeF token was sent, and the server has no KSEF_TOKEN_KEY to encrypt it with (a token is never stored in clear); nothing was changed. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "ksef_token_key_not_configured";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
             /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */

@@ -331,6 +331,19 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 8,
+    name: "KSeF: the company's NIP and its KSeF token, encrypted by the core (never in clear)",
+    statements: (s) => [
+      `ALTER TABLE ${s}.companies ADD COLUMN ksef_nip text`,
+      `ALTER TABLE ${s}.companies ADD COLUMN ksef_token_ciphertext text`,
+      `ALTER TABLE ${s}.companies ADD COLUMN ksef_updated_at timestamptz`,
+      // All three or none: a NIP without its token (or the reverse) is no credential.
+      `ALTER TABLE ${s}.companies ADD CONSTRAINT companies_ksef_whole CHECK (
+        (ksef_nip IS NULL AND ksef_token_ciphertext IS NULL AND ksef_updated_at IS NULL) OR
+        (ksef_nip IS NOT NULL AND ksef_token_ciphertext IS NOT NULL AND ksef_updated_at IS NOT NULL))`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -78,6 +78,9 @@ export const COMPANIES = rowMapping({
     peppol_sending_enabled: "boolean",
     created_at: "timestamptz",
     updated_at: "timestamptz",
+    ksef_nip: "text",
+    ksef_token_ciphertext: "text",
+    ksef_updated_at: "timestamptz",
   },
   toRow: (c: Company) => ({
     id: c.id,
@@ -89,6 +92,7 @@ export const COMPANIES = rowMapping({
     peppol_sending_enabled: c.peppolSendingEnabled,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
+    ...ksefColumns(c.ksef),
   }),
   fromRow: (r): Company => ({
     id: text(r.id),
@@ -98,10 +102,27 @@ export const COMPANIES = rowMapping({
     subscription: text(r.subscription) as Company["subscription"],
     legalEntityId: textOrNull(r.legal_entity_id),
     peppolSendingEnabled: r.peppol_sending_enabled === true,
+    ksef: r.ksef_nip === null || r.ksef_nip === undefined ? null : { nip: text(r.ksef_nip), tokenCiphertext: text(r.ksef_token_ciphertext), updatedAt: text(r.ksef_updated_at) },
     createdAt: text(r.created_at),
     updatedAt: text(r.updated_at),
   }),
 });
+
+/** The three columns of a company's KSeF credential (all null without one). */
+function ksefColumns(k: Company["ksef"]): { ksef_nip: string | null; ksef_token_ciphertext: string | null; ksef_updated_at: string | null } {
+  return { ksef_nip: k?.nip ?? null, ksef_token_ciphertext: k?.tokenCiphertext ?? null, ksef_updated_at: k?.updatedAt ?? null };
+}
+
+/** The columns and values a company patch sets: one column per field, three for `ksef`. */
+export function companyPatchSets(patch: Partial<Omit<Company, "id" | "createdAt">>): [column: (typeof COMPANIES.names)[number], value: unknown][] {
+  const sets: [(typeof COMPANIES.names)[number], unknown][] = [];
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (field === "ksef") sets.push(...(Object.entries(ksefColumns(value as Company["ksef"])) as [(typeof COMPANIES.names)[number], unknown][]));
+    else if (COMPANY_PATCH_COLUMNS[field]) sets.push([COMPANY_PATCH_COLUMNS[field]!, value]);
+  }
+  return sets;
+}
 
 /** The column of each field a company patch may set. */
 export const COMPANY_PATCH_COLUMNS: Readonly<Record<string, (typeof COMPANIES.names)[number]>> = {

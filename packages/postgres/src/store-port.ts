@@ -2,7 +2,7 @@
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { encodeDocument } from "./documents.js";
-import { API_KEYS, CLIENTS, COMPANIES, COMPANY_PATCH_COLUMNS, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE } from "./rows.js";
+import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE } from "./rows.js";
 import { isId, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
@@ -105,9 +105,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (!isId(companyId)) return null;
       const sets: string[] = [];
       const params: unknown[] = [companyId];
-      for (const [field, value] of Object.entries(patch)) {
-        const column = COMPANY_PATCH_COLUMNS[field];
-        if (!column || value === undefined) continue;
+      for (const [column, value] of companyPatchSets(patch)) {
         params.push(value);
         sets.push(`${column} = $${params.length}::${COMPANIES.types[column]}`);
       }

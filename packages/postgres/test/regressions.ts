@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Store } from "@einvoice/core";
+import { tokenCipher, updateCompany, type Store } from "@einvoice/core";
 import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { describe, expect, it } from "vitest";
 import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../src/index.js";
@@ -321,6 +321,23 @@ export function testRegressions(label: string, harness: () => Harness): void {
         // Fields that are not columns of a company (id, createdAt) are not changed by a patch.
         const untouched = await store.updateCompany(company.id, { id: randomUUID(), createdAt: "2030-01-01T00:00:00.000Z" } as never);
         expect(untouched).toEqual(expected);
+      });
+    });
+
+    describe("KSeF credentials", () => {
+      it("keep the token only encrypted in the row, and refuse half a credential", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const token = `secret-ksef-token-${randomUUID()}`;
+        await updateCompany(store, company.id, { ksef: { nip: "5260250995", token } }, { tokenCipher: tokenCipher(randomBytes(32)) });
+        const { rows } = await db.query(`SELECT * FROM "${schema}".companies WHERE id = $1::uuid`, [company.id]);
+        expect(rows).toHaveLength(1);
+        expect(JSON.stringify(rows[0])).not.toContain(token);
+        expect(rows[0]).toMatchObject({ ksef_nip: "5260250995", ksef_token_ciphertext: expect.stringMatching(/^v1\./) });
+        await expect(db.query(`UPDATE "${schema}".companies SET ksef_token_ciphertext = NULL WHERE id = $1::uuid`, [company.id])).rejects.toThrow(/companies_ksef_whole/);
       });
     });
 

@@ -29,6 +29,10 @@ export const ERROR_STATUS = {
   missing_recipient: 422,
   no_legal_entity: 422,
   peppol_sending_not_enabled: 422,
+  /** A submission routed to KSeF for a company without a KSeF credential, where KSeF is delivered to directly. */
+  ksef_not_configured: 422,
+  /** A company patch with a KSeF token while the deployment has no key to encrypt it with. */
+  ksef_token_key_not_configured: 422,
   internal_error: 500,
   participant_lookup_failed: 502,
   server_busy: 503,

@@ -1,6 +1,7 @@
 // The zod schemas: the single source for request validation, the TypeScript types and the API description.
 import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
+import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
 import { DOCUMENT_TYPES, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
@@ -55,6 +56,37 @@ export const AccountRequestSchema = z
   .meta({ id: "AccountRequest" });
 export type AccountRequest = z.input<typeof AccountRequestSchema>;
 
+/** The longest KSeF token taken (KSeF's own are about 100 characters). */
+export const KSEF_TOKEN_MAX_LENGTH = 1000;
+
+/** `ksef` of a company patch: who the company is to KSeF and its token. No message quotes the token. */
+const KsefCredentialsPatchSchema = z
+  .strictObject(
+    {
+      nip: z
+        .string({ error: "ksef.nip must be a string" })
+        .transform((v, ctx) => {
+          const nip = normaliseNip(v);
+          if (nip === null) {
+            ctx.addIssue({ code: "custom", message: "ksef.nip must be a Polish NIP: 10 digits with a valid check digit (a PL prefix, spaces and dashes are allowed)" });
+            return z.NEVER;
+          }
+          return nip;
+        })
+        .meta({ description: "The company's NIP: 10 digits with a valid check digit; a `PL` prefix, spaces and dashes are removed.", example: "5260250995" }),
+      token: z
+        .string({ error: "ksef.token must be a string" })
+        .trim()
+        .min(1, { error: "ksef.token should not be empty" })
+        .max(KSEF_TOKEN_MAX_LENGTH, { error: `ksef.token must be shorter than or equal to ${KSEF_TOKEN_MAX_LENGTH} characters` })
+        .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), { error: "ksef.token must not contain control characters (line breaks, tabs)" })
+        .meta({ description: "The company's KSeF token (generated in KSeF with the right to send invoices); surrounding whitespace is removed. Stored encrypted, never returned." }),
+    },
+    { error: "ksef must be an object with nip and token, or null" },
+  )
+  .nullable()
+  .meta({ description: "The company's KSeF credential, used when the deployment delivers to KSeF directly; null removes it." });
+
 /** Body of `PATCH /admin/companies/{companyId}`: any subset of the operator-controlled fields. */
 export const CompanyPatchSchema = z
   .strictObject(
@@ -70,6 +102,7 @@ export const CompanyPatchSchema = z
         .nullable()
         .optional(),
       peppolSendingEnabled: z.boolean({ error: "peppolSendingEnabled must be a boolean value" }).optional(),
+      ksef: KsefCredentialsPatchSchema.optional(),
     },
     notObject,
   )
@@ -256,6 +289,14 @@ export const CompanySchema = z
     subscription: z.enum(SUBSCRIPTIONS),
     legalEntityId: z.string().nullable().meta({ description: "The company's legal entity id at the access point; null until an operator registers one." }),
     peppolSendingEnabled: z.boolean(),
+    ksef: z
+      .object({
+        nip: z.string().meta({ description: "The company's NIP (10 digits)." }),
+        tokenSet: z.literal(true).meta({ description: "A KSeF token is stored (encrypted; it is never returned)." }),
+        updatedAt: timestamp,
+      })
+      .nullable()
+      .meta({ description: "The company's KSeF credential as set by an operator (never the token); null when none is set." }),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
@@ -332,7 +373,7 @@ export function validationError(error: z.ZodError): ApiError {
   const messages: string[] = [];
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) messages.push(`property ${key} should not exist`);
+      for (const key of issue.keys) messages.push(`property ${[...issue.path, key].join(".")} should not exist`);
     } else {
       messages.push(issue.message);
     }

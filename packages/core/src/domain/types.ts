@@ -19,8 +19,19 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const SUBSCRIPTIONS = ["free", "basic", "pro"] as const;
 export type Subscription = (typeof SUBSCRIPTIONS)[number];
 
-/** A company: the tenant. Every invoice, client and key belongs to exactly one. Its shape is `CompanySchema`'s. */
-export type Company = z.output<typeof CompanySchema>;
+/**
+ * A company: the tenant. Every invoice, client and key belongs to exactly one. Its shape is
+ * `CompanySchema`'s, but for `ksef`, which holds the encrypted token.
+ */
+export type Company = Omit<z.output<typeof CompanySchema>, "ksef"> & { ksef: KsefCredentialRecord | null };
+
+/** A company's KSeF credential as stored: the NIP and the token encrypted by a `TokenCipher` (never the token itself). */
+export interface KsefCredentialRecord {
+  nip: string;
+  /** `TokenCipher.encrypt(token, companyId)`: versioned text. */
+  tokenCiphertext: string;
+  updatedAt: string;
+}
 
 export interface Account {
   id: string;

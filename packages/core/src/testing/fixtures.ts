@@ -12,6 +12,7 @@ export function sampleCompany(overrides: Partial<Company> = {}): Company {
     subscription: "free",
     legalEntityId: null,
     peppolSendingEnabled: false,
+    ksef: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,

@@ -4,6 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ClientUpsert, Store } from "../ports/store.js";
 import type { Company, InvoiceRecord } from "../domain/types.js";
 import { sampleAccount, sampleApiKey, sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
+import { tokenCipher } from "../domain/token-cipher.js";
+import { updateCompany } from "../use-cases/accounts.js";
+import { ksefCredentials } from "../use-cases/ksef.js";
 
 /** Makes a fresh, empty store for one test; `close()` is called after it when present. */
 export type StoreFactory = () => Store | Promise<Store>;
@@ -96,6 +99,39 @@ export function testStore(name: string, factory: StoreFactory): void {
         const cleared = await store.updateCompany(company.id, { legalEntityId: null, updatedAt: ts(6) });
         expect(cleared?.legalEntityId).toBeNull();
         expect(cleared?.enterprise).toBe(true);
+      });
+
+      it("keeps a company's KSeF credential as given, replaces it, and clears it with null, other fields untouched", async () => {
+        expect((await store.getCompany(company.id))?.ksef).toBeNull();
+        const ksef = { nip: "5260250995", tokenCiphertext: "v1.0123456789abcdef.aXY.Y2lwaGVy.dGFn", updatedAt: ts(7) };
+        const set = await store.updateCompany(company.id, { ksef, updatedAt: ts(7) });
+        expect(set).toEqual({ ...company, ksef, updatedAt: ts(7) });
+        expect(await store.getCompany(company.id)).toEqual(set);
+        const replaced = { nip: "7740001454", tokenCiphertext: "v1.0123456789abcdef.Yg.ZA.ZQ", updatedAt: ts(8) };
+        expect((await store.updateCompany(company.id, { ksef: replaced, updatedAt: ts(8) }))?.ksef).toEqual(replaced);
+        const enterprise = await store.updateCompany(company.id, { enterprise: true, updatedAt: ts(9) });
+        expect(enterprise?.ksef).toEqual(replaced);
+        const cleared = await store.updateCompany(company.id, { ksef: null, updatedAt: ts(10) });
+        expect(cleared).toEqual({ ...company, enterprise: true, ksef: null, updatedAt: ts(10) });
+        expect(await store.getCompany(company.id)).toEqual(cleared);
+      });
+
+      it("holds a KSeF token set through the core only encrypted (never the token), and gives it back decrypted to the credential resolver", async () => {
+        const token = `20261122-EC-${randomUUID()}|nip-5260250995|0123456789abcdef`;
+        const cipher = tokenCipher(Buffer.alloc(32, 7));
+        const view = await updateCompany(store, company.id, { ksef: { nip: "PL 526-025-09-95", token } }, { tokenCipher: cipher, clock: () => new Date(ts(11)) });
+        expect(view.ksef).toEqual({ nip: "5260250995", tokenSet: true, updatedAt: ts(11) });
+        expect(JSON.stringify(view)).not.toContain(token);
+        const stored = (await store.getCompany(company.id))!.ksef!;
+        expect(stored.nip).toBe("5260250995");
+        expect(stored.tokenCiphertext).not.toBe(token);
+        expect(stored.tokenCiphertext).not.toContain(token);
+        expect(stored.tokenCiphertext).not.toContain(Buffer.from(token).toString("base64"));
+        expect(stored.tokenCiphertext).toMatch(/^v1\./);
+        expect(await ksefCredentials(store, cipher)(company.id)).toEqual({ nip: "5260250995", token });
+        await updateCompany(store, company.id, { ksef: null }, { clock: () => new Date(ts(12)) });
+        expect(await ksefCredentials(store, cipher)(company.id)).toBeNull();
+        expect(await ksefCredentials(store, cipher)(randomUUID())).toBeNull();
       });
     });
 

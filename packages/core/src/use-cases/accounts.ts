@@ -68,6 +68,7 @@ export async function createAccount(store: Store, body: unknown, options?: CoreO
     subscription: "free",
     legalEntityId: null,
     peppolSendingEnabled: false,
+    ksef: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -167,6 +168,7 @@ export function companyView(c: Company): CompanyView {
     subscription: c.subscription,
     legalEntityId: c.legalEntityId,
     peppolSendingEnabled: c.peppolSendingEnabled,
+    ksef: c.ksef ? { nip: c.ksef.nip, tokenSet: true, updatedAt: c.ksef.updatedAt } : null,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
@@ -185,17 +187,32 @@ export async function getCompany(store: Store, companyId: string): Promise<Compa
 
 /**
  * Operator update of a company: any subset of enterprise, subscription, country, legalEntityId,
- * peppolSendingEnabled (strict: other keys are a 400).
+ * peppolSendingEnabled and ksef (strict: other keys are a 400). `ksef: { nip, token }` sets the
+ * company's KSeF credential: the token is encrypted with `options.tokenCipher` before it reaches the
+ * store (without a cipher: 422 `ksef_token_key_not_configured`, nothing is changed) and is never
+ * returned; `ksef: null` removes it.
  *
  * @example await updateCompany(store, companyId, { enterprise: true, subscription: "pro" })
+ * @example await updateCompany(store, companyId, { ksef: { nip: "5260250995", token } }, { tokenCipher: tokenCipher(key) })
  */
 export async function updateCompany(store: Store, companyId: string, body: unknown, options?: CoreOptions): Promise<CompanyView> {
-  const patch = parseWith(CompanyPatchSchema, body);
+  const { ksef, ...patch } = parseWith(CompanyPatchSchema, body);
   if (!isUuid(companyId)) throw companyNotFound(companyId);
-  const clean = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  const o = resolveOptions(options);
   const s = guardStore(store);
   const id = companyId.toLowerCase();
-  const c = Object.keys(clean).length === 0 ? await s.getCompany(id) : await s.updateCompany(id, { ...clean, updatedAt: resolveOptions(options).now() });
+  if (ksef && !o.tokenCipher) {
+    // An unknown company is still a 404 first.
+    if (!(await s.getCompany(id))) throw companyNotFound(companyId);
+    throw new ApiError(
+      "ksef_token_key_not_configured",
+      "This deployment has no key to encrypt KSeF tokens with, and a token is never stored in clear: set KSEF_TOKEN_KEY (32 random bytes, base64 or hex) on the server, then send the ksef object again.",
+    );
+  }
+  const now = o.now();
+  const clean: Partial<Omit<Company, "id" | "createdAt">> = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+  if (ksef !== undefined) clean.ksef = ksef && { nip: ksef.nip, tokenCiphertext: o.tokenCipher!.encrypt(ksef.token, id), updatedAt: now };
+  const c = Object.keys(clean).length === 0 ? await s.getCompany(id) : await s.updateCompany(id, { ...clean, updatedAt: now });
   if (!c) throw companyNotFound(companyId);
   return companyView(c);
 }

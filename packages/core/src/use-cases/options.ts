@@ -7,6 +7,7 @@ import type { Routing, Store } from "../ports/store.js";
 import { defaultRouting } from "../domain/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import { withDefaults, type CachedDiscovery } from "../adapters/cached-discovery.js";
+import type { TokenCipher } from "../domain/token-cipher.js";
 
 export interface CoreOptions {
   /** The time source (tests pass a fake clock). Default: `new Date()`. */
@@ -25,6 +26,17 @@ export interface CoreOptions {
    * once with `cachedDiscovery`'s defaults (5 s timeout, 10 min cache). Default: none (no lookup).
    */
   discovery?: DiscoveryPort;
+  /**
+   * Encrypts the companies' KSeF tokens before they reach the store (`tokenCipher(key)`). Without
+   * it, a company patch that sets a KSeF token is refused (`ksef_token_key_not_configured`).
+   */
+  tokenCipher?: TokenCipher;
+  /**
+   * KSeF is delivered to directly, with each company's own credential: a submission routed to
+   * `ksef` for a company without one is a 422 `ksef_not_configured`. Default false (a sandbox or an
+   * access point delivers the `ksef` route; no credential is needed).
+   */
+  ksefCredentialsRequired?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -34,6 +46,8 @@ export interface ResolvedOptions {
   routing: Routing;
   limits: XmlLimits;
   discovery: CachedDiscovery | null;
+  tokenCipher: TokenCipher | null;
+  ksefCredentialsRequired: boolean;
 }
 
 const DEFAULT_ROUTING = defaultRouting();
@@ -44,6 +58,8 @@ const DEFAULTS: ResolvedOptions = {
   routing: DEFAULT_ROUTING,
   limits: DEFAULT_XML_LIMITS,
   discovery: null,
+  tokenCipher: null,
+  ksefCredentialsRequired: false,
 };
 
 export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
@@ -56,6 +72,8 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     routing: options.routing ?? DEFAULT_ROUTING,
     limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
     discovery: options.discovery ? withDefaults(options.discovery) : null,
+    tokenCipher: options.tokenCipher ?? null,
+    ksefCredentialsRequired: options.ksefCredentialsRequired === true,
   };
 }
 

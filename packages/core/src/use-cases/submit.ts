@@ -14,7 +14,9 @@ import type { UblDocumentType } from "../document/ubl.js";
  *
  * Runs, in order: body shape (400), eligibility (403), account preconditions (422
  * `no_legal_entity`, `peppol_sending_not_enabled`), the document pipeline (422), then the
- * duplicate rule and routing. Throws an `ApiError` for the first check that fails; otherwise stores
+ * duplicate rule and routing; where KSeF is delivered to directly (`ksefCredentialsRequired`), a
+ * submission routed to `ksef` for a company without a KSeF credential is a 422
+ * `ksef_not_configured`, unless it is a duplicate (answered as one). Throws an `ApiError` for the first check that fails; otherwise stores
  * a tracked submission and returns it: `sending`, or `failed` with `errorMessage` (a duplicate, or a
  * route that cannot be taken).
  *
@@ -145,6 +147,17 @@ async function submitChecked(
   }
   const now = o.now();
   const id = o.newId();
+
+  // Direct KSeF delivery authenticates as the company: without its credential nothing could be sent.
+  // After routing (it needs the recipient), after the duplicate rule (row 10 answers first).
+  if (decision.ok && decision.network === "ksef" && o.ksefCredentialsRequired && !company.ksef) {
+    const earlier = await s.findActiveSubmission(company.id, doc.sha256);
+    if (earlier) return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier))));
+    throw new ApiError(
+      "ksef_not_configured",
+      `The ${root === "CreditNote" ? "credit note" : "invoice"} is routed to KSeF (recipient ${doc.recipient.scheme}:${doc.recipient.value}), and this company has no KSeF credential: an operator must set its NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object) before it can send to KSeF. To send it on Peppol instead, submit it with targetNetwork "peppol".`,
+    );
+  }
 
   if (!decision.ok) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);

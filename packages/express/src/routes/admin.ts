@@ -28,12 +28,17 @@ export const ADMIN_ROUTES: readonly Route<AdminDeps>[] = [
     method: "patch",
     path: "/companies/{companyId}",
     operationId: "adminUpdateCompany",
-    summary: "Operators: change a company's eligibility and access-point settings",
+    summary: "Operators: change a company's eligibility, access-point settings and KSeF credential",
+    description:
+      "Any subset of the fields. `ksef: { nip, token }` sets the company's KSeF credential (used where the deployment delivers to KSeF directly): the NIP is normalised (a `PL` prefix, spaces and dashes removed) and checked, the token is encrypted with the server's `KSEF_TOKEN_KEY` before it is stored and is never returned (the answer says `tokenSet: true`); `ksef: null` removes it.",
     auth: "admin",
     params: companyId,
     body: { kind: "json", schema: CompanyPatchSchema },
     success: { status: 200, description: "The updated company.", schema: data(CompanySchema) },
-    errors: [notFound],
+    errors: [
+      notFound,
+      { codes: ["ksef_token_key_not_configured"], description: "A KSeF token was sent, and the server has no KSEF_TOKEN_KEY to encrypt it with (a token is never stored in clear); nothing was changed." },
+    ],
     handle: async ({ deps, params, body }) => ({ data: await updateCompany(deps.store, params.companyId!, body, deps.options) }),
   },
 ];

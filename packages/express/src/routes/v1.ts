@@ -81,8 +81,8 @@ function submitRoute(r: {
     errors: [
       { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
       {
-        codes: codesOf(422),
-        description: `The ${r.noun} or the account failed validation. A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`.`,
+        codes: codesOf(422).filter((c) => c !== "ksef_token_key_not_configured"),
+        description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`.`,
       },
     ],
     handle: async ({ deps, auth, body }) => ({

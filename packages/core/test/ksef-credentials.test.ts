@@ -1,0 +1,194 @@
+// The companies' KSeF credentials: the NIP rule, the token cipher, the operator patch and the submit check.
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  ApiError,
+  getCompany,
+  isValidNip,
+  ksefCredentials,
+  KsefCredentialsError,
+  normaliseNip,
+  parseTokenKey,
+  submitInvoice,
+  tokenCipher,
+  updateCompany,
+} from "../src/index.js";
+import { setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+const TOKEN = "20261122-EC-0123456789-ABCDEF0123-45|nip-5260250995|0123456789abcdef";
+const KEY = randomBytes(32);
+
+async function refusal(p: Promise<unknown>): Promise<ApiError> {
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(ApiError);
+  return e as ApiError;
+}
+
+describe("NIP", () => {
+  it("takes 10 digits with the check digit of weights 6,5,7,2,3,4,5,6,7 modulo 11", () => {
+    expect(isValidNip("5260250995")).toBe(true);
+    expect(isValidNip("7740001454")).toBe(true);
+    expect(isValidNip("5260250994")).toBe(false); // wrong check digit
+    expect(isValidNip("526025099")).toBe(false);
+    expect(isValidNip("0260250995")).toBe(false); // a tax office code starting with 0
+    expect(isValidNip("1300000000")).toBe(false); // the weighted sum modulo 11 is 10: no check digit fits
+  });
+
+  it("normalises a PL prefix, spaces and dashes away, and refuses anything else", () => {
+    expect(normaliseNip("PL5260250995")).toBe("5260250995");
+    expect(normaliseNip(" pl 526-025-09-95 ")).toBe("5260250995");
+    expect(normaliseNip("526 025 09 95")).toBe("5260250995");
+    expect(normaliseNip("DE5260250995")).toBeNull();
+    expect(normaliseNip("5260250995x")).toBeNull();
+    expect(normaliseNip("")).toBeNull();
+  });
+});
+
+describe("tokenCipher", () => {
+  it("round-trips a token, with a fresh IV each time, in the versioned text form", () => {
+    const c = tokenCipher(KEY);
+    const a = c.encrypt(TOKEN, "company-a");
+    const b = c.encrypt(TOKEN, "company-a");
+    expect(a).not.toBe(b);
+    expect(a).toMatch(new RegExp(`^v1\\.${c.keyId}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$`));
+    expect(a).not.toContain(TOKEN);
+    expect(c.decrypt(a, "company-a")).toBe(TOKEN);
+    expect(c.decrypt(b, "company-a")).toBe(TOKEN);
+  });
+
+  it("binds a ciphertext to its company: copied to another company it does not decrypt", () => {
+    const c = tokenCipher(KEY);
+    expect(() => c.decrypt(c.encrypt(TOKEN, "company-a"), "company-b")).toThrow(KsefCredentialsError);
+  });
+
+  it("reports a token under another key by key id, and a damaged one, with what the operator does, never the token", () => {
+    const mine = tokenCipher(KEY);
+    const theirs = tokenCipher(randomBytes(32));
+    const foreign = theirs.encrypt(TOKEN, "c");
+    expect(() => mine.decrypt(foreign, "c")).toThrow(new RegExp(`another KSEF_TOKEN_KEY \\(key id ${theirs.keyId}, the configured one is ${mine.keyId}\\)`));
+    const parts = mine.encrypt(TOKEN, "c").split(".");
+    parts[3] = Buffer.from("x".repeat(TOKEN.length)).toString("base64url");
+    const damaged = parts.join(".");
+    expect(() => mine.decrypt(damaged, "c")).toThrow(/does not decrypt.*PATCH \/admin\/companies/);
+    expect(() => mine.decrypt("v2.x.y.z.w", "c")).toThrow(/not in a format/);
+    // A truncated tag is refused too (GCM with a 16-byte tag only).
+    const short = mine.encrypt(TOKEN, "c").split(".");
+    short[4] = short[4]!.slice(0, 6);
+    expect(() => mine.decrypt(short.join("."), "c")).toThrow(KsefCredentialsError);
+    for (const bad of [foreign, damaged]) {
+      try {
+        mine.decrypt(bad, "c");
+      } catch (e) {
+        expect((e as Error).message).not.toContain(TOKEN);
+      }
+    }
+  });
+
+  it("takes the key as 64 hex digits or base64 / base64url, and refuses other text without quoting it", () => {
+    expect(parseTokenKey(KEY.toString("hex"))).toEqual(KEY);
+    expect(parseTokenKey(KEY.toString("base64"))).toEqual(KEY);
+    expect(parseTokenKey(`${KEY.toString("base64url")}\n`)).toEqual(KEY);
+    const c1 = tokenCipher(KEY.toString("base64"));
+    expect(tokenCipher(KEY.toString("hex")).decrypt(c1.encrypt(TOKEN, "c"), "c")).toBe(TOKEN);
+    for (const bad of ["hunter2-not-a-key", KEY.subarray(0, 16).toString("base64"), "g".repeat(64), ""]) {
+      expect(() => parseTokenKey(bad)).toThrow(/32 random bytes written as 64 hex digits or as base64/);
+      try {
+        parseTokenKey(bad);
+      } catch (e) {
+        if (bad) expect((e as Error).message).not.toContain(bad);
+      }
+    }
+    expect(() => tokenCipher(new Uint8Array(16))).toThrow(/32 bytes, not 16/);
+  });
+});
+
+describe("PATCH /admin/companies/{id} with ksef", () => {
+  it("stores the NIP normalised and the token encrypted; the view says a token is set and never shows it; null removes it", async () => {
+    const { store, companyId, options } = await setup();
+    const cipher = tokenCipher(KEY);
+    const view = await updateCompany(store, companyId, { ksef: { nip: "PL526-025-09-95", token: `  ${TOKEN}\n` } }, { ...options, tokenCipher: cipher });
+    expect(view.ksef).toEqual({ nip: "5260250995", tokenSet: true, updatedAt: view.updatedAt });
+    expect(JSON.stringify(view)).not.toContain(TOKEN);
+    expect(JSON.stringify(await getCompany(store, companyId))).not.toContain(TOKEN);
+    // The token is trimmed before it is encrypted.
+    expect(await ksefCredentials(store, cipher)(companyId)).toEqual({ nip: "5260250995", token: TOKEN });
+    expect((await updateCompany(store, companyId, { ksef: null }, options)).ksef).toBeNull();
+    expect(await ksefCredentials(store, cipher)(companyId)).toBeNull();
+  });
+
+  it("refuses a token when the deployment has no key (422 ksef_token_key_not_configured), storing nothing", async () => {
+    const { store, companyId, options } = await setup();
+    const e = await refusal(updateCompany(store, companyId, { enterprise: false, ksef: { nip: "5260250995", token: TOKEN } }, options));
+    expect([e.status, e.code]).toEqual([422, "ksef_token_key_not_configured"]);
+    expect(e.message).toMatch(/KSEF_TOKEN_KEY/);
+    expect(e.message).not.toContain(TOKEN);
+    const c = await getCompany(store, companyId);
+    expect(c.ksef).toBeNull();
+    expect(c.enterprise).toBe(true);
+    // Removing needs no key.
+    expect((await updateCompany(store, companyId, { ksef: null }, options)).ksef).toBeNull();
+  });
+
+  it("answers a bad ksef object with 400 messages that never quote the token", async () => {
+    const { store, companyId, options } = await setup();
+    const o = { ...options, tokenCipher: tokenCipher(KEY) };
+    const cases: [unknown, string][] = [
+      [{ nip: "5260250994", token: TOKEN }, "ksef.nip must be a Polish NIP: 10 digits with a valid check digit (a PL prefix, spaces and dashes are allowed)"],
+      [{ nip: 5260250995, token: TOKEN }, "ksef.nip must be a string"],
+      [{ nip: "5260250995", token: "   " }, "ksef.token should not be empty"],
+      [{ nip: "5260250995", token: `${TOKEN}\u0000x` }, "ksef.token must not contain control characters (line breaks, tabs)"],
+      [{ nip: "5260250995", token: `a\nb${TOKEN}` }, "ksef.token must not contain control characters (line breaks, tabs)"],
+      [{ nip: "5260250995", token: "x".repeat(1001) }, "ksef.token must be shorter than or equal to 1000 characters"],
+      [{ nip: "5260250995", token: TOKEN, extra: 1 }, "property ksef.extra should not exist"],
+      [{ nip: "5260250995" }, "ksef.token must be a string"],
+      ["5260250995", "ksef must be an object with nip and token, or null"],
+    ];
+    for (const [ksef, message] of cases) {
+      const e = await refusal(updateCompany(store, companyId, { ksef }, o));
+      expect([e.status, e.details]).toEqual([400, [message]]);
+      expect(JSON.stringify(e.details)).not.toContain(TOKEN);
+    }
+    expect((await getCompany(store, companyId)).ksef).toBeNull();
+  });
+});
+
+describe("submit with ksefCredentialsRequired", () => {
+  const polish = (endpoint: string) => b64(invoiceXml({ id: endpoint, scheme: "9945", endpoint }));
+
+  it("refuses a submission routed to KSeF (auto or asked) for a company without a credential: 422 ksef_not_configured, nothing stored", async () => {
+    const { store, auth, options } = await setup();
+    const o = { ...options, ksefCredentialsRequired: true };
+    for (const targetNetwork of ["auto", "ksef"] as const) {
+      const e = await refusal(submitInvoice(store, auth, { xml: polish(`PL${targetNetwork}`), targetNetwork }, o));
+      expect([e.status, e.code]).toEqual([422, "ksef_not_configured"]);
+      expect(e.message).toMatch(/routed to KSeF \(recipient 9945:PL.*\).*PATCH \/admin\/companies\/\{id\}.*targetNetwork "peppol"/);
+    }
+    expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).length).toBe(0);
+    // Peppol is not concerned, and a 9945 recipient sent on Peppol as asked neither.
+    expect((await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "NL-1" })) }, o)).status).toBe("sending");
+    expect((await submitInvoice(store, auth, { xml: polish("PL-peppol"), targetNetwork: "peppol" }, o)).status).toBe("sending");
+  });
+
+  it("accepts it once the company has a credential, and without the option the contract's behaviour stays", async () => {
+    const { store, auth, companyId, options } = await setup();
+    expect((await submitInvoice(store, auth, { xml: polish("PL-sandbox") }, options)).status).toBe("sending");
+    await updateCompany(store, companyId, { ksef: { nip: "5260250995", token: TOKEN } }, { ...options, tokenCipher: tokenCipher(KEY) });
+    expect((await submitInvoice(store, auth, { xml: polish("PL-direct") }, { ...options, ksefCredentialsRequired: true })).status).toBe("sending");
+  });
+
+  it("answers a duplicate as one (row 10) before the missing credential, and a routing failure (row 11) stays a failed submission", async () => {
+    const { store, auth, companyId, options } = await setup();
+    const xml = polish("PL-dup");
+    const first = await submitInvoice(store, auth, { xml }, options);
+    expect(first.status).toBe("sending");
+    await updateCompany(store, companyId, { ksef: null }, options);
+    const again = await submitInvoice(store, auth, { xml }, { ...options, ksefCredentialsRequired: true });
+    expect(again).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
+    const notPolish = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "BE-1" })), targetNetwork: "ksef" }, { ...options, ksefCredentialsRequired: true });
+    expect(notPolish).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/9945/) });
+  });
+});
