@@ -337,7 +337,7 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: (s) => [
       `ALTER TABLE ${s}.companies ADD COLUMN ksef_nip text`,
       `ALTER TABLE ${s}.companies ADD COLUMN ksef_token_ciphertext text`,
-      `ALTER TABLE ${s}.companies ADD COLUMN ksef_updated_at timestamptz`,
+      `ALTER TABLE ${s}.companies ADD COLUMN ksef_updated_at timestamptz(3)`,
       // All three or none: a NIP without its token (or the reverse) is no credential.
       `ALTER TABLE ${s}.companies ADD CONSTRAINT companies_ksef_whole CHECK (
         (ksef_nip IS NULL AND ksef_token_ciphertext IS NULL AND ksef_updated_at IS NULL) OR
