@@ -6,6 +6,7 @@
 //   form FA(3) has no code for, throws Fa3MappingError naming the FA(3) field and the UBL source.
 // - Amounts stay decimal strings: copied as written when they fit FA(3)'s types, summed and converted
 //   with big.js (decimal arithmetic) when several UBL amounts feed one FA(3) field.
+import { isValidNip } from "@einvoice/core";
 import Big from "big.js";
 import type { Fa3Node } from "./model.js";
 import { childOf, childrenOf, firstAt, text } from "./model.js";
@@ -216,13 +217,6 @@ class Xml {
   }
 }
 
-function nipChecksumOk(nip: string): boolean {
-  const w = [6, 5, 7, 2, 3, 4, 5, 6, 7];
-  let s = 0;
-  for (let i = 0; i < 9; i++) s += w[i]! * Number(nip[i]);
-  return s % 11 === Number(nip[9]);
-}
-
 function vatId(party: Fa3Node | null): string {
   for (const pts of childrenOf(party, "cac:PartyTaxScheme")) {
     if (text(firstAt(pts, "cac:TaxScheme/cbc:ID")).toUpperCase() === "VAT") return text(childOf(pts, "cbc:CompanyID")).replace(/[\s-]/g, "").toUpperCase();
@@ -329,7 +323,7 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
   const sellerVat = vatId(seller);
   const nip = sellerVat.startsWith("PL") ? sellerVat.slice(2) : "";
   if (!nip) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller has no Polish VAT number (BT-31 is ${sellerVat ? `"${sellerVat}"` : "absent"}): KSeF takes invoices of Polish taxpayers, identified by their NIP (PL followed by 10 digits)`);
-  if (!/^[1-9]((\d[1-9])|([1-9]\d))\d{7}$/.test(nip) || !nipChecksumOk(nip)) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller's VAT number "${sellerVat}" (BT-31) does not hold a valid NIP (10 digits with a check digit)`);
+  if (!isValidNip(nip)) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller's VAT number "${sellerVat}" (BT-31) does not hold a valid NIP (10 digits with a check digit)`);
   const sellerName = partyName(seller);
   if (!sellerName) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/Nazwa", "the seller has no name (BT-27)");
   x.open("Podmiot1").leaf("PrefiksPodatnika", "PL").open("DaneIdentyfikacyjne").leaf("NIP", nip).leaf("Nazwa", sellerName.slice(0, 512)).close("DaneIdentyfikacyjne");

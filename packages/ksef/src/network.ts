@@ -12,7 +12,7 @@
 // process or another after a crash, polls that invoice, or finds it in the session's invoice list by
 // its hash, instead of sending it again; a duplicate (440) whose original is in a session this
 // submission opened is this submission's own invoice, and is delivered.
-import type { DeliveryEvidence, NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
+import type { DeliveryEvidence, KsefCredential, NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
@@ -56,10 +56,8 @@ export interface KsefNetworkOptions {
   fetch?: typeof fetch;
 }
 
-export interface KsefCredentials {
-  nip: string;
-  token: string;
-}
+/** A company's NIP and KSeF token (the core's `KsefCredential`, as `ksefCredentials(store, cipher)` resolves it). */
+export type KsefCredentials = KsefCredential;
 
 /** An answer of KSeF that ends the attempt with this outcome. */
 class Stop extends Error {
