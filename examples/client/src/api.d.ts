@@ -115,6 +115,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invoices/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the delivery evidence of an invoice
+         * @description The proof of delivery the network gave, kept with the invoice when it was delivered: KSeF's UPO, the access point's evidence of the Peppol transmission, or the sandbox's synthetic evidence. `content` is the document as the network gave it (text); `mediaType` says what it is. Always a JSON envelope, whatever `Accept` says.
+         */
+        get: operations["getInvoiceEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clients": {
         parameters: {
             query?: never;
@@ -464,6 +484,36 @@ export interface components {
             /** Format: date-time */
             at: string;
             detail: string;
+        };
+        DeliveryEvidence: {
+            /** Format: uuid */
+            invoiceId: string;
+            /**
+             * @description The network that delivered the invoice.
+             * @enum {string}
+             */
+            network: "peppol" | "ksef";
+            /**
+             * @description What the evidence is: `ksef-upo` (KSeF's official receipt, UPO), `storecove` (the access point's evidence of the Peppol transmission), `sandbox` (synthetic: nothing was sent), or another network's name.
+             * @example sandbox
+             */
+            kind: string;
+            /**
+             * @description The media type of `content`, such as `application/xml` or `application/json`.
+             * @example application/json
+             */
+            mediaType: string;
+            /** @description The evidence document as the network gave it, as text (at most 1 MiB of UTF-8). */
+            content: string;
+            /** @description The network's reference of the delivered document, such as the KSeF number; null when it gives none. */
+            reference: string | null;
+            /** @description The hash of the delivered document as the network states it (the sandbox: SHA-256, hex); null when it states none. */
+            documentHash: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was recorded (the invoice's delivered event).
+             */
+            deliveredAt: string;
         };
         Client: {
             /** Format: uuid */
@@ -1209,6 +1259,107 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "invoice_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getInvoiceEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The submissionId. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery evidence. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeliveryEvidence"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such invoice in this company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The invoice has no delivery evidence: it is still sending, it failed, or it was delivered without evidence (the message says which). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "evidence_not_available";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };

@@ -1,5 +1,6 @@
 // A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
-// openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, validates and submits an invoice, reads back.
+// openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, validates and submits an invoice, reads back,
+// and fetches the delivery evidence once it is delivered.
 // Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [path/to/invoice.xml]
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -77,3 +78,23 @@ for (const inv of invoices.data.data) {
 const clients = await api.GET("/v1/clients", { headers: auth });
 if (!clients.data) fail("list clients", clients.response.status, clients.error);
 for (const c of clients.data.data) console.log(`client ${c.name} (${c.endpointId}): ${c.invoiceCount} invoice(s)`);
+
+// 6. Once delivered, the delivery evidence the network gave (the sandbox's is synthetic and says so).
+if (submission.status === "sending") {
+  const deadline = Date.now() + 20_000;
+  let status: string = submission.status;
+  while (status === "sending" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    const inv = await api.GET("/v1/invoices/{id}", { headers: auth, params: { path: { id: submission.submissionId } } });
+    if (!inv.data) fail("get invoice", inv.response.status, inv.error);
+    status = inv.data.data.status;
+  }
+  const evidence = await api.GET("/v1/invoices/{id}/evidence", { headers: auth, params: { path: { id: submission.submissionId } } });
+  if (evidence.data) {
+    const e = evidence.data.data;
+    console.log(`evidence: ${e.kind} (${e.mediaType}, ${Buffer.byteLength(e.content)} bytes) from ${e.network}, reference ${e.reference ?? "-"}, delivered at ${e.deliveredAt}`);
+  } else if (evidence.response.status === 409) {
+    // Still sending, failed, or delivered without evidence: the message says which.
+    console.log(`no evidence yet: ${evidence.error.message}`);
+  } else fail("evidence", evidence.response.status, evidence.error);
+}

@@ -25,7 +25,7 @@ describe("examples/client", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("signs up, becomes eligible, looks the recipient up on Peppol, submits the example invoice answered sending, and reads it back (sending or already delivered)", async () => {
+  it("signs up, becomes eligible, looks the recipient up on Peppol, submits the example invoice answered sending, and reads it back (sending or already delivered), then fetches the sandbox's evidence once delivered", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: clientDir,
       env: { ...process.env, EINVOICE_URL: server.base, ADMIN_TOKEN: adminToken },
@@ -38,6 +38,8 @@ describe("examples/client", () => {
     // The dispatcher may deliver it before the client reads the list back.
     expect(stdout).toMatch(/^invoice QS-2026-001: (sending|delivered) on peppol to Exemple Client SARL \(0002:FR23342\), payable 119\.00 EUR$/m);
     expect(stdout).toMatch(/^client Exemple Client SARL \(0002:FR23342\): 1 invoice\(s\)$/m);
+    // The sandbox delivers it, with its synthetic evidence.
+    expect(stdout).toMatch(/^evidence: sandbox \(application\/json, \d+ bytes\) from peppol, reference SANDBOX-[0-9a-f-]{36}, delivered at \S+Z$/m);
   }, 60_000);
 
   it("has types generated from the committed docs/openapi.json (run `pnpm --filter @einvoice/example-client generate`)", async () => {

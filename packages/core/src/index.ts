@@ -45,7 +45,7 @@ export {
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
-export { listInvoices, getInvoice, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
+export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { invoiceView, clientView } from "./domain/views.js";
 export {
   createAccount,

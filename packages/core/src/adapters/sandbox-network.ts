@@ -1,5 +1,29 @@
 // The deterministic sandbox network: an adapter of the network port for development and tests.
-import type { NetworkPort } from "../ports/network.js";
+import { createHash } from "node:crypto";
+import type { DeliveryEvidence, NetworkPort, SendRequest } from "../ports/network.js";
+
+/**
+ * The sandbox's evidence of a delivery: a JSON document that says it is synthetic, with the
+ * submission, the recipient, the time and the SHA-256 of the document as submitted.
+ */
+export function sandboxEvidence(req: SendRequest, deliveredAt: string): DeliveryEvidence {
+  const documentHash = createHash("sha256").update(req.document).digest("hex");
+  const recipient = `${req.routing.recipient.scheme}:${req.routing.recipient.value}`;
+  const content = JSON.stringify(
+    {
+      synthetic: true,
+      notice: "Synthetic evidence of the sandbox network: the invoice was not sent to any real network and this is no proof of delivery.",
+      network: req.routing.network,
+      submissionId: req.submissionId,
+      recipient,
+      deliveredAt,
+      documentSha256: documentHash,
+    },
+    null,
+    2,
+  );
+  return { kind: "sandbox", mediaType: "application/json", content, reference: `SANDBOX-${req.submissionId}`, documentHash };
+}
 
 /**
  * The sandbox network: deterministic, for development and tests. It delivers after `delayMs`
@@ -7,7 +31,8 @@ import type { NetworkPort } from "../ports/network.js";
  * fails permanently; one containing `flaky` fails transiently on attempts 1 and 2, then delivers.
  * Like a real access point it honours the idempotency key: a resend of a delivered key is answered
  * `delivered` again without a second delivery. `calls` counts every call per key; `delivered` holds
- * the keys delivered once.
+ * the keys delivered once. A delivery carries synthetic evidence (`sandboxEvidence`, kind `sandbox`),
+ * the same on every replay.
  *
  * @example createDispatcher({ store, networks: { peppol: sandboxNetwork(), ksef: sandboxNetwork() } })
  */
@@ -18,6 +43,7 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
   const delayMs = options.delayMs ?? 200;
   const calls = new Map<string, number>();
   const delivered = new Set<string>();
+  const evidence = new Map<string, DeliveryEvidence>();
   return {
     name: options.name ?? "sandbox",
     calls,
@@ -25,7 +51,8 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
     async send(req) {
       calls.set(req.idempotencyKey, (calls.get(req.idempotencyKey) ?? 0) + 1);
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
-      if (delivered.has(req.idempotencyKey)) return { outcome: "delivered", detail: "Already delivered (idempotent replay)." };
+      const earlier = evidence.get(req.idempotencyKey);
+      if (delivered.has(req.idempotencyKey)) return { outcome: "delivered", detail: "Already delivered (idempotent replay).", ...(earlier ? { evidence: earlier } : {}) };
       const value = req.routing.recipient.value.toLowerCase();
       if (value.includes("unreachable")) {
         return { outcome: "failed", reason: `The sandbox cannot reach ${req.routing.recipient.scheme}:${req.routing.recipient.value} (the recipient is unreachable).` };
@@ -34,7 +61,9 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
         return { outcome: "retry", reason: `The sandbox access point is temporarily unavailable (attempt ${req.attempt} of a flaky recipient).` };
       }
       delivered.add(req.idempotencyKey);
-      return { outcome: "delivered", detail: `Delivered by the sandbox to ${req.routing.recipient.scheme}:${req.routing.recipient.value}.` };
+      const proof = sandboxEvidence(req, new Date().toISOString());
+      evidence.set(req.idempotencyKey, proof);
+      return { outcome: "delivered", detail: `Delivered by the sandbox to ${req.routing.recipient.scheme}:${req.routing.recipient.value}.`, evidence: proof };
     },
   };
 }

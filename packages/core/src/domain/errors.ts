@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   email_taken: 409,
   last_api_key: 409,
   too_many_api_keys: 409,
+  /** The invoice exists but has no delivery evidence (still sending, failed, or delivered without any). */
+  evidence_not_available: 409,
   payload_too_large: 413,
   /** Over a rate limit; the answer carries `Retry-After`. */
   rate_limited: 429,

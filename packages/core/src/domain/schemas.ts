@@ -266,6 +266,24 @@ export const InvoiceSchema = z
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;
 
+/** The proof of an invoice's delivery, as the network gave it (GET /v1/invoices/{id}/evidence). */
+export const DeliveryEvidenceSchema = z
+  .object({
+    invoiceId: z.uuid(),
+    network: z.enum(NETWORKS).meta({ description: "The network that delivered the invoice." }),
+    kind: z.string().meta({
+      description: "What the evidence is: `ksef-upo` (KSeF's official receipt, UPO), `storecove` (the access point's evidence of the Peppol transmission), `sandbox` (synthetic: nothing was sent), or another network's name.",
+      example: "sandbox",
+    }),
+    mediaType: z.string().meta({ description: "The media type of `content`, such as `application/xml` or `application/json`.", example: "application/json" }),
+    content: z.string().meta({ description: "The evidence document as the network gave it, as text (at most 1 MiB of UTF-8)." }),
+    reference: z.string().nullable().meta({ description: "The network's reference of the delivered document, such as the KSeF number; null when it gives none." }),
+    documentHash: z.string().nullable().meta({ description: "The hash of the delivered document as the network states it (the sandbox: SHA-256, hex); null when it states none." }),
+    deliveredAt: timestamp.meta({ description: "When the delivery was recorded (the invoice's delivered event)." }),
+  })
+  .meta({ id: "DeliveryEvidence" });
+export type DeliveryEvidenceView = z.infer<typeof DeliveryEvidenceSchema>;
+
 export const ClientSchema = z
   .object({
     id: z.uuid(),

@@ -9,6 +9,7 @@ import {
   ListInvoicesQuerySchema,
   parseWith,
   type Client,
+  type DeliveryEvidenceView,
   type Invoice,
 } from "../domain/schemas.js";
 import type { AuthContext } from "../domain/types.js";
@@ -87,6 +88,32 @@ export async function getInvoice(store: Store, auth: AuthContext, id: string): P
   const r = isUuid(id) ? await guardStore(store).getInvoice(auth.companyId, id.toLowerCase()) : null;
   if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
   return invoiceView(r);
+}
+
+/**
+ * The delivery evidence of one of the company's invoices. `invoice_not_found` as `getInvoice`;
+ * `evidence_not_available` (409) when the invoice has none, with a message that says why: it is
+ * still being delivered, its delivery failed, or it was delivered without evidence (the network
+ * gave none, or the delivery predates the keeping of evidence).
+ *
+ * @example const { content, mediaType } = await getInvoiceEvidence(store, auth, submissionId)
+ */
+export async function getInvoiceEvidence(store: Store, auth: AuthContext, id: string): Promise<DeliveryEvidenceView> {
+  const guarded = guardStore(store);
+  const r = isUuid(id) ? await guarded.getInvoice(auth.companyId, id.toLowerCase()) : null;
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  const e = r.status === "delivered" ? await guarded.getEvidence(auth.companyId, r.id) : null;
+  if (e) {
+    const { invoiceId, network, kind, mediaType, content, reference, documentHash, deliveredAt } = e;
+    return { invoiceId, network, kind, mediaType, content, reference, documentHash, deliveredAt };
+  }
+  const why =
+    r.status === "sending"
+      ? "it is still being delivered (status sending); its evidence is kept when the network confirms the delivery"
+      : r.status === "failed"
+        ? "it was not delivered (status failed), so there is no delivery evidence"
+        : `it was delivered on ${r.network ?? "its network"} without evidence (the network gave none, or the delivery predates the keeping of evidence)`;
+  throw new ApiError("evidence_not_available", `Invoice ${r.id} has no delivery evidence: ${why}.`);
 }
 
 /** Lists the company's clients, latest invoice first. */

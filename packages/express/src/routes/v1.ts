@@ -11,6 +11,8 @@ import {
   EmptyBodySchema,
   getCompany,
   getInvoice,
+  getInvoiceEvidence,
+  DeliveryEvidenceSchema,
   InvoiceRequestSchema,
   InvoiceSchema,
   listApiKeys,
@@ -168,6 +170,25 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     success: { status: 200, description: "The invoice.", schema: data(InvoiceSchema) },
     errors: [{ codes: ["invoice_not_found"], description: "No such invoice in this company." }],
     handle: async ({ deps, auth, params }) => ({ data: await getInvoice(deps.store, auth, params.id!) }),
+  },
+  {
+    method: "get",
+    path: "/invoices/{id}/evidence",
+    operationId: "getInvoiceEvidence",
+    summary: "Get the delivery evidence of an invoice",
+    description:
+      "The proof of delivery the network gave, kept with the invoice when it was delivered: KSeF's UPO, the access point's evidence of the Peppol transmission, or the sandbox's synthetic evidence. `content` is the document as the network gave it (text); `mediaType` says what it is. Always a JSON envelope, whatever `Accept` says.",
+    auth: "apiKey",
+    params: { id: "The submissionId." },
+    success: { status: 200, description: "The delivery evidence.", schema: data(DeliveryEvidenceSchema) },
+    errors: [
+      { codes: ["invoice_not_found"], description: "No such invoice in this company." },
+      {
+        codes: ["evidence_not_available"],
+        description: "The invoice has no delivery evidence: it is still sending, it failed, or it was delivered without evidence (the message says which).",
+      },
+    ],
+    handle: async ({ deps, auth, params }) => ({ data: await getInvoiceEvidence(deps.store, auth, params.id!) }),
   },
   {
     method: "get",
