@@ -1,4 +1,5 @@
 // Delivery end to end over HTTP on the example server with its default sandbox network.
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,8 @@ describe("example server delivery (sandbox network)", () => {
   let server: RunningServer;
   let dataDir: string;
   let apiKey: string;
+  /** Settled invoices of the tests above, by invoice number. */
+  const settledIds: Record<string, string> = {};
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "einvoice-delivery-"));
@@ -40,6 +43,7 @@ describe("example server delivery (sandbox network)", () => {
 
   it("delivers an invoice within seconds and records the event", async () => {
     const inv = await settled(await submit("D-1", "0123456789"));
+    settledIds["D-1"] = inv.id;
     expect(inv.status).toBe("delivered");
     expect(inv.errorMessage).toBeNull();
     expect(inv.events.map((e: { status: string }) => e.status)).toEqual(["sending", "delivered"]);
@@ -48,6 +52,7 @@ describe("example server delivery (sandbox network)", () => {
 
   it("fails an unreachable recipient with the reason", async () => {
     const inv = await settled(await submit("D-2", "Unreachable-77"));
+    settledIds["D-2"] = inv.id;
     expect(inv.status).toBe("failed");
     expect(inv.errorMessage).toMatch(/unreachable/i);
     expect(inv.events.at(-1)).toMatchObject({ status: "failed", detail: inv.errorMessage });
@@ -66,5 +71,23 @@ describe("example server delivery (sandbox network)", () => {
   it("lists invoices by their delivery status", async () => {
     const delivered = await json(server.base, "GET", "/v1/invoices?status=delivered", undefined, apiKey);
     expect(delivered.body.data.map((i: { invoiceNumber: string }) => i.invoiceNumber).sort()).toEqual(["D-1", "D-3"]);
+  });
+
+  it("serves the sandbox's synthetic evidence of a delivered invoice, kept in the store, and 409 evidence_not_available for a failed one", async () => {
+    const id = settledIds["D-1"]!;
+    const inv = await json(server.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+    const r = await json(server.base, "GET", `/v1/invoices/${id}/evidence`, undefined, apiKey);
+    expect(r.status).toBe(200);
+    const e = r.body.data;
+    expect(e).toMatchObject({ invoiceId: id, network: "peppol", kind: "sandbox", mediaType: "application/json", reference: `SANDBOX-${id}`, documentHash: inv.body.data.sha256, deliveredAt: inv.body.data.updatedAt });
+    const content = JSON.parse(e.content);
+    expect(content).toMatchObject({ synthetic: true, submissionId: id, recipient: "0106:0123456789", documentSha256: inv.body.data.sha256 });
+    expect(createHash("sha256").update(Buffer.from(invoiceB64("D-1", "0123456789"), "base64")).digest("hex")).toBe(content.documentSha256);
+    const failed = await json(server.base, "GET", `/v1/invoices/${settledIds["D-2"]!}/evidence`, undefined, apiKey);
+    expect([failed.status, failed.body.code]).toEqual([409, "evidence_not_available"]);
+    expect(failed.body.message).toMatch(/status failed/);
+    const other = await eligibleAccount(server.base, ADMIN);
+    const hidden = await json(server.base, "GET", `/v1/invoices/${id}/evidence`, undefined, other.apiKey);
+    expect([hidden.status, hidden.body.code]).toEqual([404, "invoice_not_found"]);
   });
 });

@@ -1,6 +1,6 @@
 // GET /v1/invoices/{id}/evidence: the delivery evidence kept with an invoice, for its company only.
 import { createHash } from "node:crypto";
-import { createDispatcher, DeliveryEvidenceSchema, sandboxNetwork, type NetworkPort } from "@einvoice/core";
+import { createDispatcher, DeliveryEvidenceSchema, memoryStore, sandboxNetwork, type NetworkPort } from "@einvoice/core";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -18,7 +18,8 @@ const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 const CodeBody = z.strictObject({ code: z.string(), message: z.string().min(10) });
 
 async function world(network: NetworkPort = sandboxNetwork({ delayMs: 0 })) {
-  const { app, store } = makeApp();
+  const store = memoryStore();
+  const { app } = makeApp({ store });
   const account = await eligibleAccount(app);
   const dispatcher = createDispatcher({ store, networks: { peppol: network, ksef: network }, owner: "test" });
   const submit = async (endpoint: string) => {

@@ -1,4 +1,6 @@
-// @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, and looks participants up with its discovery API.
+// @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, keeps the
+// evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), and looks
+// participants up with its discovery API.
 import { PARTICIPANT_SCHEMES, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
 
 export interface StorecoveOptions {
@@ -12,6 +14,32 @@ export interface StorecoveOptions {
   timeoutMs?: number;
   /** Adapter name in events. Default `storecove`. */
   name?: string;
+  /**
+   * How long one attempt waits, after Storecove accepted the submission, for the evidence of its
+   * transmission (`GET /document_submissions/{guid}/evidence/sending` answers 404 until then).
+   * Default 10 s; past it the attempt asks for a retry, and the next one asks again without
+   * submitting again.
+   */
+  evidenceWaitMs?: number;
+  /** How often it asks for the evidence while waiting. Default 1 s. */
+  evidencePollMs?: number;
+}
+
+/** What the adapter saves with `saveState`: the guid Storecove gave the submission. */
+interface SavedState {
+  storecove: { guid: string };
+}
+
+/** The submission guid of an earlier attempt's saved state, or null. */
+export function savedGuid(state: string | null): string | null {
+  if (!state) return null;
+  try {
+    const v = JSON.parse(state) as Partial<SavedState> | null;
+    const guid = v?.storecove?.guid;
+    return typeof guid === "string" && /^[0-9A-Za-z-]{1,100}$/.test(guid) ? guid : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Storecove names identifier schemes as the Peppol code list's scheme ids (`0208` is `BE:EN`). */
@@ -65,15 +93,33 @@ function isIdempotencyReplay(body: unknown): boolean {
   return list.some((e) => String(e.source ?? "").toLowerCase().includes("idempotency") || /idempotency/i.test(String(e.details ?? "")));
 }
 
+/** Storecove's answer, read once. */
+interface Answer {
+  status: number;
+  text: string;
+  body: unknown;
+  headers: Headers;
+}
+
 /**
  * A network port that submits each invoice to Storecove as raw UBL (`parse: true`), on behalf of
  * the company's legal entity, routed to the recipient's Peppol identifier, with the submission id
  * as `idempotencyGuid` (a resend is recognised by Storecove, and answered as delivered here).
  *
- * Outcomes: 200 delivered; 422 failed with Storecove's reasons (a repeated idempotencyGuid:
- * delivered); 429 and 5xx, 408, timeouts and connection errors: retry (honouring Retry-After);
- * 401, 403 and 404 (our credentials or legal entity): retry, so that an operator can fix them
- * before the bound; other 4xx: failed.
+ * Storecove's 200 means it accepted the submission; the transmission on Peppol follows. The
+ * adapter saves the submission's guid (`saveState`), then asks for the evidence of the
+ * transmission (`GET /document_submissions/{guid}/evidence/sending`) for up to
+ * `evidenceWaitMs`: once Storecove has it, the outcome is delivered with that evidence (kind
+ * `storecove`, Storecove's JSON as it gave it, reference its transmission id); until then it is a
+ * retry, and the next attempt, finding the guid in its state, asks for the evidence again without
+ * submitting again.
+ *
+ * Outcomes of the submission: 200 as above; 422 failed with Storecove's reasons (a repeated
+ * idempotencyGuid: delivered, without evidence, since that answer names no guid); 429 and 5xx,
+ * 408, timeouts and connection errors: retry (honouring Retry-After); 401, 403 and 404 (our
+ * credentials or legal entity): retry, so that an operator can fix them before the bound; other
+ * 4xx: failed. Asking for the evidence never fails a submission: any answer but 200 and 404 is
+ * a retry.
  *
  * @example storecoveNetwork({ baseUrl: process.env.STORECOVE_URL!, apiKey: process.env.STORECOVE_API_KEY! })
  */
@@ -82,52 +128,115 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const name = options.name ?? "storecove";
+  const evidenceWaitMs = options.evidenceWaitMs ?? 10_000;
+  const evidencePollMs = options.evidencePollMs ?? 1000;
+
+  /** One call; a `retry` outcome when Storecove could not be reached or did not answer in time. */
+  async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Answer | { outcome: "retry"; reason: string }> {
+    let res: Response;
+    try {
+      res = await doFetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          accept: "application/json",
+          authorization: `Bearer ${options.apiKey}`,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+      return { outcome: "retry", reason: timedOut ? `Storecove did not answer within ${timeoutMs} ms.` : "Storecove could not be reached." };
+    }
+    const text = await res.text().catch(() => "");
+    let parsed: unknown = null;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      parsed = null;
+    }
+    return { status: res.status, text, body: parsed, headers: res.headers };
+  }
+
+  /** A transient answer (429, 408, 5xx) as a retry with Storecove's hint, or null. */
+  function transient(a: Answer, what: string): SendOutcome | null {
+    if (a.status !== 429 && a.status !== 408 && a.status < 500) return null;
+    const retryAfterMs = parseRetryAfter(a.headers.get("retry-after"));
+    return { outcome: "retry", reason: `Storecove answered ${a.status}${a.status === 429 ? " (rate limited)" : ""}${what}.`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
+
+  /** Submits the document: Storecove's guid for it, or the outcome that ends the attempt. */
+  async function submit(req: SendRequest): Promise<{ guid: string } | SendOutcome> {
+    const a = await call("POST", "/document_submissions", documentSubmissionBody(req));
+    if ("outcome" in a) return a;
+    if (a.status >= 200 && a.status < 300) {
+      const guid = a.body && typeof a.body === "object" && typeof (a.body as { guid?: unknown }).guid === "string" ? (a.body as { guid: string }).guid : null;
+      return guid ? { guid } : { outcome: "delivered", detail: "Storecove accepted it (its answer named no submission guid, so there is no evidence to ask for)." };
+    }
+    if (a.status === 422) {
+      if (isIdempotencyReplay(a.body)) return { outcome: "delivered", detail: "Storecove already had this submission (same idempotencyGuid)." };
+      const reasons = describeErrors(a.body);
+      return { outcome: "failed", reason: `Storecove refused the invoice (422)${reasons ? `: ${reasons}` : "."}` };
+    }
+    const t = transient(a, "");
+    if (t) return t;
+    if (a.status === 401 || a.status === 403 || a.status === 404) {
+      return { outcome: "retry", reason: `Storecove answered ${a.status}: check the API key and the company's legal entity id.` };
+    }
+    const reasons = describeErrors(a.body);
+    return { outcome: "failed", reason: `Storecove answered ${a.status}${reasons ? `: ${reasons}` : "."}` };
+  }
+
+  /** Asks for the evidence of the transmission until it comes or `evidenceWaitMs` has passed. */
+  async function evidenceOf(guid: string): Promise<SendOutcome> {
+    const deadline = Date.now() + evidenceWaitMs;
+    const path = `/document_submissions/${encodeURIComponent(guid)}/evidence/sending`;
+    for (;;) {
+      const a = await call("GET", path);
+      if ("outcome" in a) return { outcome: "retry", reason: `${a.reason} (asking for the evidence of submission ${guid})` };
+      if (a.status === 200 && a.body && typeof a.body === "object") {
+        const ev = (a.body as { evidence?: { transmission_id?: unknown; message_id?: unknown } }).evidence;
+        const transmission = typeof ev?.transmission_id === "string" && ev.transmission_id ? ev.transmission_id : null;
+        const reference = transmission ?? (typeof ev?.message_id === "string" && ev.message_id ? ev.message_id : guid);
+        return {
+          outcome: "delivered",
+          detail: `Storecove transmitted it (submission ${guid}${transmission ? `, transmission ${transmission}` : ""}).`,
+          evidence: { kind: "storecove", mediaType: "application/json", content: a.text, reference, documentHash: null },
+        };
+      }
+      if (a.status !== 404) {
+        return (
+          transient(a, ` while asked for the evidence of submission ${guid}`) ?? {
+            outcome: "retry",
+            reason: `Storecove answered ${a.status} while asked for the evidence of submission ${guid}${a.status === 401 || a.status === 403 ? ": check the API key" : ""}.`,
+          }
+        );
+      }
+      if (Date.now() + evidencePollMs > deadline) {
+        return {
+          outcome: "retry",
+          reason: `Storecove accepted it as submission ${guid} but has not transmitted it yet (no evidence); the next attempt asks again without submitting again.`,
+        };
+      }
+      await new Promise((r) => setTimeout(r, evidencePollMs));
+    }
+  }
 
   return {
     name,
     async send(req: SendRequest): Promise<SendOutcome> {
-      let res: Response;
-      try {
-        res = await doFetch(`${base}/document_submissions`, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${options.apiKey}` },
-          body: JSON.stringify(documentSubmissionBody(req)),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (e) {
-        const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-        return { outcome: "retry", reason: timedOut ? `Storecove did not answer within ${timeoutMs} ms.` : "Storecove could not be reached." };
+      let guid = savedGuid(req.state);
+      if (!guid) {
+        const submitted = await submit(req);
+        if ("outcome" in submitted) return submitted;
+        guid = submitted.guid;
+        // Saved before anything else, so that no later attempt submits again. When the save is
+        // refused (the dispatcher lost its lease), this attempt's outcome is not recorded anyway,
+        // and a resend is still recognised by its idempotencyGuid.
+        await req.saveState(JSON.stringify({ storecove: { guid } } satisfies SavedState)).catch(() => undefined);
       }
-      const text = await res.text().catch(() => "");
-      let body: unknown = null;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        body = null;
-      }
-      const status = res.status;
-      if (status >= 200 && status < 300) {
-        const guid = body && typeof body === "object" && typeof (body as { guid?: unknown }).guid === "string" ? (body as { guid: string }).guid : null;
-        return { outcome: "delivered", detail: guid ? `Storecove accepted it as submission ${guid}.` : "Storecove accepted it." };
-      }
-      if (status === 422) {
-        if (isIdempotencyReplay(body)) return { outcome: "delivered", detail: "Storecove already had this submission (same idempotencyGuid)." };
-        const reasons = describeErrors(body);
-        return { outcome: "failed", reason: `Storecove refused the invoice (422)${reasons ? `: ${reasons}` : "."}` };
-      }
-      if (status === 429 || status === 408 || status >= 500) {
-        const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
-        return {
-          outcome: "retry",
-          reason: `Storecove answered ${status}${status === 429 ? " (rate limited)" : ""}.`,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-        };
-      }
-      if (status === 401 || status === 403 || status === 404) {
-        return { outcome: "retry", reason: `Storecove answered ${status}: check the API key and the company's legal entity id.` };
-      }
-      const reasons = describeErrors(body);
-      return { outcome: "failed", reason: `Storecove answered ${status}${reasons ? `: ${reasons}` : "."}` };
+      return evidenceOf(guid);
     },
   };
 }

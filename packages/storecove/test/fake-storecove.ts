@@ -1,7 +1,11 @@
 // A local stand-in for Storecove's document_submissions API, following its published OpenAPI
 // description: bearer auth, 200 {guid}, 422 [{source, details}], a repeated idempotencyGuid is a 422.
 // Recipient ids steer failures: "unreachable" (422), "flaky" (503 twice), "ratelimit" (429 once,
-// Retry-After: 1), "slow" (answers after 2 s once). Also its discovery API (POST /discovery/exists, /discovery/receives).
+// Retry-After: 1), "slow" (answers after 2 s once). Also its discovery API (POST /discovery/exists, /discovery/receives),
+// and GET /document_submissions/{guid}/evidence/{evidence_type} (DocumentSubmissionEvidence: network,
+// sender, receiver, evidence {message_id, transmission_id, receiving_accesspoint, timestamp, xml},
+// documents [{document (an expiring URL), expires_at, mime_type}]), 404 until the submission is transmitted:
+// at once, except for recipients "untransmitted" (never), "lateevidence" (after two asks), "evidencedown" (503).
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +19,8 @@ export interface FakeStorecove {
   requests: Array<Record<string, unknown> | null>;
   /** Every discovery request body (exists and receives). */
   discoveryRequests: Array<Record<string, unknown> | null>;
+  /** Every evidence request, as `guid/evidence_type`. */
+  evidenceRequests: string[];
   close(): Promise<void>;
 }
 
@@ -92,8 +98,49 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
   const requests: Array<Record<string, unknown> | null> = [];
   const discoveryRequests: Array<Record<string, unknown> | null> = [];
   const calls = new Map<string, number>();
+  const evidenceRequests: string[] = [];
+  const evidenceAsks = new Map<string, number>();
+  let port = 0;
+
+  /** DocumentSubmissionEvidence of an accepted submission, once it is transmitted; null until then. */
+  function evidenceOf(guid: string): Record<string, unknown> | null | "down" {
+    const submission = [...accepted.values()].find((a) => a.guid === guid);
+    if (!submission) return null;
+    const id = (submission.body.routing as { eIdentifiers: Array<{ scheme: string; id: string }> }).eIdentifiers[0]!;
+    const recipient = id.id.toLowerCase();
+    const asks = (evidenceAsks.get(guid) ?? 0) + 1;
+    evidenceAsks.set(guid, asks);
+    if (recipient.includes("evidencedown")) return "down";
+    if (recipient.includes("untransmitted") || (recipient.includes("lateevidence") && asks <= 2)) return null;
+    const messageId = `${guid}@fake-storecove`;
+    const timestamp = "2026-11-22 10:00:00";
+    return {
+      network: "peppol",
+      sender: `${submission.body.legalEntityId}`,
+      receiver: `${id.scheme}:${id.id}`,
+      evidence: {
+        message_id: messageId,
+        transmission_id: `tx-${guid}`,
+        receiving_accesspoint: "CN=PNO000001, O=Fake Receiving AP, C=NO",
+        timestamp,
+        xml: `<?xml version="1.0" encoding="UTF-8"?><eb:Receipt xmlns:eb="http://docs.oasis-open.org/ebxml-msg/ebms/v3.0/ns/core/200704/"><eb:RefToMessageId>${messageId}</eb:RefToMessageId></eb:Receipt>`,
+      },
+      documents: [{ document: `http://127.0.0.1:${port}/fake-documents/${guid}.xml`, expires_at: "2026-11-22 11:00:00", mime_type: "application/xml" }],
+    };
+  }
 
   const server: Server = createServer(async (req, res) => {
+    const evidence = req.method === "GET" ? /^\/api\/v2\/document_submissions\/([^/]+)\/evidence\/([^/]+)$/.exec(req.url ?? "") : null;
+    if (evidence) {
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
+      const [, guid, type] = evidence as unknown as [string, string, string];
+      evidenceRequests.push(`${guid}/${type}`);
+      // Peppol has no clearing evidence; an unknown type is an unknown resource.
+      if (type !== "sending") return send(res, 404, { message: "Not Found" });
+      const found = evidenceOf(decodeURIComponent(guid));
+      if (found === "down") return send(res, 503, { message: "Service Unavailable" });
+      return found ? send(res, 200, found) : send(res, 404, { message: "Not Found" });
+    }
     if (req.method === "POST" && (req.url === "/api/v2/discovery/exists" || req.url === "/api/v2/discovery/receives")) {
       if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
       const body = await readJson(req);
@@ -124,13 +171,14 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
   });
   server.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}/api/v2`,
     apiKey,
     accepted,
     requests,
     discoveryRequests,
+    evidenceRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

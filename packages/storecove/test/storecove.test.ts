@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { testNetwork } from "@einvoice/core/testing";
 import type { SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { parseRetryAfter, storecoveNetwork, storecoveScheme } from "../src/index.js";
+import { parseRetryAfter, savedGuid, storecoveNetwork, storecoveScheme } from "../src/index.js";
 import { startFakeStorecove, type FakeStorecove } from "./fake-storecove.js";
 
 testNetwork("storecove (against a local fake of its API)", async () => {
@@ -48,7 +48,7 @@ describe("storecoveNetwork", () => {
     const net = storecoveNetwork({ baseUrl: fake.baseUrl + "/", apiKey: fake.apiKey });
     const r = req("0123456789", { routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5260250995" } } });
     const o = await net.send(r);
-    expect(o).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^Storecove accepted it as submission [0-9a-f-]{36}\.$/) });
+    expect(o).toMatchObject({ outcome: "delivered", detail: expect.stringMatching(/^Storecove transmitted it \(submission [0-9a-f-]{36}, transmission tx-[0-9a-f-]{36}\)\.$/) });
     expect(fake.requests[0]).toEqual({
       legalEntityId: 12345,
       idempotencyGuid: r.idempotencyKey,
@@ -57,13 +57,74 @@ describe("storecoveNetwork", () => {
     });
   });
 
-  it("answers a resend of an accepted submission as delivered, and Storecove keeps one", async () => {
+  it("answers a resend of an accepted submission whose guid was not saved as delivered, and Storecove keeps one", async () => {
     const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
     const r = req("0123456789");
     await net.send(r);
     expect(await net.send({ ...r, attempt: 2 })).toEqual({ outcome: "delivered", detail: expect.stringMatching(/same idempotencyGuid/) });
     expect(fake.accepted.size).toBe(1);
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it("keeps Storecove's evidence of the transmission with a delivery, after saving the submission's guid", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    const saved: string[] = [];
+    const r = req("0123456789", { saveState: async (s) => void saved.push(s) });
+    const o = await net.send(r);
+    const guid = fake.accepted.get(r.idempotencyKey)!.guid;
+    expect(saved).toEqual([JSON.stringify({ storecove: { guid } })]);
+    expect(fake.evidenceRequests).toEqual([`${guid}/sending`]);
+    if (o.outcome !== "delivered" || !o.evidence) throw new Error(`no evidence: ${JSON.stringify(o)}`);
+    expect(o.evidence).toMatchObject({ kind: "storecove", mediaType: "application/json", reference: `tx-${guid}`, documentHash: null });
+    // Storecove's DocumentSubmissionEvidence, as it gave it.
+    expect(JSON.parse(o.evidence.content)).toMatchObject({
+      network: "peppol",
+      receiver: "BE:EN:0123456789",
+      evidence: { message_id: `${guid}@fake-storecove`, transmission_id: `tx-${guid}`, xml: expect.stringContaining("Receipt") },
+      documents: [{ mime_type: "application/xml", document: expect.stringContaining(guid) }],
+    });
+  });
+
+  it("asks for a retry while Storecove has not transmitted it, then resumes from the saved guid without submitting again", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, evidenceWaitMs: 0 });
+    let state: string | null = null;
+    const r = req("lateevidence-1", { saveState: async (s) => void (state = s) });
+    const first = await net.send(r);
+    const guid = fake.accepted.get(r.idempotencyKey)!.guid;
+    expect(first).toEqual({ outcome: "retry", reason: `Storecove accepted it as submission ${guid} but has not transmitted it yet (no evidence); the next attempt asks again without submitting again.` });
+    expect(savedGuid(state)).toBe(guid);
+    expect((await net.send({ ...r, attempt: 2, state })).outcome).toBe("retry");
+    const third = await net.send({ ...r, attempt: 3, state });
+    expect(third).toMatchObject({ outcome: "delivered", evidence: { kind: "storecove", reference: `tx-${guid}` } });
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.evidenceRequests).toEqual([`${guid}/sending`, `${guid}/sending`, `${guid}/sending`]);
+  });
+
+  it("waits for the evidence within one attempt, polling, up to evidenceWaitMs", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, evidenceWaitMs: 5_000, evidencePollMs: 10 });
+    expect(await net.send(req("lateevidence-2"))).toMatchObject({ outcome: "delivered", evidence: { kind: "storecove" } });
+    expect(fake.evidenceRequests).toHaveLength(3);
+    const never = await net.send(req("untransmitted-1"));
+    expect(never).toMatchObject({ outcome: "retry", reason: expect.stringMatching(/has not transmitted it yet/) });
+  });
+
+  it("retries when asking for the evidence fails, naming the submission, and never fails the invoice for it", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    const r = req("evidencedown-1");
+    const o = await net.send(r);
+    const guid = fake.accepted.get(r.idempotencyKey)!.guid;
+    expect(o).toEqual({ outcome: "retry", reason: `Storecove answered 503 while asked for the evidence of submission ${guid}.` });
+    const withWrongKey = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: "wrong-key-5678" });
+    const refused = await withWrongKey.send({ ...r, state: JSON.stringify({ storecove: { guid } }) });
+    expect(refused).toEqual({ outcome: "retry", reason: `Storecove answered 401 while asked for the evidence of submission ${guid}: check the API key.` });
+  });
+
+  it("ignores a saved state that is not its own and submits", async () => {
+    const net = storecoveNetwork({ baseUrl: fake.baseUrl, apiKey: fake.apiKey });
+    expect(savedGuid("not json")).toBeNull();
+    expect(savedGuid(JSON.stringify({ storecove: { guid: "../../x" } }))).toBeNull();
+    expect((await net.send(req("0123456789", { state: JSON.stringify({ other: 1 }) }))).outcome).toBe("delivered");
+    expect(fake.requests).toHaveLength(1);
   });
 
   it("fails permanently on a validation error, with Storecove's reasons", async () => {
