@@ -105,6 +105,15 @@ describe("tenant isolation: company B with its own key", () => {
     }
   });
 
+  it("GET /v1/invoices/{A's id}/evidence → 404 invoice_not_found, as for an unknown id, whatever A's invoice's state (A gets 409 or 200)", async () => {
+    for (const id of A.invoiceIds) {
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}/evidence`), id, "invoice_not_found");
+      // No dispatcher runs here: A's invoices are sending, so A is told why there is no evidence yet.
+      const own = await as(A).get(`/v1/invoices/${id}/evidence`);
+      expect([own.status, own.body.code]).toEqual([409, "evidence_not_available"]);
+    }
+  });
+
   it("GET /v1/invoices lists only B's invoices, with any filter: A's client id gives an empty list", async () => {
     const all = await as(B).get("/v1/invoices?limit=100");
     expect(all.status).toBe(200);
@@ -189,6 +198,7 @@ describe("tenant isolation: company B with its own key", () => {
   it("covers every /v1 operation that takes an id, and every list, of the OpenAPI document", () => {
     const covered = new Set([
       "get /v1/invoices/{id}",
+      "get /v1/invoices/{id}/evidence",
       "delete /v1/api-keys/{id}",
       "delete /v1/webhooks/{id}",
       "get /v1/webhooks/{id}/deliveries",
