@@ -131,7 +131,12 @@ describe("kill -9 during delivery", () => {
             const r = await json(second.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
             return r.body.data.status === "delivered" ? r.body.data : undefined;
           }, 30_000, 200);
-          expect(inv.events.at(-1).detail).toMatch(/same idempotencyGuid|accepted it/);
+          const detail: string = inv.events.at(-1).detail;
+          expect(detail).toMatch(/same idempotencyGuid|Storecove transmitted it/);
+          // A transmission the adapter saw through keeps Storecove's evidence; a replay's answer names no submission, so it has none.
+          const evidence = await json(second.base, "GET", `/v1/invoices/${id}/evidence`, undefined, apiKey);
+          if (detail.includes("transmitted")) expect(evidence.body.data).toMatchObject({ kind: "storecove", reference: `tx-${ap.accepted.get(id)!.guid}` });
+          else expect(evidence.body.code).toBe("evidence_not_available");
         }
         expect([...ap.accepted.keys()].sort()).toEqual([...ids].sort());
         // The sends cut off by the kill were made again after the restart, with the same idempotencyGuid.
