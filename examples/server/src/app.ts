@@ -26,7 +26,8 @@ export interface AppConfig extends Omit<V1RouterOptions, "logger"> {
 
 /**
  * What the logs never show: credentials in request headers (the API key and the admin token travel
- * as `Authorization: Bearer …`), cookies, and the secrets in bodies should a body ever be logged.
+ * as `Authorization: Bearer …`), cookies, and the secrets in bodies should a body ever be logged
+ * (a company patch's KSeF token included).
  */
 export const LOG_REDACT_PATHS = [
   "req.headers.authorization",
@@ -40,6 +41,10 @@ export const LOG_REDACT_PATHS = [
   "*.adminToken",
   "secret",
   "*.secret",
+  "token",
+  "*.token",
+  "ksef.token",
+  "*.ksef.token",
 ];
 
 /**

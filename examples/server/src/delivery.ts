@@ -1,8 +1,11 @@
-// The example server's delivery: the sandbox network by default, Storecove when configured.
+// The example server's delivery: the sandbox network by default, Storecove when configured; the
+// ksef route directly to KSeF with each company's own credential when KSEF_URL and KSEF_TOKEN_KEY are set.
 import {
   createDispatcher,
   createWebhookSender,
+  ksefCredentials,
   sandboxNetwork,
+  tokenCipher,
   type DeliveryStore,
   type Dispatcher,
   type DiscoveryPort,
@@ -11,9 +14,11 @@ import {
   type RetryPolicy,
   type Store,
   type TargetPolicy,
+  type TokenCipher,
   type WebhookSender,
   type WebhookStore,
 } from "@einvoice/core";
+import { ksefNetwork } from "@einvoice/ksef";
 import { storecoveNetwork } from "@einvoice/storecove";
 
 export interface DeliveryConfig {
@@ -25,6 +30,49 @@ export interface DeliveryConfig {
   sandboxDelayMs?: number;
   /** The participant discovery, looked up again before each Peppol attempt (the same instance as the routers': one cache). */
   discovery?: DiscoveryPort;
+  /** KSEF_URL and KSEF_TOKEN_KEY: the ksef route goes to KSeF directly (`ksefFromEnv`). */
+  ksef?: KsefSetup;
+}
+
+/** Direct KSeF delivery: the API base and the cipher of the companies' tokens. */
+export interface KsefSetup {
+  baseUrl: string;
+  cipher: TokenCipher;
+}
+
+/**
+ * KSEF_URL (the KSeF API base, ending in /v2) and KSEF_TOKEN_KEY (32 random bytes, base64 or hex):
+ * both or neither. Neither: null (the ksef route stays on the sandbox or Storecove). Throws an Error
+ * with a message for the operator (never the key) when only one is set, or either is malformed.
+ */
+export function ksefFromEnv(env: NodeJS.ProcessEnv): KsefSetup | null {
+  const url = env.KSEF_URL?.trim() || "";
+  const key = env.KSEF_TOKEN_KEY?.trim() || "";
+  if (!url && !key) return null;
+  if (!key) {
+    throw new Error(
+      "KSEF_URL is set without KSEF_TOKEN_KEY: the companies' KSeF tokens are stored encrypted under that key. Set KSEF_TOKEN_KEY to 32 random bytes (openssl rand -base64 32), or unset KSEF_URL to keep the ksef route on the sandbox or Storecove.",
+    );
+  }
+  if (!url) {
+    throw new Error("KSEF_TOKEN_KEY is set without KSEF_URL: set KSEF_URL to the KSeF API base (such as https://api-test.ksef.mf.gov.pl/v2), or unset KSEF_TOKEN_KEY.");
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`KSEF_URL must be the http(s) URL of the KSeF API base, ending in /v2 (such as https://api-test.ksef.mf.gov.pl/v2), not ${JSON.stringify(url)}.`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new Error(`KSEF_URL must be an http(s) URL (such as https://api-test.ksef.mf.gov.pl/v2), not ${JSON.stringify(url)}.`);
+  }
+  let cipher: TokenCipher;
+  try {
+    cipher = tokenCipher(key);
+  } catch (e) {
+    throw new Error(`KSEF_TOKEN_KEY: ${(e as Error).message}.`);
+  }
+  return { baseUrl: url, cipher };
 }
 
 /** The sandbox retries within seconds (contract section 4); a real access point gets the default backoff. */
@@ -42,12 +90,24 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     description = "sandbox network (delivers within a second; a recipient containing 'unreachable' fails, 'flaky' fails twice, then delivers)";
     retry = SANDBOX_RETRY;
   }
-  // Until a KSeF adapter exists, the ksef route goes through the same access point.
+  // The ksef route: KSeF directly, as each company (its NIP and token from the store), or the same
+  // network as Peppol (the sandbox, or Storecove, which routes to KSeF itself).
+  const leaseMs = config.leaseMs ?? 30_000;
+  let ksef = network;
+  if (config.ksef) {
+    ksef = ksefNetwork({
+      baseUrl: config.ksef.baseUrl,
+      credentials: ksefCredentials(store, config.ksef.cipher),
+      // One attempt polls KSeF for at most half the lease, so that no other dispatcher takes the submission meanwhile.
+      statusTimeoutMs: Math.min(60_000, Math.floor(leaseMs / 2)),
+    });
+    description += `; the ksef route: KSeF directly at ${new URL(config.ksef.baseUrl).host}, as each company (its NIP and KSeF token, set with PATCH /admin/companies/{id})`;
+  }
   const dispatcher = createDispatcher({
     store,
-    networks: { peppol: network, ksef: network },
+    networks: { peppol: network, ksef },
     retry,
-    leaseMs: config.leaseMs ?? 30_000,
+    leaseMs,
     pollIntervalMs: 250,
     logger,
     ...(config.discovery ? { discovery: config.discovery } : {}),

@@ -1,5 +1,6 @@
 // Starts the example server: `pnpm start` at the repository root.
-// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL;
+// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL,
+// KSEF_URL and KSEF_TOKEN_KEY (the ksef route directly to KSeF, docs/delivery.md);
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
 // SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, BODY_BUDGET_MB, BODY_QUEUE_TIMEOUT_MS, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
 // PEPPOL_DISCOVERY, SML_ZONE, DNS_SERVERS, PEPPOL_SMP_CA, PEPPOL_SMP_ALLOW_HTTP, DISCOVERY_CACHE_TTL_S, DISCOVERY_TIMEOUT_MS.
@@ -12,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { createRateLimiter, type RateLimitStore } from "@einvoice/express";
 import pg from "pg";
 import { createApp, createLogger } from "./app.js";
-import { startDelivery, startWebhooks, webhookConfig } from "./delivery.js";
+import { ksefFromEnv, startDelivery, startWebhooks, webhookConfig, type KsefSetup } from "./delivery.js";
 import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
 import { openStore, type OpenedStore } from "./store.js";
 
@@ -32,6 +33,14 @@ const adminToken = process.env.ADMIN_TOKEN || randomBytes(24).toString("base64ur
 if (adminToken.length < 16) fatal("ADMIN_TOKEN must be at least 16 characters long.");
 const storecove =
   process.env.STORECOVE_API_KEY && process.env.STORECOVE_URL ? { apiKey: process.env.STORECOVE_API_KEY, baseUrl: process.env.STORECOVE_URL } : undefined;
+
+// KSEF_URL and KSEF_TOKEN_KEY: both (the ksef route goes to KSeF directly) or neither.
+let ksef: KsefSetup | null;
+try {
+  ksef = ksefFromEnv(process.env);
+} catch (e) {
+  fatal((e as Error).message);
+}
 
 /** A non-negative integer from the environment, or the default; anything else stops the server. */
 function intEnv(name: string, fallback: number): number {
@@ -98,7 +107,9 @@ try {
   fatal(e instanceof Error ? e.message : String(e));
 }
 const delivery =
-  process.env.DISPATCHER === "off" ? null : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, discovery: discovery.discovery ?? undefined }, logger);
+  process.env.DISPATCHER === "off"
+    ? null
+    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
 const webhooks = webhookConfig(process.env);
 const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, webhooks, logger);
 const app = createApp({
@@ -113,6 +124,8 @@ const app = createApp({
   bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
+  // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, and a company needs its credential to send to KSeF.
+  ...(ksef ? { tokenCipher: ksef.cipher, ksefCredentialsRequired: true } : {}),
 });
 // The timeouts are checked every second (Node's default is every 30 s), so a slow client is cut off close to its bound.
 const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, app);
@@ -136,6 +149,9 @@ console.log(
     `einvoice example server on ${base}, store: ${opened.description}`,
     `delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`,
     `participant discovery: ${discovery.description}`,
+    ksef
+      ? `ksef: directly to KSeF at ${ksef.baseUrl} (KSEF_URL), as each company with its own NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object; tokens encrypted with KSEF_TOKEN_KEY, key id ${ksef.cipher.keyId})`
+      : `ksef: through the ${storecove ? "Storecove access point" : "sandbox network"}, like Peppol (set KSEF_URL and KSEF_TOKEN_KEY to send to KSeF directly)`,
     ...(webhooks.targets.allowPrivate ? ["webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)"] : []),
     ...(generatedToken ? [`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`] : []),
     `Quickstart (README.md), in another shell where \`pnpm start\` was typed (any UBL invoice will do in step 3):`,

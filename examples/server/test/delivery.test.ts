@@ -39,6 +39,8 @@ describe("example server delivery (sandbox network)", () => {
 
   it("says at start that it delivers through the sandbox", () => {
     expect(server.output()).toMatch(/^delivery: sandbox network/m);
+    // Without KSEF_URL and KSEF_TOKEN_KEY the ksef route stays on the sandbox too.
+    expect(server.output()).toMatch(/^ksef: through the sandbox network, like Peppol \(set KSEF_URL and KSEF_TOKEN_KEY to send to KSeF directly\)$/m);
   });
 
   it("delivers an invoice within seconds and records the event", async () => {
