@@ -1,5 +1,5 @@
 // An example-server app on an in-memory store, and helpers to get an eligible company over HTTP.
-import { memoryStore, type DiscoveryPort, type Store, type TargetPolicy } from "@einvoice/core";
+import { memoryStore, type DiscoveryPort, type Store, type TargetPolicy, type TokenCipher } from "@einvoice/core";
 import type { Logger } from "@einvoice/express";
 import request from "supertest";
 import { createApp } from "../../../examples/server/src/app.js";
@@ -10,11 +10,13 @@ export const answers: Recorded[] = [];
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
-export function makeApp(opts: { store?: Store; logger?: Logger; webhookTargets?: TargetPolicy; discovery?: DiscoveryPort } = {}) {
+export function makeApp(
+  opts: { store?: Store; logger?: Logger; webhookTargets?: TargetPolicy; discovery?: DiscoveryPort; ksef?: { tokenCipher?: TokenCipher; ksefCredentialsRequired?: boolean } } = {},
+) {
   const store = opts.store ?? memoryStore();
   const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   const logger: Logger = opts.logger ?? { error: (obj, msg) => logs.push({ obj, msg }) };
-  const app = createApp({ store, adminToken: ADMIN_TOKEN, logger, ...(opts.webhookTargets ? { webhookTargets: opts.webhookTargets } : {}), ...(opts.discovery ? { discovery: opts.discovery } : {}) });
+  const app = createApp({ store, adminToken: ADMIN_TOKEN, logger, ...(opts.webhookTargets ? { webhookTargets: opts.webhookTargets } : {}), ...(opts.discovery ? { discovery: opts.discovery } : {}), ...opts.ksef });
   const records = recordResponses(app);
   answers.push = answers.push.bind(answers);
   const origPush = records.push.bind(records);
