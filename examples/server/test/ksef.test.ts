@@ -125,3 +125,51 @@ describe("example server: KSeF settings that do not fit", () => {
     expect(message).not.toContain(bad);
   }, 60_000);
 });
+
+describe("example server: kill -9 mid-session on the ksef route (KSEF_URL, KSEF_TOKEN_KEY)", () => {
+  it("nothing is sent twice, nothing is lost: the server is killed after the fake KSeF received the invoice, before its status is final; restarted, it ends delivered with the UPO, one invoice received", async () => {
+    const fake = await startFakeKsef({ nip: NIP, token: TOKEN });
+    const dataDir = mkdtempSync(join(tmpdir(), "einvoice-ksef-crash-"));
+    // A short lease: the restarted server takes the killed one's submission over within seconds.
+    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, DISPATCH_LEASE_MS: "2000" };
+    try {
+      const first = await startServer(env);
+      const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN);
+      expect((await json(first.base, "PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
+      fake.holdStatus();
+      const sent = await json(first.base, "POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/CRASH") }, apiKey);
+      expect(sent.body).toMatchObject({ data: { status: "sending" } });
+      const id = sent.body.data.submissionId;
+      await waitFor("the fake KSeF to receive the invoice", async () => (fake.invoicesSent === 1 ? true : undefined), 60_000, 20);
+      await first.kill();
+      fake.releaseStatus();
+
+      const second = await startServer(env);
+      try {
+        const inv = await waitFor(
+          "the KSeF invoice to settle after the restart",
+          async () => {
+            const r = await json(second.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+            return r.body.data.status === "sending" ? undefined : r.body.data;
+          },
+          90_000,
+          200,
+        );
+        expect(inv.status, second.output()).toBe("delivered");
+        expect(fake.invoicesSent).toBe(1);
+        expect(fake.accepted).toHaveLength(1);
+        const number = /KSeF number (\S+)/.exec(inv.events.at(-1).detail)?.[1];
+        const evidence = await json(second.base, "GET", `/v1/invoices/${id}/evidence`, undefined, apiKey);
+        expect(evidence.status).toBe(200);
+        expect(evidence.body.data).toMatchObject({ invoiceId: id, network: "ksef", kind: "ksef-upo", mediaType: "application/xml", reference: number });
+        expect(evidence.body.data.content).toContain(`<NumerKSeFDokumentu>${number}</NumerKSeFDokumentu>`);
+        expect(evidence.body.data.content).toContain("<NumerFaktury>FV/KSEF/CRASH</NumerFaktury>");
+      } finally {
+        await second.kill();
+      }
+    } finally {
+      await fake.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
