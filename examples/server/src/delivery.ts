@@ -98,8 +98,10 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     ksef = ksefNetwork({
       baseUrl: config.ksef.baseUrl,
       credentials: ksefCredentials(store, config.ksef.cipher),
-      // One attempt polls KSeF for at most half the lease, so that no other dispatcher takes the submission meanwhile.
+      // One attempt polls KSeF for at most half the lease and waits for the UPO at most a quarter more,
+      // so that no other dispatcher takes the submission meanwhile.
       statusTimeoutMs: Math.min(60_000, Math.floor(leaseMs / 2)),
+      upoTimeoutMs: Math.min(10_000, Math.floor(leaseMs / 4)),
     });
     description += `; the ksef route: KSeF directly at ${new URL(config.ksef.baseUrl).host}, as each company (its NIP and KSeF token, set with PATCH /admin/companies/{id})`;
   }
