@@ -1,6 +1,8 @@
 // Stated limits measured at their edges. XML (DEFAULT_XML_LIMITS): just inside each limit is taken,
 // just past it is refused with invalid_ubl_xml and a message naming the limit, and a worst case
-// that fills the request is answered within a bound named in the test. hostile.test.ts has the far
+// that fills the request is answered within a bound of CPU time named in the test (the work of this
+// process, worker threads included: support/cpu-time.ts), which a hang or super-linear work breaks
+// however busy the machine is. hostile.test.ts has the far
 // cases (100,000 levels, 100,000 attributes, 9 MiB); this file has the edges. Rate limits: per API
 // key (not per IP), per client IP on sign-up and on /admin, with 429, Retry-After and a refill.
 import { ApiError, authenticate, DEFAULT_XML_LIMITS, memoryStore, submitInvoice, type Store } from "@einvoice/core";
@@ -10,6 +12,7 @@ import { createRateLimiter } from "../src/rate-limit.js";
 import { createApp, type AppConfig } from "../../../examples/server/src/app.js";
 import { recordResponses, undocumentedAnswers, type Recorded } from "./support/openapi-check.js";
 import { b64, invoiceXml } from "./support/hostile.js";
+import { cpuClock } from "./support/cpu-time.js";
 
 const MiB = 1024 * 1024;
 const ADMIN_TOKEN = "limits-test-admin-token-0123456789";
@@ -64,12 +67,17 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
     ({ apiKey } = await eligible(a));
   });
 
+  // CPU times measured on the 2-core machine (busy: load average 6 to 9, which CPU time does not
+  // follow as wall-clock time does) are in each test; the bounds leave about 3x. A document larger
+  // than the pool's threshold is read on a worker thread: the first one (or the first after the
+  // pool retired an idle thread) also pays for starting the thread, about 0.8 s of CPU time.
   async function submit(doc: string) {
     const body = JSON.stringify({ xml: b64(doc) });
     expect(Buffer.byteLength(body), "the request fits the 10 MiB body limit").toBeLessThanOrEqual(10 * MiB);
-    const t0 = performance.now();
+    const cpu = cpuClock();
     const res = await request(a).post("/v1/peppol/invoice").set("Authorization", `Bearer ${apiKey}`).set("Content-Type", "application/json").send(body);
-    return { res, ms: performance.now() - t0 };
+    const cpuMs = cpu();
+    return { res, cpuMs };
   }
 
   it("the limits are the documented ones", () => {
@@ -77,37 +85,40 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
   });
 
   // Invoice is level 1, so n nested elements inside it reach level n + 1.
-  it("256 levels of nesting → 200 sending; 257 → 422 naming 256 levels (each within 10 s: a hang or super-linear work, not speed)", async () => {
+  it("256 levels of nesting → 200 sending; 257 → 422 naming 256 levels (each within 1 s of CPU time: a hang or super-linear work, not speed)", async () => {
+    // Measured: 24 ms and 9 ms.
     // The innermost element holds text: an empty element breaks PEPPOL-EN16931-R008.
     const at = await submit(invoiceXml({ inject: "<a>".repeat(255) + "1" + "</a>".repeat(255) }));
     expect(at.res.body).toEqual(SENDING);
-    expect(at.ms).toBeLessThan(10_000);
+    expect(at.cpuMs).toBeLessThan(1_000);
     const past = await submit(invoiceXml({ inject: "<a>".repeat(256) + "1" + "</a>".repeat(256) }));
     expect(past.res.status).toBe(422);
     expect(past.res.body).toEqual(tooLarge("elements nest deeper than 256 levels"));
-    expect(past.ms).toBeLessThan(10_000);
+    expect(past.cpuMs).toBeLessThan(1_000);
   });
 
-  it("worst case for depth: 6.8 MiB of 255-deep chains (just under the element limit) with one 257-deep chain at the end → 422 within 5 s", async () => {
+  it("worst case for depth: 6.8 MiB of 255-deep chains (just under the element limit) with one 257-deep chain at the end → 422 within 5 s of CPU time", async () => {
+    // Measured: 1.2 s (2 s with a cold worker thread).
     const chain = "<a>".repeat(255) + "</a>".repeat(255);
     const doc = invoiceXml({ inject: chain.repeat(3_900) + "<b>".repeat(256) + "</b>".repeat(256) });
     expect(countElements(doc)).toBeLessThan(DEFAULT_XML_LIMITS.maxElements);
     expect(doc.length).toBeGreaterThan(6.5 * MiB);
-    const { res, ms } = await submit(doc);
+    const { res, cpuMs } = await submit(doc);
     expect(res.status).toBe(422);
     expect(res.body).toEqual(tooLarge("elements nest deeper than 256 levels"));
-    expect(ms).toBeLessThan(5_000);
+    expect(cpuMs).toBeLessThan(5_000);
   });
 
-  it("256 attributes on one element → 200 sending; 257 → 422 naming 256 attributes (each within 10 s: a hang or super-linear work, not speed)", async () => {
+  it("256 attributes on one element → 200 sending; 257 → 422 naming 256 attributes (each within 1 s of CPU time: a hang or super-linear work, not speed)", async () => {
+    // Measured: 12 ms and 5 ms.
     const attrs = (n: number) => Array.from({ length: n }, (_, i) => `a${i}="${i}"`).join(" ");
     const at = await submit(invoiceXml({ inject: `<x ${attrs(256)}>1</x>` }));
     expect(at.res.body).toEqual(SENDING);
-    expect(at.ms).toBeLessThan(10_000);
+    expect(at.cpuMs).toBeLessThan(1_000);
     const past = await submit(invoiceXml({ inject: `<x ${attrs(257)}/>` }));
     expect(past.res.status).toBe(422);
     expect(past.res.body).toEqual(tooLarge("an element has more than 256 attributes"));
-    expect(past.ms).toBeLessThan(10_000);
+    expect(past.cpuMs).toBeLessThan(1_000);
   });
 
   it("namespace declarations count as attributes: 257 xmlns:pN on one element → 422 naming 256 attributes", async () => {
@@ -117,25 +128,27 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
     expect(res.body).toEqual(tooLarge("an element has more than 256 attributes"));
   });
 
-  it("worst case for attributes: 1,000 elements with 255 namespace declarations each (5.4 MiB, 255,000 declarations) → 200 sending within 30 s", async () => {
-    // Measured on the 2-core machine: about 1.4 s to read.
+  it("worst case for attributes: 1,000 elements with 255 namespace declarations each (5.4 MiB, 255,000 declarations) → 200 sending within 3 s of CPU time", async () => {
+    // Measured: 0.3 s (1.0 s with a cold worker thread).
     const ns = Array.from({ length: 255 }, (_, i) => `xmlns:p${i}="urn:x:${i}"`).join(" ");
-    const { res, ms } = await submit(invoiceXml({ inject: `<x ${ns}>1</x>`.repeat(1_000) }));
+    const { res, cpuMs } = await submit(invoiceXml({ inject: `<x ${ns}>1</x>`.repeat(1_000) }));
     expect(res.body).toEqual(SENDING);
-    expect(ms).toBeLessThan(30_000);
+    expect(cpuMs).toBeLessThan(3_000);
   });
 
-  it("worst case refused for attributes: 2,500 elements with 255 attributes, then one with 257 → 422 within 5 s", async () => {
+  it("worst case refused for attributes: 2,500 elements with 255 attributes, then one with 257 → 422 within 3 s of CPU time", async () => {
+    // Measured: 0.3 s (1.0 s with a cold worker thread).
     const attrs = (n: number) => Array.from({ length: n }, (_, i) => `a${i}=""`).join(" ");
     const doc = invoiceXml({ inject: `<x ${attrs(255)}/>`.repeat(2_500) + `<y ${attrs(257)}/>` });
-    const { res, ms } = await submit(doc);
+    const { res, cpuMs } = await submit(doc);
     expect(res.status).toBe(422);
     expect(res.body).toEqual(tooLarge("an element has more than 256 attributes"));
-    expect(ms).toBeLessThan(5_000);
+    expect(cpuMs).toBeLessThan(3_000);
   });
 
-  it("exactly 1,000,000 elements (7 MiB of 250-deep chains, the worst case for the element limit) → 200 sending within 30 s; 1,000,001 → 422 within 5 s", async () => {
-    // Measured on the 2-core machine: about 5 s to parse 1,000,000 elements (on a worker thread).
+  it("exactly 1,000,000 elements (7 MiB of 250-deep chains, the worst case for the element limit) → 200 sending within 6 s of CPU time; 1,000,001 → 422 within 3 s of CPU time", async () => {
+    // Measured: 1.3 s to read 1,000,000 elements on a worker thread (2.1 s with a cold one); 0.2 s
+    // to refuse 1,000,001 (the count comes before the tree is built).
     // Chains of 250 nested elements with text in the innermost (no empty element: PEPPOL-EN16931-R008),
     // so that 1,000,000 elements fit in a 10 MiB body.
     const chains = (n: number) => {
@@ -147,38 +160,41 @@ describe("XML limits at their edges (DEFAULT_XML_LIMITS: 8 MiB, 256 levels, 1,00
     expect(countElements(at)).toBe(1_000_000);
     const ok = await submit(at);
     expect(ok.res.body).toEqual(SENDING);
-    expect(ok.ms).toBeLessThan(30_000);
+    expect(ok.cpuMs).toBeLessThan(6_000);
     const past = await submit(invoiceXml({ inject: chains(DEFAULT_XML_LIMITS.maxElements - base + 1) }));
     expect(past.res.status).toBe(422);
     expect(past.res.body).toEqual(tooLarge("more than 1000000 elements"));
-    expect(past.ms).toBeLessThan(5_000);
-  }, 60_000);
+    expect(past.cpuMs).toBeLessThan(3_000);
+  }, 180_000);
 
-  it("the largest document a 10 MiB body can carry (7.4 MiB, one huge text node) → 200 sending within 10 s", async () => {
+  it("the largest document a 10 MiB body can carry (7.4 MiB, one huge text node) → 200 sending within 3 s of CPU time", async () => {
+    // Measured: 0.1 s (0.9 s with a cold worker thread).
     const doc = invoiceXml({ note: "A".repeat(Math.floor(7.4 * MiB)) });
-    const { res, ms } = await submit(doc);
+    const { res, cpuMs } = await submit(doc);
     expect(res.body).toEqual(SENDING);
-    expect(ms).toBeLessThan(10_000);
+    expect(cpuMs).toBeLessThan(3_000);
   });
 
   // 8 MiB of XML is about 10.7 MiB of base64: over HTTP the body limit refuses it first (hostile.test.ts),
   // so the document limit is measured on the core, as an embedding application with a larger body limit sees it.
-  it("a document of exactly 8 MiB is read; 8 MiB + 1 byte → invalid_ubl_xml naming the 8.0 MiB limit (core, each within 10 s)", async () => {
+  it("a document of exactly 8 MiB is read; 8 MiB + 1 byte → invalid_ubl_xml naming the 8.0 MiB limit (core, each within 3 s of CPU time)", async () => {
+    // Measured: 57 ms and 37 ms.
     const auth = await authenticate(store as Store, apiKey);
     const frame = invoiceXml({ note: "" });
     const exact = invoiceXml({ note: "B".repeat(8 * MiB - Buffer.byteLength(frame)) });
     expect(Buffer.byteLength(exact)).toBe(8 * MiB);
-    let t0 = performance.now();
-    const ok = await submitInvoice(store, auth, { xml: b64(exact) });
+    const exactXml = b64(exact);
+    let cpu = cpuClock();
+    const ok = await submitInvoice(store, auth, { xml: exactXml });
     expect(ok).toMatchObject({ success: true, status: "sending" });
-    expect(performance.now() - t0).toBeLessThan(10_000);
-    const over = invoiceXml({ note: "C".repeat(8 * MiB - Buffer.byteLength(frame) + 1) });
-    t0 = performance.now();
-    const err = await submitInvoice(store, auth, { xml: b64(over) }).then(
+    expect(cpu()).toBeLessThan(3_000);
+    const over = b64(invoiceXml({ note: "C".repeat(8 * MiB - Buffer.byteLength(frame) + 1) }));
+    cpu = cpuClock();
+    const err = await submitInvoice(store, auth, { xml: over }).then(
       () => null,
       (e: unknown) => e,
     );
-    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(cpu()).toBeLessThan(3_000);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("invalid_ubl_xml");
     expect((err as ApiError).message).toBe("xml is too large to accept: the document is 8.0 MiB; the limit is 8.0 MiB.");

@@ -1,7 +1,8 @@
 // Property-based tests (fast-check, fixed seed): random JSON bodies, random bytes as base64 and
 // mutated corpus invoices go to the example server's app on a real loopback socket. Whatever comes
 // in, the answer is one of the documented statuses with a body that matches the OpenAPI document,
-// never a 500, within a bound; nothing is logged and nothing reaches the console. Where a mutation
+// never a 500, within a bound of CPU time (a hang guard aborts a request that is never answered);
+// nothing is logged and nothing reaches the console. Where a mutation
 // has a known answer (nesting past 256 levels, more than 256 attributes, a NUL, bytes that are not
 // UTF-8) the exact code and message are checked.
 //
@@ -17,6 +18,7 @@ import type { Express } from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
 import { createApp } from "../../../../examples/server/src/app.js";
+import { cpuClock } from "./cpu-time.js";
 import { recordResponses, undocumentedAnswers, type Recorded } from "./openapi-check.js";
 
 /** The store a run of the suite talks to, and how to close it. */
@@ -28,8 +30,18 @@ export interface OpenedSuiteStore {
 const SEED = Number(process.env.PROPERTY_SEED ?? 20_251_121);
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1);
 const runs = (n: number) => Math.max(1, Math.round(n * RUNS));
-/** Every request must be answered within this bound (the slowest case here takes well under 1 s). */
-const BOUND_MS = 5_000;
+/**
+ * Work bound: the CPU time this process (the app and its client: support/cpu-time.ts) may spend on
+ * one request. Measured on the 2-core machine (busy, load average 6 to 9; CPU time does not grow with
+ * the load as wall-clock time does): 2 to 6 ms a request on average; the costliest is the first large
+ * document, which starts a worker thread, at 0.7 s (memory store) and 0.9 s (PostgreSQL). A hang or
+ * super-linear work on some input goes far past it, however busy the machine.
+ */
+const CPU_BOUND_MS = 3_000;
+/** Hang guard: a request not answered in this wall-clock time is aborted. Only a hang reaches it. */
+const HANG_MS = 60_000;
+/** The time limit of one property (hundreds of requests): a hang guard too, past HANG_MS. */
+const PROPERTY_TIMEOUT_MS = 300_000;
 const ADMIN_TOKEN = "property-test-admin-token-0123456789";
 const MiB = 1024 * 1024;
 
@@ -57,45 +69,46 @@ let apiKey: string;
 let companyId: string;
 let consoleSpies: MockInstance[] = [];
 let cases = 0;
-let slowest = 0;
+let costliest = 0;
 
 interface Answer {
   status: number;
   body: Record<string, unknown> | null;
   text: string;
-  ms: number;
+  /** CPU time (ms) this process spent from sending the request to reading the whole answer. */
+  cpuMs: number;
 }
 
-/** One request on the keep-alive socket; fails the case if it is not answered within BOUND_MS. */
+/** One request on the keep-alive socket; aborted (the case fails) if it is not answered within HANG_MS. */
 async function send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}, key: string | null = apiKey): Promise<Answer> {
   cases++;
-  const t0 = performance.now();
+  const cpu = cpuClock();
   const res = await fetch(base + path, {
     method,
     body,
     headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
-    signal: AbortSignal.timeout(BOUND_MS),
+    signal: AbortSignal.timeout(HANG_MS),
   });
   const text = await res.text();
-  const ms = performance.now() - t0;
-  slowest = Math.max(slowest, ms);
+  const cpuMs = cpu();
+  costliest = Math.max(costliest, cpuMs);
   let parsed: Record<string, unknown> | null = null;
   try {
     parsed = text ? (JSON.parse(text) as Record<string, unknown>) : null;
   } catch {
     throw new Error(`${method} ${path} → ${res.status}: not JSON: ${text.slice(0, 200)}`);
   }
-  return { status: res.status, body: parsed, text, ms };
+  return { status: res.status, body: parsed, text, cpuMs };
 }
 
 const submitJson = (text: string) => send("POST", "/v1/peppol/invoice", text);
 const submitBytes = (bytes: Uint8Array | string) => submitJson(JSON.stringify({ xml: Buffer.from(bytes).toString("base64") }));
 
-/** The checks every answer gets: a documented status of this endpoint, never a 5xx, within the bound. */
+/** The checks every answer gets: a documented status of this endpoint, never a 5xx, within the CPU-time bound. */
 function expectOneOf(a: Answer, statuses: number[], where: string): void {
   expect(a.status, `${where}: ${a.text.slice(0, 300)}`).not.toBeGreaterThanOrEqual(500);
   expect(statuses, `${where}: status ${a.status}: ${a.text.slice(0, 300)}`).toContain(a.status);
-  expect(a.ms).toBeLessThan(BOUND_MS);
+  expect(a.cpuMs, `${where}: CPU time`).toBeLessThan(CPU_BOUND_MS);
 }
 
 /** A 200 of the submit endpoint: accepted, or failed as a duplicate (the same mutation drawn twice). */
@@ -177,14 +190,14 @@ beforeAll(async () => {
   // Submit validates (contract row 9a): only the corpus documents the official rules accept are
   // accepted (52 of the corpus's 601 documents in all).
   expect(accepted.length).toBeGreaterThan(20);
-}, 60_000);
+}, PROPERTY_TIMEOUT_MS);
 
 afterAll(async () => {
   server?.close();
   server?.closeAllConnections();
   await opened?.close();
   // eslint-disable-next-line no-console
-  process.env.PROPERTY_REPORT && console.info(`property.test.ts: ${cases} requests, slowest ${slowest.toFixed(0)} ms`);
+  process.env.PROPERTY_REPORT && console.info(`property.test.ts: ${cases} requests, costliest ${costliest.toFixed(0)} ms of CPU time`);
 });
 
 /** Spies on the console and the standard streams for the length of one property. */
@@ -311,7 +324,7 @@ const insertInside = (doc: Buffer, what: Buffer) => {
 
 // ---------- properties ----------
 
-describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 500, each within ${BOUND_MS / 1000} s, nothing on the console`, () => {
+describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 500, each within ${CPU_BOUND_MS / 1000} s of CPU time, nothing on the console`, () => {
   it("random JSON bodies to POST /v1/peppol/invoice → 200, 400 or 422", async () => {
     silence();
     await fc.assert(
@@ -329,7 +342,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
       params(800),
     );
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("random bytes as the body, with JSON and other content types → 200, 400 or 422; the same bytes with a bad key → 401", async () => {
     silence();
@@ -345,7 +358,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
       params(300),
     );
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("random bytes as base64 xml → 422 with a document code (random bytes are never an invoice)", async () => {
     silence();
@@ -365,7 +378,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
       params(600),
     );
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("corpus invoices with 1 to 3 mutations anywhere (truncation, byte flips, floods, nesting, huge text, bad UTF-8, NUL, DOCTYPE, second root, encodings) → 200 or 422", async () => {
     silence();
@@ -381,7 +394,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
       params(900),
     );
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("accepted corpus invoices with one insertion inside the root have the known answer: nesting past 256 levels, more than 256 attributes or namespace declarations → invalid_ubl_xml naming the limit; a NUL → invalid_ubl_xml; bytes that are not UTF-8 → invalid_base64_xml; a huge text node → 200", async () => {
     silence();
@@ -433,7 +446,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
       params(700),
     );
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("random queries, ids and bodies on the read, key and admin endpoints → their documented answers", async () => {
     silence();
@@ -478,7 +491,7 @@ describe(`properties (fast-check, seed ${SEED}): a documented answer, never a 50
     const reset = await send("PATCH", `/admin/companies/${companyId}`, JSON.stringify({ enterprise: true, subscription: "pro", legalEntityId: "LE-1", peppolSendingEnabled: true, country: "NL" }), {}, ADMIN_TOKEN);
     expect(reset.status).toBe(200);
     expectSilentAndDocumented();
-  }, 60_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it("ran a few thousand cases", () => {
     expect(cases).toBeGreaterThan(runs(3_000));
