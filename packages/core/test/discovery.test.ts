@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   cachedDiscovery,
   closeInvoiceWorkers,
@@ -131,12 +131,26 @@ describe("cachedDiscovery", () => {
           o?.signal?.addEventListener("abort", () => (aborted = true));
         }),
     };
-    const started = Date.now();
-    const err = await cachedDiscovery(port, { timeoutMs: 50 }).lookup({ scheme: "0106", value: "x" }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DiscoveryError);
-    expect((err as DiscoveryError).kind).toBe("timeout");
-    expect(aborted).toBe(true);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // On fake timers: the deadline is checked on the timer's own clock, not on a busy machine's.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let settled = false;
+      const lookup = cachedDiscovery(port, { timeoutMs: 50 })
+        .lookup({ scheme: "0106", value: "x" })
+        .catch((e: unknown) => e)
+        .finally(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(49);
+      expect(settled, "still waiting 1 ms before the timeout").toBe(false);
+      expect(aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const err = await lookup;
+      expect(err).toBeInstanceOf(DiscoveryError);
+      expect((err as DiscoveryError).kind).toBe("timeout");
+      expect((err as DiscoveryError).message).toBe("The stuck lookup took longer than 50 ms.");
+      expect(aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("shares one call between concurrent lookups of the same participant and document type", async () => {
@@ -234,13 +248,27 @@ describe("submit with participant discovery (contract row 11)", () => {
   });
 
   it("a slow lookup does not hold the submission longer than the timeout", async () => {
-    const port: DiscoveryPort = { name: "slow", lookup: () => new Promise((r) => setTimeout(() => r(yes("x")), 10_000).unref()) };
+    // The lookup answers only when the test says so: the submission coming back while it is still
+    // pending shows it did not wait for the lookup (an event, not a stopwatch).
+    let answer: (() => void) | undefined;
+    let answered = false;
+    const port: DiscoveryPort = {
+      name: "slow",
+      lookup: () =>
+        new Promise((r) => {
+          answer = () => {
+            answered = true;
+            r(yes("x"));
+          };
+        }),
+    };
     const w = await world(cachedDiscovery(port, { timeoutMs: 100 }));
-    const started = Date.now();
     const r = await w.submit({ scheme: "0106", endpoint: "12345678" });
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(answer, "the lookup was asked").toBeTypeOf("function");
+    expect(answered, "the submission came back before the lookup answered").toBe(false);
     expect(r.status).toBe("sending");
     expect((await w.get(r.submissionId)).events[0]!.detail).toMatch(/longer than 100 ms/);
+    answer!();
   });
 
   it("the dispatcher fails a submission whose recipient left Peppol after it was accepted", async () => {

@@ -104,12 +104,15 @@ describe("parseXml", () => {
     expect(parse('<a><!-- <b/> --><![CDATA[</a><c>]]><d x="/>"/><?xml-stylesheet href="x"?></a>').root.children).toHaveLength(1);
   });
 
-  it("refuses nesting deeper than the limit, quickly, and still finds a second document after it", () => {
+  it("refuses nesting deeper than the limit within 0.5 s of CPU time, and still finds a second document after it", () => {
     const deep = "<a>".repeat(100_000) + "</a>".repeat(100_000);
-    const t = performance.now();
+    // CPU time of this process (the parse runs on this thread), not wall-clock time: the bound
+    // catches super-linear work, however busy the machine. Measured: 130 to 145 ms for both.
+    const cpu = process.cpuUsage();
     expect(failure(() => parse(deep))?.message).toMatch(/deeper than 256 levels/);
     expect(failure(() => parse(deep + "<second/>"))?.code).toBe("single_xml_only");
-    expect(performance.now() - t).toBeLessThan(2000);
+    const used = process.cpuUsage(cpu);
+    expect((used.user + used.system) / 1000).toBeLessThan(500);
     expect(parse("<a>".repeat(256) + "</a>".repeat(256)).root.name).toBe("a");
   });
 

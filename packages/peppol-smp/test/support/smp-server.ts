@@ -22,6 +22,8 @@ export interface FakeSmp {
   /** By lower-case `scheme:value`. */
   participants: Map<string, SmpParticipant>;
   requests: string[];
+  /** Requests (their URLs) whose `delayMs` has run out, in order: the SMP answered them or was about to. */
+  delayed: string[];
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export function signMetadata(xml: string, signer: Issued): string {
 export async function startFakeSmp(opts: { smp: Issued; ap: Issued }): Promise<FakeSmp> {
   const participants = new Map<string, SmpParticipant>();
   const requests: string[] = [];
+  const delayed: string[] = [];
   let base = "";
   const server: Server = createServer(async (req, res) => {
     requests.push(req.url ?? "");
@@ -107,7 +110,10 @@ export async function startFakeSmp(opts: { smp: Issued; ap: Issued }): Promise<F
     const pid = ids[0] ?? "";
     const key = pid.toLowerCase().startsWith("iso6523-actorid-upis::") ? pid.slice("iso6523-actorid-upis::".length).toLowerCase() : "";
     const p = participants.get(key);
-    if (p?.delayMs) await new Promise((r) => setTimeout(r, p.delayMs));
+    if (p?.delayMs) {
+      await new Promise((r) => setTimeout(r, p.delayMs));
+      delayed.push(req.url ?? "");
+    }
     if (req.method !== "GET" || !p) {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
       return;
@@ -130,6 +136,7 @@ export async function startFakeSmp(opts: { smp: Issued; ap: Issued }): Promise<F
     baseUrl: base,
     participants,
     requests,
+    delayed,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
