@@ -14,8 +14,14 @@ const REQUEST_MS = 3_000;
 const KEEP_ALIVE_MS = 500;
 /** Node checks the header and request timeouts every second (connectionsCheckingInterval in main.ts). */
 const CHECK_MS = 1_000;
-/** Room for a loaded 2-core machine. */
-const SLACK_MS = 3_000; // still below what Node allows by default (60 s, 300 s and 5 s)
+/**
+ * Room for a loaded 2-core machine (the server is another process: its timers and its check can
+ * run late when both cores are busy). The bounds still catch a setting that is not applied: Node's
+ * defaults are 60 s for the headers and 300 s for the request. The keep-alive default (5 s) is
+ * within this slack, so that setting is checked on the server's own word: the Keep-Alive header of
+ * its answer announces the timeout it applies.
+ */
+const SLACK_MS = 10_000;
 
 interface Outcome {
   /** Milliseconds from connect until the server closed the socket, or null if it stayed open until we gave up. */
@@ -85,7 +91,7 @@ describe("example server: slow clients are cut off", () => {
 
   it(`headers sent a byte every 100 ms → 408 and closed within ${(HEADERS_MS + CHECK_MS + SLACK_MS) / 1000} s (HEADERS_TIMEOUT_MS=${HEADERS_MS}); others are served meanwhile`, async () => {
     const headers = "GET /health HTTP/1.1\r\nHost: localhost\r\nX-Padding: " + "x".repeat(200) + "\r\n\r\n";
-    const slow = trickle(port, headers, 100, 15_000);
+    const slow = trickle(port, headers, 100, 20_000);
     await slow.started; // the slow client is connected and sending: another is served meanwhile
     expect(await json(server.base, "GET", "/health")).toEqual({ status: 200, body: { status: "ok" } });
     const o = await slow;
@@ -99,14 +105,14 @@ describe("example server: slow clients are cut off", () => {
   it(`a body sent a byte every 100 ms → closed within ${(REQUEST_MS + CHECK_MS + SLACK_MS) / 1000} s (REQUEST_TIMEOUT_MS=${REQUEST_MS})`, async () => {
     const body = JSON.stringify({ email: "slow@client.example", companyName: "Slow", country: "NL", pad: "x".repeat(100) });
     const head = `POST /v1/accounts HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-    const o = await trickle(port, head + body, 100, 20_000, head.length);
+    const o = await trickle(port, head + body, 100, 30_000, head.length);
     expect(o.closedAfterMs, "the server never closed the socket").not.toBeNull();
     expect(o.closedAfterMs!).toBeLessThan(REQUEST_MS + CHECK_MS + SLACK_MS);
     expect(o.sent).toBeLessThan(head.length + Buffer.byteLength(body)); // cut off before the body was whole
     expect(o.received === "" || /^HTTP\/1\.1 408 /.test(o.received), o.received.slice(0, 100)).toBe(true);
   });
 
-  it(`an idle keep-alive socket is closed within ${(KEEP_ALIVE_MS + SLACK_MS) / 1000} s of its answer (KEEP_ALIVE_TIMEOUT_MS=${KEEP_ALIVE_MS})`, async () => {
+  it(`an idle keep-alive socket: the answer announces the configured timeout, and the socket is closed within ${(KEEP_ALIVE_MS + SLACK_MS) / 1000} s of it (KEEP_ALIVE_TIMEOUT_MS=${KEEP_ALIVE_MS})`, async () => {
     const closed = await new Promise<{ afterAnswerMs: number; received: string }>((resolve, reject) => {
       const socket = connect(port, "127.0.0.1", () => socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n"));
       let received = "";
@@ -117,10 +123,13 @@ describe("example server: slow clients are cut off", () => {
       });
       socket.on("close", () => resolve({ afterAnswerMs: performance.now() - answeredAt, received }));
       socket.on("error", () => undefined);
-      setTimeout(() => reject(new Error("the idle socket stayed open for 10 s")), 10_000).unref();
+      setTimeout(() => reject(new Error("the idle socket stayed open for 20 s")), 20_000).unref();
     });
     expect(closed.received).toMatch(/^HTTP\/1\.1 200 /);
-    expect(closed.received).toMatch(/keep-alive: timeout=\d+/i);
+    // Node announces whole seconds (500 ms → timeout=0); its default would announce timeout=5.
+    const announced = /keep-alive: timeout=(\d+)/i.exec(closed.received);
+    expect(announced, closed.received.slice(0, 300)).not.toBeNull();
+    expect(Number(announced![1])).toBeLessThanOrEqual(Math.ceil(KEEP_ALIVE_MS / 1000));
     expect(closed.afterAnswerMs).toBeLessThan(KEEP_ALIVE_MS + SLACK_MS);
   });
 

@@ -1,9 +1,10 @@
 // Hostile input over HTTP: the example server's app (createApp) with a memory store, and an eligible
 // company set up through the HTTP API. Every case checks the documented status and body (contract
 // section 1), that nothing is written to the console or to stdout/stderr while the request runs, that
-// it answers within a stated bound, and that the process still takes a normal submission afterwards.
+// it answers within a stated bound of CPU time, and that the process still takes a normal submission afterwards.
 import request, { type Response } from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { cpuClock } from "./support/cpu-time.js";
 import { recordResponses, undocumentedAnswers } from "./support/openapi-check.js";
 import { ApiError, authenticate, memoryStore, submitInvoice, type AuthContext } from "@einvoice/core";
 import { createApp } from "../../../examples/server/src/app.js";
@@ -28,10 +29,13 @@ const MiB = 1024 * 1024;
 const BODY_LIMIT = 10 * MiB;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /**
- * Bound for an ordinary hostile request. It catches a hang or super-linear work (minutes), not
- * speed (figures belong in `pnpm bench`): generous, so the test passes on a busy 2-core machine.
+ * Bound for a hostile request, in CPU time of this process (worker threads included:
+ * support/cpu-time.ts). It catches a hang or super-linear work, not speed (figures belong in
+ * `pnpm bench`), and holds however busy the machine is. Measured on the 2-core machine: at most
+ * 0.23 s for a request over HTTP (the 100,000-attribute flood), 0.8 s for the 9 MiB document into the
+ * core (with a worker thread's start); most cases take under 35 ms.
  */
-const BOUND_MS = 10_000;
+const BOUND_MS = 3_000;
 
 const ADMIN_TOKEN = "hostile-test-admin-token-0123456789";
 const BAD_KEY = `einv_${"0".repeat(32)}_${"A".repeat(43)}`;
@@ -78,12 +82,13 @@ const postXml = (xmlBase64: string, key: string | null = apiKey) => postRaw(JSON
 
 interface Observed {
   res: Response;
-  ms: number;
+  /** CPU time (ms) this process spent on the request: support/cpu-time.ts. */
+  cpuMs: number;
   /** Everything written to console.* / process.stdout / process.stderr while the request ran. */
   output: string[];
 }
 
-/** Runs one request with console and the standard streams spied on, and times it. */
+/** Runs one request with console and the standard streams spied on, and measures its CPU time. */
 async function observe(run: () => Promise<Response>): Promise<Observed> {
   const spies = [
     vi.spyOn(console, "log"),
@@ -95,18 +100,18 @@ async function observe(run: () => Promise<Response>): Promise<Observed> {
     vi.spyOn(process.stdout, "write"),
     vi.spyOn(process.stderr, "write"),
   ];
-  const t0 = performance.now();
+  const cpu = cpuClock();
   let res: Response;
-  let ms: number;
+  let cpuMs: number;
   let output: string[];
   try {
     res = await run();
   } finally {
-    ms = performance.now() - t0;
+    cpuMs = cpu();
     output = spies.flatMap((s) => s.mock.calls.map((args) => args.map((a) => String(a).slice(0, 300)).join(" ")));
     for (const s of spies) s.mockRestore();
   }
-  return { res, ms, output };
+  return { res, cpuMs, output };
 }
 
 /** The process is healthy: /health answers and a normal submission is accepted. */
@@ -124,7 +129,7 @@ async function expectAnswer(o: Observed, status: number, body: unknown, boundMs 
   expect(o.res.status, `body: ${JSON.stringify(o.res.body).slice(0, 500)}`).toBe(status);
   expect(o.res.body).toEqual(body);
   expect(o.output, "nothing may be written to the console").toEqual([]);
-  expect(o.ms, `answered in ${o.ms.toFixed(0)} ms; bound ${boundMs} ms`).toBeLessThan(boundMs);
+  expect(o.cpuMs, `answered in ${o.cpuMs.toFixed(0)} ms of CPU time; bound ${boundMs} ms`).toBeLessThan(boundMs);
   await expectHealthy();
 }
 
@@ -177,12 +182,12 @@ describe("size", () => {
 
   it("the same 9 MiB invoice straight into the core → 422 invalid_ubl_xml naming the 8 MiB document limit", async () => {
     const xml = b64(invoiceXml({ note: "A".repeat(9 * MiB) }));
-    const t0 = performance.now();
+    const cpu = cpuClock();
     const err = await submitInvoice(store, auth, { xml }).then(
       () => null,
       (e: unknown) => e,
     );
-    expect(performance.now() - t0).toBeLessThan(BOUND_MS);
+    expect(cpu()).toBeLessThan(BOUND_MS);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("invalid_ubl_xml");
     expect((err as ApiError).status).toBe(422);
