@@ -17,8 +17,8 @@ export interface StorecoveOptions {
   /**
    * How long one attempt waits, after Storecove accepted the submission, for the evidence of its
    * transmission (`GET /document_submissions/{guid}/evidence/sending` answers 404 until then).
-   * Default 10 s; past it the attempt asks for a retry, and the next one asks again without
-   * submitting again.
+   * Default 5 s; past it the submission is delivered without evidence (Storecove has it; the
+   * event says that no evidence was kept).
    */
   evidenceWaitMs?: number;
   /** How often it asks for the evidence while waiting. Default 1 s. */
@@ -106,20 +106,19 @@ interface Answer {
  * the company's legal entity, routed to the recipient's Peppol identifier, with the submission id
  * as `idempotencyGuid` (a resend is recognised by Storecove, and answered as delivered here).
  *
- * Storecove's 200 means it accepted the submission; the transmission on Peppol follows. The
- * adapter saves the submission's guid (`saveState`), then asks for the evidence of the
- * transmission (`GET /document_submissions/{guid}/evidence/sending`) for up to
- * `evidenceWaitMs`: once Storecove has it, the outcome is delivered with that evidence (kind
- * `storecove`, Storecove's JSON as it gave it, reference its transmission id); until then it is a
- * retry, and the next attempt, finding the guid in its state, asks for the evidence again without
- * submitting again.
+ * Storecove's 200 means it accepted the submission and is responsible for the transmission on
+ * Peppol: the outcome is delivered. The adapter saves the submission's guid (`saveState`, so that
+ * an attempt after a crash never submits again), then asks for the evidence of the transmission
+ * (`GET /document_submissions/{guid}/evidence/sending`) for up to `evidenceWaitMs`: once Storecove
+ * has it, the delivered outcome carries it (kind `storecove`, Storecove's JSON as it gave it,
+ * reference its transmission id); when it has not come by then (404), or asking fails, the
+ * submission is delivered without evidence and the event says why.
  *
  * Outcomes of the submission: 200 as above; 422 failed with Storecove's reasons (a repeated
  * idempotencyGuid: delivered, without evidence, since that answer names no guid); 429 and 5xx,
  * 408, timeouts and connection errors: retry (honouring Retry-After); 401, 403 and 404 (our
  * credentials or legal entity): retry, so that an operator can fix them before the bound; other
- * 4xx: failed. Asking for the evidence never fails a submission: any answer but 200 and 404 is
- * a retry.
+ * 4xx: failed. Asking for the evidence never fails or delays a submission past the wait.
  *
  * @example storecoveNetwork({ baseUrl: process.env.STORECOVE_URL!, apiKey: process.env.STORECOVE_API_KEY! })
  */
@@ -128,7 +127,7 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
   const doFetch = options.fetch ?? globalThis.fetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const name = options.name ?? "storecove";
-  const evidenceWaitMs = options.evidenceWaitMs ?? 10_000;
+  const evidenceWaitMs = options.evidenceWaitMs ?? 5_000;
   const evidencePollMs = options.evidencePollMs ?? 1000;
 
   /** One call; a `retry` outcome when Storecove could not be reached or did not answer in time. */
@@ -188,13 +187,18 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
     return { outcome: "failed", reason: `Storecove answered ${a.status}${reasons ? `: ${reasons}` : "."}` };
   }
 
+  /** Delivered (Storecove accepted it and is responsible for the transmission), with no evidence kept, and why. */
+  function withoutEvidence(guid: string, why: string): SendOutcome {
+    return { outcome: "delivered", detail: `Storecove accepted it as submission ${guid}; no evidence of the transmission is kept: ${why}` };
+  }
+
   /** Asks for the evidence of the transmission until it comes or `evidenceWaitMs` has passed. */
   async function evidenceOf(guid: string): Promise<SendOutcome> {
     const deadline = Date.now() + evidenceWaitMs;
     const path = `/document_submissions/${encodeURIComponent(guid)}/evidence/sending`;
     for (;;) {
       const a = await call("GET", path);
-      if ("outcome" in a) return { outcome: "retry", reason: `${a.reason} (asking for the evidence of submission ${guid})` };
+      if ("outcome" in a) return withoutEvidence(guid, a.reason);
       if (a.status === 200 && a.body && typeof a.body === "object") {
         const ev = (a.body as { evidence?: { transmission_id?: unknown; message_id?: unknown } }).evidence;
         const transmission = typeof ev?.transmission_id === "string" && ev.transmission_id ? ev.transmission_id : null;
@@ -205,19 +209,9 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
           evidence: { kind: "storecove", mediaType: "application/json", content: a.text, reference, documentHash: null },
         };
       }
-      if (a.status !== 404) {
-        return (
-          transient(a, ` while asked for the evidence of submission ${guid}`) ?? {
-            outcome: "retry",
-            reason: `Storecove answered ${a.status} while asked for the evidence of submission ${guid}${a.status === 401 || a.status === 403 ? ": check the API key" : ""}.`,
-          }
-        );
-      }
+      if (a.status !== 404) return withoutEvidence(guid, `Storecove answered ${a.status} when asked for it.`);
       if (Date.now() + evidencePollMs > deadline) {
-        return {
-          outcome: "retry",
-          reason: `Storecove accepted it as submission ${guid} but has not transmitted it yet (no evidence); the next attempt asks again without submitting again.`,
-        };
+        return withoutEvidence(guid, `Storecove had not transmitted it within ${Math.round(evidenceWaitMs / 1000)} s.`);
       }
       await new Promise((r) => setTimeout(r, evidencePollMs));
     }
