@@ -123,11 +123,13 @@ export function testDiscovery(nameOrFactory: string | DiscoveryFactory, maybeFac
     it("a slow lookup fails with a timeout under cachedDiscovery's deadline", async (ctx) => {
       if (!f.slow) return ctx.skip();
       const timeoutMs = Math.max(100, Math.floor((f.slowMs ?? 1000) / 4));
-      const started = Date.now();
       const err = await cachedDiscovery(f.discovery, { timeoutMs }).lookup(f.slow, f.documentType).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DiscoveryError);
       expect((err as DiscoveryError).kind).toBe("timeout");
-      expect(Date.now() - started).toBeLessThan(f.slowMs ?? 1000);
+      // cachedDiscovery's own deadline gave up first (not the slow answer, not the adapter's own
+      // timeout): its message names the deadline. An event, not a stopwatch, so a busy machine
+      // does not fail it.
+      expect((err as DiscoveryError).message).toMatch(new RegExp(`lookup took longer than ${timeoutMs} ms\\.$`));
     });
   });
 }
