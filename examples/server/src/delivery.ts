@@ -2,6 +2,7 @@
 // ksef route directly to KSeF with each company's own credential when KSEF_URL and KSEF_TOKEN_KEY are set.
 import {
   createDispatcher,
+  DEFAULT_RETRY,
   createWebhookSender,
   ksefCredentials,
   sandboxNetwork,
@@ -109,6 +110,9 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     store,
     networks: { peppol: network, ksef },
     retry,
+    // KSeF itself is a real service: its route keeps the default backoff (30 s doubling up to 1 h,
+    // 8 attempts) even when Peppol goes to the sandbox, which retries within seconds.
+    ...(config.ksef ? { retryByRoute: { ksef: DEFAULT_RETRY } } : {}),
     leaseMs,
     pollIntervalMs: 250,
     logger,

@@ -115,6 +115,37 @@ describe("dispatcher", () => {
     expect(inv.events).toHaveLength(4);
   });
 
+  it("gives each route its own retry bound with retryByRoute (the sandbox on peppol, KSeF itself on ksef)", async () => {
+    const always: NetworkPort = { name: "down", send: async () => ({ outcome: "retry", reason: "503 from the network." }) };
+    const store = memoryStore();
+    const s = await setup({ store });
+    const dispatcher = createDispatcher({
+      store,
+      networks: { peppol: always, ksef: always },
+      clock: () => s.clock.now(),
+      random: () => 1,
+      retry: { maxAttempts: 2, baseDelayMs: 1000 },
+      retryByRoute: { ksef: { maxAttempts: 4 } },
+      owner: "d1",
+    });
+    const submit = async (endpoint: string, scheme: string) =>
+      (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: `${scheme}-${endpoint}`, endpoint, scheme })) }, s.options)).submissionId;
+    const peppol = await submit("0123456789", "0106");
+    const ksef = await submit("5260250274", "9945");
+    expect((await getInvoice(store, s.auth, ksef)).network).toBe("ksef");
+    for (let i = 0; i < 2; i++) {
+      await dispatcher.runOnce();
+      s.clock.advance(60_000);
+    }
+    expect(await getInvoice(store, s.auth, peppol)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/after 2 attempts/) });
+    expect((await getInvoice(store, s.auth, ksef)).status).toBe("sending");
+    for (let i = 0; i < 2; i++) {
+      await dispatcher.runOnce();
+      s.clock.advance(60_000);
+    }
+    expect(await getInvoice(store, s.auth, ksef)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/on ksef failed after 4 attempts/) });
+  });
+
   it("waits at least as long as the network's retry-after hint", async () => {
     const hinted: NetworkPort = { name: "busy", send: async () => ({ outcome: "retry", reason: "429.", retryAfterMs: 120_000 }) };
     const w = await world(hinted);

@@ -22,7 +22,13 @@ export interface DispatcherOptions extends QueueWorkerOptions {
   store: Store & DeliveryStore;
   /** The network of each route. A route without a network fails its submissions with a clear reason. */
   networks: Partial<Record<Network, NetworkPort>>;
+  /** The retry policy of every route (over `DEFAULT_RETRY`). */
   retry?: Partial<RetryPolicy>;
+  /**
+   * A route's own retry policy, over `retry`: for a deployment whose routes reach different
+   * networks (a sandbox on `peppol` that retries within seconds, KSeF itself on `ksef`).
+   */
+  retryByRoute?: Partial<Record<Network, Partial<RetryPolicy>>>;
   /** Default 60 s. In-flight sends still running after `stopTimeoutMs` have their leases given back. */
   leaseMs?: number;
   /**
@@ -65,6 +71,10 @@ export function parseEndpointId(endpointId: string | null): ParticipantId | null
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, networks } = options;
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const retryOf = (route: Network | null): RetryPolicy => {
+    const own = route ? options.retryByRoute?.[route] : undefined;
+    return own ? { ...retry, ...own } : retry;
+  };
   const leaseMs = options.leaseMs ?? 60_000;
   const batchSize = options.batchSize ?? 10;
   const pollIntervalMs = options.pollIntervalMs ?? 500;
@@ -160,14 +170,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         evidence: keptEvidence(inv.id, outcome.evidence),
       };
     }
-    if (outcome.outcome === "failed" || attemptNo >= retry.maxAttempts) {
+    const policy = retryOf(inv.network);
+    if (outcome.outcome === "failed" || attemptNo >= policy.maxAttempts) {
       const message =
         outcome.outcome === "failed"
           ? `Delivery on ${on} failed: ${outcome.reason}`
           : `Delivery on ${on} failed after ${attemptNo} attempts; the last said: ${outcome.reason}`;
       return { ...base, status: "failed", errorMessage: message, nextAttemptAt: null, event: { status: "failed", at, detail: message } };
     }
-    const delay = Math.max(backoffDelay(retry, attemptNo, random), outcome.retryAfterMs ?? 0);
+    const delay = Math.max(backoffDelay(policy, attemptNo, random), outcome.retryAfterMs ?? 0);
     const next = iso(nowMs + delay);
     return {
       ...base,
