@@ -1134,6 +1134,8 @@ export interface operations {
                 documentType?: "invoice" | "creditNote";
                 /** @description Only invoices of this client. */
                 clientId?: string;
+                /** @description Only invoices and credit notes with this number (BT-1), exactly (case and spaces count). */
+                invoiceNumber?: string;
             };
             header?: never;
             path?: never;

@@ -4,6 +4,7 @@ import {
   createDispatcher,
   DEFAULT_RETRY,
   createWebhookSender,
+  ksefCorrectedInvoices,
   ksefCredentials,
   sandboxNetwork,
   tokenCipher,
@@ -99,6 +100,9 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     ksef = ksefNetwork({
       baseUrl: config.ksef.baseUrl,
       credentials: ksefCredentials(store, config.ksef.cipher),
+      // A credit note becomes a correction (KOR) of the invoice it names, by the KSeF number this
+      // service got for it (the UPO kept as its evidence); the routers accept credit notes to KSeF (ksefCorrections).
+      correctedInvoice: ksefCorrectedInvoices(store),
       // One attempt polls KSeF for at most half the lease and waits for the UPO at most a quarter more,
       // so that no other dispatcher takes the submission meanwhile.
       statusTimeoutMs: Math.min(60_000, Math.floor(leaseMs / 2)),

@@ -124,8 +124,9 @@ const app = createApp({
   bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
-  // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, and a company needs its credential to send to KSeF.
-  ...(ksef ? { tokenCipher: ksef.cipher, ksefCredentialsRequired: true } : {}),
+  // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, a company needs its credential to send to
+  // KSeF, and a credit note goes as a correction (KOR) of the invoice this service delivered there.
+  ...(ksef ? { tokenCipher: ksef.cipher, ksefCredentialsRequired: true, ksefCorrections: true } : {}),
 });
 // The timeouts are checked every second (Node's default is every 30 s), so a slow client is cut off close to its bound.
 const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, app);

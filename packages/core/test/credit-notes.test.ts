@@ -160,6 +160,20 @@ describe("submitCreditNote", () => {
       expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null });
     }
   });
+
+  it("with ksefCorrections, accepts a credit note routed to KSeF (sending on ksef), and still asks for the company's KSeF credential when it is required", async () => {
+    const { store, auth, options } = await setup();
+    const polish = (id: string) =>
+      b64(readFileSync(`${CORPUS_DIR}/${SNIPPET_CN}`, "utf8").replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID>${id}`));
+    for (const targetNetwork of ["ksef", "auto"] as const) {
+      const r = await submitCreditNote(store, auth, { xml: polish(`<!-- ${targetNetwork} -->`), targetNetwork }, { ...options, ksefCorrections: true });
+      expect(r).toMatchObject({ success: true, status: "sending" });
+      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "sending", network: "ksef", documentType: "creditNote" });
+    }
+    const e = await errorOf(submitCreditNote(store, auth, { xml: polish("<!-- direct -->"), targetNetwork: "ksef" }, { ...options, ksefCorrections: true, ksefCredentialsRequired: true }));
+    expect([e.status, e.code]).toEqual([422, "ksef_not_configured"]);
+    expect(e.message).toMatch(/^The credit note is routed to KSeF/);
+  });
 });
 
 describe("credit notes read on a worker thread", () => {

@@ -5,7 +5,10 @@ import {
   ApiError,
   getCompany,
   isValidNip,
+  ksefCorrectedInvoices,
   ksefCredentials,
+  memoryStore,
+  type StoredEvidence,
   KsefCredentialsError,
   normaliseNip,
   parseTokenKey,
@@ -13,6 +16,7 @@ import {
   tokenCipher,
   updateCompany,
 } from "../src/index.js";
+import { sampleInvoiceRecord } from "../src/testing/index.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
@@ -190,5 +194,61 @@ describe("submit with ksefCredentialsRequired", () => {
     expect(again).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
     const notPolish = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "BE-1" })), targetNetwork: "ksef" }, { ...options, ksefCredentialsRequired: true });
     expect(notPolish).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/9945/) });
+  });
+});
+
+describe("ksefCorrectedInvoices", () => {
+  const KSEF_NUMBER = "5260250995-20261120-0123456789AB-CD";
+  /** A memory store with the given invoices; the evidence is given by invoice id. */
+  async function withInvoices(records: ReturnType<typeof sampleInvoiceRecord>[], evidence: Record<string, Partial<StoredEvidence>>) {
+    const store = memoryStore();
+    for (const invoice of records) {
+      const r = await store.insertSubmission({ invoice, document: null, client: null });
+      expect(r.inserted).toBe(true);
+    }
+    return ksefCorrectedInvoices({
+      listInvoices: (c, q) => store.listInvoices(c, q),
+      getEvidence: async (c, id) => {
+        const e = evidence[id];
+        return e && records.some((r) => r.id === id && r.companyId === c)
+          ? { invoiceId: id, network: "ksef", deliveredAt: "2026-11-20T10:00:00.000Z", kind: "ksef-upo", mediaType: "application/xml", content: "<UPO/>", reference: null, documentHash: null, ...e }
+          : null;
+      },
+    });
+  }
+  const delivered = (companyId: string, overrides: Parameters<typeof sampleInvoiceRecord>[1] = {}) =>
+    sampleInvoiceRecord(companyId, { status: "delivered", network: "ksef", targetNetwork: "ksef", invoiceNumber: "FV/1", issueDate: "2026-11-20", ...overrides });
+
+  it("answers the KSeF number of the company's invoice with that number and issue date delivered on ksef, from its UPO's reference", async () => {
+    const a = delivered("c1");
+    const resolve = await withInvoices([a], { [a.id]: { reference: KSEF_NUMBER } });
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toEqual({ ksefNumber: KSEF_NUMBER });
+  });
+
+  it("answers null, never outsideKsef, for another number, date or company, a credit note, another network, a status other than delivered, or evidence that is not a UPO with a reference", async () => {
+    const cases = [
+      delivered("c1", { invoiceNumber: "FV/2" }),
+      delivered("c1", { issueDate: "2026-11-21" }),
+      delivered("c2"),
+      delivered("c1", { documentType: "creditNote" }),
+      delivered("c1", { network: "peppol" }),
+      delivered("c1", { status: "sending" }),
+    ];
+    const noUpo = delivered("c1", { createdAt: "2026-11-20T11:00:00.000Z" });
+    const noReference = delivered("c1", { createdAt: "2026-11-20T12:00:00.000Z" });
+    const evidence: Record<string, Partial<StoredEvidence>> = Object.fromEntries(cases.map((r) => [r.id, { reference: KSEF_NUMBER }]));
+    evidence[noUpo.id] = { kind: "sandbox", reference: KSEF_NUMBER };
+    evidence[noReference.id] = { reference: null };
+    const resolve = await withInvoices([...cases, noUpo, noReference], evidence);
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toBeNull();
+    expect(await resolve("c1", { number: "fv/1", issueDate: "2026-11-20" })).toBeNull();
+    expect(await resolve("c1", { number: "", issueDate: "2026-11-20" })).toBeNull();
+  });
+
+  it("finds the delivered invoice behind more than a page of others with the same number", async () => {
+    const others = Array.from({ length: 60 }, (_, i) => delivered("c1", { issueDate: "2026-01-01", createdAt: new Date(Date.UTC(2026, 10, 20, 12, 0, i)).toISOString() }));
+    const target = delivered("c1", { createdAt: "2026-11-20T11:00:00.000Z" });
+    const resolve = await withInvoices([target, ...others], { [target.id]: { reference: KSEF_NUMBER } });
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toEqual({ ksefNumber: KSEF_NUMBER });
   });
 });

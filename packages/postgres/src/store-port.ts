@@ -227,7 +227,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
       const where = ["company_id = $1::uuid"];
       const params: unknown[] = [companyId];
@@ -242,6 +242,10 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (documentType) {
         params.push(documentType);
         where.push(`document_type = $${params.length}`);
+      }
+      if (invoiceNumber != null) {
+        params.push(invoiceNumber);
+        where.push(`invoice_number = $${params.length}`);
       }
       if (clientId !== null) {
         params.push(clientId);

@@ -167,6 +167,15 @@ export const ListInvoicesQuerySchema = z
       description: "Only invoices of this client.",
       example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a",
     }),
+    invoiceNumber: param(
+      "invoiceNumber",
+      z
+        .string()
+        .min(1, { error: "invoiceNumber must not be empty" })
+        .max(200, { error: "invoiceNumber must be at most 200 characters" })
+        .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "invoiceNumber must not contain control characters" }),
+      { description: "Only invoices and credit notes with this number (BT-1), exactly (case and spaces count).", example: "FV/2026/11/001" },
+    ),
   })
   .meta({ id: "ListInvoicesQuery" });
 export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;

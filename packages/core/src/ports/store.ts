@@ -136,12 +136,20 @@ export interface Store {
 
   /**
    * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after
-   * `after` in that order when given; at most `limit`. Filters combine with AND.
+   * `after` in that order when given; at most `limit`. Filters combine with AND; `invoiceNumber`
+   * matches BT-1 (`InvoiceRecord.invoiceNumber`) exactly, case and spaces included.
    * Cost MUST NOT grow with the depth of `after` (keyset, not offset).
    */
   listInvoices(
     companyId: string,
-    query: { limit: number; after: Keyset | null; status: InvoiceStatus | null; clientId: string | null; documentType?: DocumentKind | null },
+    query: {
+      limit: number;
+      after: Keyset | null;
+      status: InvoiceStatus | null;
+      clientId: string | null;
+      documentType?: DocumentKind | null;
+      invoiceNumber?: string | null;
+    },
   ): Promise<InvoiceRecord[]>;
 
   /** The company's clients ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */

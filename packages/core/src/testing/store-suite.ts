@@ -255,6 +255,22 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(c?.invoiceCount).toBe(2);
       });
 
+      it("filters the list by invoice number (BT-1), exactly, combined with the other filters", async () => {
+        const a = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", createdAt: ts(1) });
+        const b = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", documentType: "creditNote", createdAt: ts(2) });
+        const c = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/70", createdAt: ts(3) });
+        const d = sampleInvoiceRecord(company.id, { invoiceNumber: null, createdAt: ts(4) });
+        for (const r of [a, b, c, d]) await accept(r);
+        const q = { limit: 100, after: null, status: null, clientId: null };
+        expect((await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026/7" })).map((i) => i.id)).toEqual([b.id, a.id]);
+        expect((await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026/7", documentType: "invoice" })).map((i) => i.id)).toEqual([a.id]);
+        expect(await store.listInvoices(company.id, { ...q, invoiceNumber: "fv/2026/7" })).toEqual([]);
+        expect(await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026" })).toEqual([]);
+        expect(await store.listInvoices(company.id, { ...q, invoiceNumber: null })).toHaveLength(4);
+        const other = await newCompany();
+        expect(await store.listInvoices(other.id, { ...q, invoiceNumber: "FV/2026/7" })).toEqual([]);
+      });
+
       it("refuses a second non-failed submission with the same sha256 and names the first", async () => {
         const first = sampleInvoiceRecord(company.id);
         await accept(first);

@@ -1,6 +1,6 @@
 // The companies' KSeF credentials, for a KSeF network adapter: the NIP and the decrypted token.
 import type { TokenCipher } from "../domain/token-cipher.js";
-import type { Store } from "../ports/store.js";
+import type { Keyset, Store } from "../ports/store.js";
 
 /** What a KSeF adapter authenticates with. */
 export interface KsefCredential {
@@ -21,5 +21,39 @@ export function ksefCredentials(store: Pick<Store, "getCompany">, cipher: TokenC
     const company = await store.getCompany(companyId);
     if (!company?.ksef) return null;
     return { nip: company.ksef.nip, token: cipher.decrypt(company.ksef.tokenCiphertext, company.id) };
+  };
+}
+
+/** How many of a company's invoices with one number are read per store call while looking for the delivered one. */
+const CORRECTED_PAGE = 50;
+
+/**
+ * The resolver a KSeF network adapter asks, for a credit note (a KOR correction), for the KSeF
+ * number of the invoice it corrects: the company's invoice (`documentType` `invoice`) with that
+ * invoice number (BT-1, exactly) and issue date, delivered on the `ksef` network, whose stored
+ * evidence is KSeF's UPO (`kind` `ksef-upo`) with the KSeF number as its `reference`; the newest
+ * when several are. Null when there is none (not sent by this service, not delivered yet, or
+ * delivered without a UPO): it never answers "issued outside KSeF", which only the company knows. A
+ * store failure throws the store's error.
+ *
+ * @example ksefNetwork({ baseUrl, credentials: ksefCredentials(store, cipher), correctedInvoice: ksefCorrectedInvoices(store) })
+ */
+export function ksefCorrectedInvoices(
+  store: Pick<Store, "listInvoices" | "getEvidence">,
+): (companyId: string, ref: { number: string; issueDate: string }) => Promise<{ ksefNumber: string } | null> {
+  return async (companyId, { number, issueDate }) => {
+    if (!number) return null;
+    let after: Keyset | null = null;
+    for (;;) {
+      const page = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after, status: "delivered", clientId: null, documentType: "invoice", invoiceNumber: number });
+      for (const r of page) {
+        if (r.network !== "ksef" || r.issueDate !== issueDate) continue;
+        const evidence = await store.getEvidence(companyId, r.id);
+        if (evidence?.kind === "ksef-upo" && evidence.reference) return { ksefNumber: evidence.reference };
+      }
+      const last = page[page.length - 1];
+      if (page.length < CORRECTED_PAGE || !last) return null;
+      after = { at: last.createdAt, id: last.id };
+    }
   };
 }

@@ -37,6 +37,13 @@ export interface CoreOptions {
    * access point delivers the `ksef` route; no credential is needed).
    */
   ksefCredentialsRequired?: boolean;
+  /**
+   * The `ksef` route maps credit notes to FA(3) correction invoices (KOR): a credit note routed to
+   * `ksef` is accepted (`sending`) like an invoice, and its network adapter looks up the corrected
+   * invoice's KSeF number (`ksefNetwork`'s `correctedInvoice`, such as `ksefCorrectedInvoices(store)`).
+   * Default false: a credit note routed to `ksef` is stored `failed` at submit, saying why.
+   */
+  ksefCorrections?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -48,6 +55,7 @@ export interface ResolvedOptions {
   discovery: CachedDiscovery | null;
   tokenCipher: TokenCipher | null;
   ksefCredentialsRequired: boolean;
+  ksefCorrections: boolean;
 }
 
 const DEFAULT_ROUTING = defaultRouting();
@@ -60,6 +68,7 @@ const DEFAULTS: ResolvedOptions = {
   discovery: null,
   tokenCipher: null,
   ksefCredentialsRequired: false,
+  ksefCorrections: false,
 };
 
 export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
@@ -74,6 +83,7 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     discovery: options.discovery ? withDefaults(options.discovery) : null,
     tokenCipher: options.tokenCipher ?? null,
     ksefCredentialsRequired: options.ksefCredentialsRequired === true,
+    ksefCorrections: options.ksefCorrections === true,
   };
 }
 

@@ -70,6 +70,7 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
     after,
     status: q.status ?? null,
     documentType: q.documentType ?? null,
+    invoiceNumber: q.invoiceNumber ?? null,
     clientId: q.clientId?.toLowerCase() ?? null,
   });
   const page = rows.slice(0, limit);

@@ -34,7 +34,8 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: un
  * same body, checks, order, answers and duplicate rule as `submitInvoice`, through the same
  * pipeline. The recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`.
  * An Invoice sent here is a 422 `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note
- * routed to KSeF is stored `failed`: KSeF correction invoices (KOR) are not supported yet.
+ * routed to KSeF is accepted (a correction invoice, KOR) only with the option `ksefCorrections`;
+ * without it, it is stored `failed`: KSeF correction invoices (KOR) are not supported.
  *
  * @example const { submissionId, status } = await submitCreditNote(store, auth, { xml: base64, targetNetwork: "peppol" })
  */
@@ -131,7 +132,7 @@ async function submitChecked(
 
   const doc = await readDocument(o.limits);
   let decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
-  if (decision.ok && decision.network === "ksef" && root === "CreditNote") {
+  if (decision.ok && decision.network === "ksef" && root === "CreditNote" && !o.ksefCorrections) {
     decision = {
       ok: false,
       reason:

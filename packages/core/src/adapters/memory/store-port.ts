@@ -125,7 +125,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
@@ -133,6 +133,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         const r = order[i]!;
         if (status && r.status !== status) continue;
         if (documentType && r.documentType !== documentType) continue;
+        if (invoiceNumber != null && r.invoiceNumber !== invoiceNumber) continue;
         if (clientId && r.clientId !== clientId) continue;
         out.push(clone(r));
       }
