@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeKsef, type FakeKsef } from "../../../packages/ksef/test/support/fake-ksef.js";
-import { ublInvoice } from "../../../packages/ksef/test/support/ubl.js";
+import { ublCreditNote, ublInvoice, type GenInvoice } from "../../../packages/ksef/test/support/ubl.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
 import { json, startServer, type RunningServer } from "./server-process.js";
 
@@ -16,14 +16,25 @@ const NIP = "5260250995";
 const TOKEN = `20261122-EC-${randomBytes(5).toString("hex").toUpperCase()}-0123456789-AB|nip-${NIP}|${randomBytes(32).toString("hex")}`;
 const KEY = randomBytes(32).toString("base64");
 
-/** A Polish invoice (seller PL5260250995) to a Polish buyer identified with scheme 9945: `auto` routes it to KSeF. */
-function polishInvoice(id: string): string {
-  const { xml } = ublInvoice({ id, lines: [{ name: "Usługa", quantity: "2", price: "150.00", cat: { id: "S", percent: "23" } }] });
+const LINES: GenInvoice["lines"] = [{ name: "Usługa", quantity: "2", price: "150.00", cat: { id: "S", percent: "23" } }];
+
+/** The generator's UBL made fit for the server: a 9945 buyer (`auto` routes it to KSeF), escaped, with a buyer reference. */
+function forServer(xml: string): string {
   // The generator writes the buyer's name "Nabywca S.A. & Co" unescaped (readUbl takes it; the server's XML reader does not).
   const fixed = xml.replace('<cbc:EndpointID schemeID="9930">PL5213017228<', '<cbc:EndpointID schemeID="9945">PL5213017228<').replace(" & Co<", " &amp; Co<")
     // Peppol BIS asks for a buyer reference (PEPPOL-EN16931-R003).
     .replace("</cbc:DocumentCurrencyCode>", "</cbc:DocumentCurrencyCode><cbc:BuyerReference>PO-1</cbc:BuyerReference>");
   return Buffer.from(fixed).toString("base64");
+}
+
+/** A Polish invoice (seller PL5260250995, issued 2026-11-20) to a Polish buyer identified with scheme 9945. */
+function polishInvoice(id: string): string {
+  return forServer(ublInvoice({ id, lines: LINES }).xml);
+}
+
+/** A Polish credit note (type 381) of the same content, correcting the invoice `number` of `issueDate` (BT-25, BT-26). */
+function polishCreditNote(id: string, number: string, issueDate: string): string {
+  return forServer(ublCreditNote({ id, lines: LINES, corrects: [{ number, issueDate }] }).xml);
 }
 
 describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_KEY)", () => {
@@ -90,6 +101,50 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
       return got.body.data.status === "delivered" ? true : undefined;
     });
   }, 60_000);
+
+  it("sends a credit note as a correction (KOR) of the invoice it names, by that invoice's KSeF number; one naming an invoice this service did not deliver to KSeF fails, saying what is missing", async () => {
+    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN);
+    expect((await call("PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
+    const settled = (id: string) =>
+      waitFor(
+        `submission ${id} to settle`,
+        async () => {
+          const r = await call("GET", `/v1/invoices/${id}`, undefined, apiKey);
+          return r.body.data.status === "sending" ? undefined : r.body.data;
+        },
+        60_000,
+        200,
+      );
+
+    const sent = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KOR/1") }, apiKey);
+    expect(sent.body).toMatchObject({ data: { status: "sending" } });
+    expect(await settled(sent.body.data.submissionId)).toMatchObject({ status: "delivered", network: "ksef" });
+    const evidence = await call("GET", `/v1/invoices/${sent.body.data.submissionId}/evidence`, undefined, apiKey);
+    const ksefNumber: string = evidence.body.data.reference;
+    expect(ksefNumber).toMatch(/^5260250995-20261122-[0-9A-F]{12}-\d\d$/);
+    const listed = await call("GET", `/v1/invoices?invoiceNumber=${encodeURIComponent("FV/KOR/1")}`, undefined, apiKey);
+    expect(listed.body.data.map((i: { id: string }) => i.id)).toEqual([sent.body.data.submissionId]);
+
+    const before = fake.accepted.length;
+    const note = await call("POST", "/v1/peppol/credit-note", { xml: polishCreditNote("FK/KOR/1", "FV/KOR/1", "2026-11-20") }, apiKey);
+    expect(note.body).toMatchObject({ data: { success: true, status: "sending" } });
+    const delivered = await settled(note.body.data.submissionId);
+    expect(delivered, server.output()).toMatchObject({ status: "delivered", network: "ksef", documentType: "creditNote", billingReference: "FV/KOR/1", errorMessage: null });
+    expect(fake.accepted).toHaveLength(before + 1);
+    const fa3 = fake.accepted.at(-1)!;
+    expect(fa3).toContain("<P_2>FK/KOR/1</P_2>");
+    expect(fa3).toContain("<RodzajFaktury>KOR</RodzajFaktury>");
+    expect(fa3).toMatch(/<DaneFaKorygowanej><DataWystFaKorygowanej>2026-11-20<\/DataWystFaKorygowanej><NrFaKorygowanej>FV\/KOR\/1<\/NrFaKorygowanej><NrKSeF>1<\/NrKSeF><NrKSeFFaKorygowanej>([^<]+)<\/NrKSeFFaKorygowanej><\/DaneFaKorygowanej>/);
+    expect(/<NrKSeFFaKorygowanej>([^<]+)</.exec(fa3)?.[1]).toBe(ksefNumber);
+
+    // The same number on another date is another invoice: this service delivered none, so nothing is sent.
+    const unknown = await call("POST", "/v1/peppol/credit-note", { xml: polishCreditNote("FK/KOR/2", "FV/KOR/1", "2026-11-19") }, apiKey);
+    expect(unknown.body).toMatchObject({ data: { status: "sending" } });
+    const failed = await settled(unknown.body.data.submissionId);
+    expect(failed).toMatchObject({ status: "failed", network: "ksef" });
+    expect(failed.errorMessage).toMatch(/KSeF correction invoices \(KOR\) need the KSeF number of the corrected invoice.*FV\/KOR\/1/);
+    expect(fake.accepted).toHaveLength(before + 1);
+  }, 120_000);
 
   it("never shows the KSeF token: not in the server's stdout or stderr, not in any answer", () => {
     expect(answers.length).toBeGreaterThan(4);

@@ -54,4 +54,33 @@ describe("POST /v1/peppol/credit-note", () => {
     expect(there.status).toBe(422);
     expect(CodeBody.parse(there.body)).toMatchObject({ code: "invalid_ubl_xml", message: expect.stringContaining("POST /v1/peppol/credit-note") });
   });
+
+  it("stores a credit note routed to KSeF failed at submit, unless the ksef route maps credit notes to KOR (ksefCorrections): then it is sending on ksef", async () => {
+    const polish = (comment: string) =>
+      Buffer.from(readFileSync(`${CORPUS_DIR}/openpeppol-bis3/snippets/Snippet-cn.xml`, "utf8").replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID><!-- ${comment} -->`)).toString("base64");
+    const plain = makeApp();
+    const a = await eligibleAccount(plain.app);
+    const refused = await request(plain.app).post(CREDIT_NOTE).set(bearer(a.apiKey)).send({ xml: polish("plain") });
+    expect(refused.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are not supported yet/) });
+    const kor = makeApp({ ksef: { ksefCorrections: true } });
+    const b = await eligibleAccount(kor.app);
+    const accepted = await request(kor.app).post(CREDIT_NOTE).set(bearer(b.apiKey)).send({ xml: polish("kor") });
+    expect(accepted.body.data).toMatchObject({ success: true, status: "sending" });
+    expect((await request(kor.app).get(`/v1/invoices/${accepted.body.data.submissionId}`).set(bearer(b.apiKey))).body.data).toMatchObject({ network: "ksef", documentType: "creditNote" });
+  });
+
+  it("lists by invoiceNumber (BT-1), exactly, and answers 400 for an empty one", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const inv = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: b64(invoiceXml({ id: "FV/2026/11" })) });
+    await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: b64(invoiceXml({ id: "FV/2026/110" })) });
+    const cn = await request(app).post(CREDIT_NOTE).set(bearer(apiKey)).send({ xml: note(), targetNetwork: "peppol" });
+    const ids = async (q: string) => (await request(app).get(`/v1/invoices?${q}`).set(bearer(apiKey))).body.data.map((i: { id: string }) => i.id);
+    expect(await ids(`invoiceNumber=${encodeURIComponent("FV/2026/11")}`)).toEqual([inv.body.data.submissionId]);
+    expect(await ids(`invoiceNumber=${encodeURIComponent("fv/2026/11")}`)).toEqual([]);
+    expect(await ids("invoiceNumber=Snippet1&documentType=creditNote")).toEqual([cn.body.data.submissionId]);
+    const empty = await request(app).get("/v1/invoices?invoiceNumber=").set(bearer(apiKey));
+    expect(empty.status).toBe(400);
+    expect(empty.body.message).toEqual(["invoiceNumber must not be empty"]);
+  });
 });

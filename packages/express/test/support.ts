@@ -11,7 +11,7 @@ export const answers: Recorded[] = [];
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export function makeApp(
-  opts: { store?: Store; logger?: Logger; webhookTargets?: TargetPolicy; discovery?: DiscoveryPort; ksef?: { tokenCipher?: TokenCipher; ksefCredentialsRequired?: boolean } } = {},
+  opts: { store?: Store; logger?: Logger; webhookTargets?: TargetPolicy; discovery?: DiscoveryPort; ksef?: { tokenCipher?: TokenCipher; ksefCredentialsRequired?: boolean; ksefCorrections?: boolean } } = {},
 ) {
   const store = opts.store ?? memoryStore();
   const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
