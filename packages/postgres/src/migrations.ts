@@ -344,6 +344,13 @@ export const MIGRATIONS: readonly Migration[] = [
         (ksef_nip IS NOT NULL AND ksef_token_ciphertext IS NOT NULL AND ksef_updated_at IS NOT NULL))`,
     ],
   },
+  {
+    version: 9,
+    name: "Invoices by number (GET /v1/invoices?invoiceNumber=, the corrected invoice of a KSeF KOR)",
+    statements: (s) => [
+      `CREATE INDEX invoices_company_number_idx ON ${s}.invoices (company_id, invoice_number, created_at DESC, id DESC) WHERE invoice_number IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */
