@@ -58,7 +58,7 @@ export {
   updateCompany,
   companyView,
 } from "./use-cases/accounts.js";
-export { ksefCredentials, ksefCorrectedInvoices, type KsefCredential } from "./use-cases/ksef.js";
+export { ksefCredentials, ksefCorrectedInvoices, KsefCorrectionPendingError, type KsefCredential } from "./use-cases/ksef.js";
 export { tokenCipher, parseTokenKey, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
 export { isValidNip, normaliseNip } from "./domain/nip.js";
 export { defaultEligibility, PEPPOL_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";

@@ -7,6 +7,7 @@ import {
   isValidNip,
   ksefCorrectedInvoices,
   ksefCredentials,
+  KsefCorrectionPendingError,
   memoryStore,
   type StoredEvidence,
   KsefCredentialsError,
@@ -232,7 +233,8 @@ describe("ksefCorrectedInvoices", () => {
       delivered("c2"),
       delivered("c1", { documentType: "creditNote" }),
       delivered("c1", { network: "peppol" }),
-      delivered("c1", { status: "sending" }),
+      delivered("c1", { status: "sending", network: "peppol" }),
+      delivered("c1", { status: "failed" }),
     ];
     const noUpo = delivered("c1", { createdAt: "2026-11-20T11:00:00.000Z" });
     const noReference = delivered("c1", { createdAt: "2026-11-20T12:00:00.000Z" });
@@ -243,6 +245,20 @@ describe("ksefCorrectedInvoices", () => {
     expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toBeNull();
     expect(await resolve("c1", { number: "fv/1", issueDate: "2026-11-20" })).toBeNull();
     expect(await resolve("c1", { number: "", issueDate: "2026-11-20" })).toBeNull();
+  });
+
+  it("throws KsefCorrectionPendingError, naming the submission, while the corrected invoice is still sending on ksef (the credit note is retried, not failed)", async () => {
+    const onItsWay = delivered("c1", { status: "sending" });
+    const resolve = await withInvoices([onItsWay], {});
+    const e = await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" }).then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(KsefCorrectionPendingError);
+    expect((e as Error).message).toBe(
+      `the corrected invoice FV/1 of 2026-11-20 is still being delivered to KSeF (submission ${onItsWay.id}); the credit note is sent once it has its KSeF number`,
+    );
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-21" })).toBeNull();
   });
 
   it("finds the delivered invoice behind more than a page of others with the same number", async () => {

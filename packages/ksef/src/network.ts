@@ -316,7 +316,8 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
           try {
             known.set(`${ref.number}\0${ref.issueDate}`, await options.correctedInvoice(request.companyId, ref));
           } catch (e) {
-            return { outcome: "retry", reason: `the corrected invoice ${ref.number} could not be looked up (${(e as Error).name})` };
+            const why = (e as Error).name === "KsefCorrectionPendingError" ? (e as Error).message : `the corrected invoice ${ref.number} could not be looked up (${(e as Error).name})`;
+            return { outcome: "retry", reason: why };
           }
         }
       }

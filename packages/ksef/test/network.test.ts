@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { SendOutcome, SendRequest } from "@einvoice/core";
+import { KsefCorrectionPendingError, type SendOutcome, type SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../src/index.js";
 import { startFakeKsef, type FakeKsef } from "./support/fake-ksef.js";
@@ -204,6 +204,22 @@ describe("ksefNetwork against a fake KSeF", () => {
     const sent = fake.invoicesSent;
     const refused = await withKor.send({ ...request(), document: new TextEncoder().encode(unknown) });
     expect(refused).toEqual({ outcome: "failed", reason: expect.stringContaining("need the KSeF number of the corrected invoice FV/OTHER") });
+    expect(fake.invoicesSent).toBe(sent);
+  });
+
+  it("a credit note whose corrected invoice is still on its way to KSeF is retried with the resolver's reason, without sending", async () => {
+    const pending = ksefNetwork({
+      baseUrl: fake.url,
+      credentials: { nip: NIP, token: TOKEN },
+      pollIntervalMs: 20,
+      correctedInvoice: async () => {
+        throw new KsefCorrectionPendingError("the corrected invoice FV/2026/11/001 of 2026-11-20 is still being delivered to KSeF (submission s-1)");
+      },
+    });
+    const { xml } = ublCreditNote({ id: "KOR/3", corrects: [{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] });
+    const sent = fake.invoicesSent;
+    const o = await pending.send({ ...request(), document: new TextEncoder().encode(xml) });
+    expect(o).toEqual({ outcome: "retry", reason: "the corrected invoice FV/2026/11/001 of 2026-11-20 is still being delivered to KSeF (submission s-1)" });
     expect(fake.invoicesSent).toBe(sent);
   });
 

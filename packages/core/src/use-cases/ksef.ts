@@ -33,8 +33,9 @@ const CORRECTED_PAGE = 50;
  * invoice number (BT-1, exactly) and issue date, delivered on the `ksef` network, whose stored
  * evidence is KSeF's UPO (`kind` `ksef-upo`) with the KSeF number as its `reference`; the newest
  * when several are. Null when there is none (not sent by this service, not delivered yet, or
- * delivered without a UPO): it never answers "issued outside KSeF", which only the company knows. A
- * store failure throws the store's error.
+ * delivered without a UPO): it never answers "issued outside KSeF", which only the company knows.
+ * When the only such invoice is still `sending` on `ksef`, it throws a `KsefCorrectionPendingError`
+ * (the adapter retries the credit note). A store failure throws the store's error.
  *
  * @example ksefNetwork({ baseUrl, credentials: ksefCredentials(store, cipher), correctedInvoice: ksefCorrectedInvoices(store) })
  */
@@ -52,8 +53,26 @@ export function ksefCorrectedInvoices(
         if (evidence?.kind === "ksef-upo" && evidence.reference) return { ksefNumber: evidence.reference };
       }
       const last = page[page.length - 1];
-      if (page.length < CORRECTED_PAGE || !last) return null;
+      if (page.length < CORRECTED_PAGE || !last) break;
       after = { at: last.createdAt, id: last.id };
     }
+    // Not delivered yet: a corrected invoice still on its way to KSeF gets its KSeF number soon, so
+    // the credit note waits (the adapter retries it) instead of failing for good.
+    const pending = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after: null, status: "sending", clientId: null, documentType: "invoice", invoiceNumber: number });
+    const onItsWay = pending.find((r) => r.network === "ksef" && r.issueDate === issueDate);
+    if (onItsWay) {
+      throw new KsefCorrectionPendingError(
+        `the corrected invoice ${number} of ${issueDate} is still being delivered to KSeF (submission ${onItsWay.id}); the credit note is sent once it has its KSeF number`,
+      );
+    }
+    return null;
   };
+}
+
+/**
+ * Thrown by `ksefCorrectedInvoices` when the corrected invoice is still being delivered to KSeF:
+ * a KSeF adapter retries the credit note later, with this message as the reason.
+ */
+export class KsefCorrectionPendingError extends Error {
+  override readonly name = "KsefCorrectionPendingError";
 }
