@@ -18,10 +18,9 @@ const KEY = randomBytes(32).toString("base64");
 
 const LINES: GenInvoice["lines"] = [{ name: "Usługa", quantity: "2", price: "150.00", cat: { id: "S", percent: "23" } }];
 
-/** The generator's UBL made fit for the server: a 9945 buyer (`auto` routes it to KSeF), escaped, with a buyer reference. */
+/** The generator's UBL made fit for the server: a 9945 buyer (`auto` routes it to KSeF), with a buyer reference. */
 function forServer(xml: string): string {
-  // The generator writes the buyer's name "Nabywca S.A. & Co" unescaped (readUbl takes it; the server's XML reader does not).
-  const fixed = xml.replace('<cbc:EndpointID schemeID="9930">PL5213017228<', '<cbc:EndpointID schemeID="9945">PL5213017228<').replace(" & Co<", " &amp; Co<")
+  const fixed = xml.replace('<cbc:EndpointID schemeID="9930">PL5213017228<', '<cbc:EndpointID schemeID="9945">PL5213017228<')
     // Peppol BIS asks for a buyer reference (PEPPOL-EN16931-R003).
     .replace("</cbc:DocumentCurrencyCode>", "</cbc:DocumentCurrencyCode><cbc:BuyerReference>PO-1</cbc:BuyerReference>");
   return Buffer.from(fixed).toString("base64");
