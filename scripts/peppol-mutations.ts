@@ -9,7 +9,10 @@ import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/xmldom";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
-import { PEPPOL_BIS3, PEPPOL_FAMILIES } from "../packages/core/src/validation/rules/index.js";
+import { peppol } from "../packages/core/src/validation/rulesets/peppol.js";
+import { familiesOf } from "../packages/core/src/validation/rulesets/select.js";
+
+const PEPPOL_BIS3 = peppol.customizationIds[0]!;
 import { first, norm } from "../packages/core/src/validation/model.js";
 
 const args = process.argv.slice(2);
@@ -36,8 +39,8 @@ function official(xml: string): Set<string> | null {
 }
 function ours(xml: string): Set<string> {
   const root = xmldomTree(xml);
-  if (!norm(first(root, "cbc:CustomizationID")).startsWith(PEPPOL_BIS3)) return new Set();
-  return new Set(runRules(root, Object.values(PEPPOL_FAMILIES)).map((f) => f.rule));
+  if (!peppol.appliesTo(norm(first(root, "cbc:CustomizationID")) || null)) return new Set();
+  return new Set(runRules(root, familiesOf([peppol])).map((f) => f.rule));
 }
 
 const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };

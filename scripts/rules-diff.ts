@@ -10,7 +10,10 @@ import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Element } from "@xmldom/xmldom";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
-import { CEN_FAMILIES, PEPPOL_BIS3, PEPPOL_FAMILIES } from "../packages/core/src/validation/rules/index.js";
+import { cen } from "../packages/core/src/validation/rulesets/cen.js";
+import { peppol as peppolSet } from "../packages/core/src/validation/rulesets/peppol.js";
+import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
+import type { RuleSet } from "../packages/core/src/validation/rulesets/types.js";
 import { first, norm, type UblNode } from "../packages/core/src/validation/model.js";
 
 const args = process.argv.slice(2);
@@ -22,8 +25,8 @@ const repo = resolve(import.meta.dirname, "..");
 const corpus = resolve(repo, "..", "shared", "corpus");
 const want = (id: string) => id.startsWith(prefix);
 
-function fired(root: UblNode, peppol: boolean): { fatal: Set<string>; warning: Set<string> } {
-  const fams = [...Object.values(CEN_FAMILIES), ...(peppol ? Object.values(PEPPOL_FAMILIES) : [])];
+function fired(root: UblNode, sets: readonly RuleSet[]): { fatal: Set<string>; warning: Set<string> } {
+  const fams = familiesOf(sets);
   const out = { fatal: new Set<string>(), warning: new Set<string>() };
   for (const f of runRules(root, fams)) (f.flag === "warning" ? out.warning : out.fatal).add(f.rule);
   return out;
@@ -40,8 +43,7 @@ if (flag("--corpus") || !flag("--units")) {
     if (v.error) continue;
     const path = v.file.includes("/corpus/") ? join(corpus, v.file.slice(v.file.indexOf("/corpus/") + 8)) : join(corpus, v.file);
     const root = xmldomTree(readFileSync(path, "utf8"));
-    const peppol = (norm(first(root, "cbc:CustomizationID")) || "").startsWith(PEPPOL_BIS3);
-    const ours = fired(root, peppol);
+    const ours = fired(root, ruleSetsApplying(norm(first(root, "cbc:CustomizationID")) || null));
     docs++;
     let ok = true;
     for (const [kind, theirs, mine] of [["fatal", v.fatal!, ours.fatal], ["warning", v.warning!, ours.warning]] as const) {
@@ -78,7 +80,7 @@ if (flag("--units") || !flag("--corpus")) {
         const errors = [...exp("error"), ...exp("warning")], successes = exp("success");
         if (![...errors, ...successes].some(want)) return;
         const root = xmldomTree(new XMLSerializer().serializeToString(body));
-        const ours = fired(root, peppol);
+        const ours = fired(root, peppol ? [cen, peppolSet] : [cen]);
         const all = new Set([...ours.fatal, ...ours.warning]);
         for (const r of errors.filter(want)) { cases++; if (all.has(r)) good++; else (bad.get(r) ?? bad.set(r, []).get(r)!).push(`${dir.split("/")[1]}/${name}#${i + 1} should fire`); }
         for (const r of successes.filter(want)) { cases++; if (!all.has(r)) good++; else (bad.get(r) ?? bad.set(r, []).get(r)!).push(`${dir.split("/")[1]}/${name}#${i + 1} should be silent`); }

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/xmldom";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
-import { CEN_FAMILIES, PEPPOL_BIS3, PEPPOL_FAMILIES } from "../packages/core/src/validation/rules/index.js";
+import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
 import { first, norm } from "../packages/core/src/validation/model.js";
 
 const args = process.argv.slice(2);
@@ -235,8 +235,7 @@ for (let i = 0; i < count; i++) {
   try { theirs = officialValidate(xml); } catch { skipped++; continue; }
   judged++;
   const root = xmldomTree(xml);
-  const peppol = norm(first(root, "cbc:CustomizationID")).startsWith(PEPPOL_BIS3);
-  const fams = [...Object.values(CEN_FAMILIES), ...(peppol ? Object.values(PEPPOL_FAMILIES) : [])];
+  const fams = familiesOf(ruleSetsApplying(norm(first(root, "cbc:CustomizationID")) || null));
   const ours = new Set(runRules(root, fams).map((f) => f.rule).filter(want));
   const official = new Set([...theirs.fatal, ...theirs.warning].filter(want));
   const missing = [...official].filter((r) => !ours.has(r)), extra = [...ours].filter((r) => !official.has(r));

@@ -4,13 +4,15 @@ export { validateDocument } from "./use-cases/validate.js";
 export {
   validateInvoice,
   validateModel,
-  ruleSetsFor,
+  UNCHECKED_RULES,
   rulesError,
   MAX_REPORTED_ERRORS,
   type ValidationReport,
   type ValidationItem,
 } from "./validation/validate.js";
-export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET, PEPPOL_BIS3 } from "./validation/rules/index.js";
+export { RULE_SETS, type RuleSet } from "./validation/rulesets/index.js";
+export { ruleSetsApplying, ruleSetIdsFor, familiesOf } from "./validation/rulesets/select.js";
+export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET } from "./validation/rulesets/legacy.js";
 export type { UblNode, Finding, RuleFamily, RuleContext } from "./validation/model.js";
 export * from "./domain/types.js";
 export * from "./domain/schemas.js";

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DOMParser, XMLSerializer, type Element } from "@xmldom/xmldom";
 import { runRules } from "../src/validation/engine.js";
-import { PEPPOL_FAMILIES, PEPPOL_RULESET } from "../src/validation/rules/index.js";
+import { PEPPOL_FAMILIES, PEPPOL_RULESET } from "../src/validation/rulesets/legacy.js";
 import { CORPUS_DIR } from "./support/corpus.js";
 import { xmldomTree } from "./support/xmldom-tree.js";
 

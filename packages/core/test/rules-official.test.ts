@@ -15,7 +15,9 @@ import { DOMParser, XMLSerializer, type Element } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import { parseXml } from "../src/document/xml.js";
 import { runRules } from "../src/validation/engine.js";
-import { CEN_FAMILIES, PEPPOL_FAMILIES } from "../src/validation/rules/index.js";
+import { familiesOf } from "../src/validation/rulesets/select.js";
+import { cen } from "../src/validation/rulesets/cen.js";
+import { peppol as peppolSet } from "../src/validation/rulesets/peppol.js";
 import { validateModel } from "../src/validation/validate.js";
 import { CORPUS_DIR } from "./support/corpus.js";
 
@@ -43,7 +45,7 @@ function unitCases(): Array<{ id: string; agree: boolean }> {
   const serializer = new XMLSerializer();
   for (const dir of UNIT_DIRS) {
     const peppol = dir.startsWith("openpeppol");
-    const families = peppol ? [...Object.values(CEN_FAMILIES), ...Object.values(PEPPOL_FAMILIES)] : Object.values(CEN_FAMILIES);
+    const families = familiesOf(peppol ? [cen, peppolSet] : [cen]);
     for (const name of readdirSync(join(CORPUS_DIR, dir)).filter((n) => n.endsWith(".xml")).sort()) {
       const doc = new DOMParser({ onError: () => {} }).parseFromString(readFileSync(join(CORPUS_DIR, dir, name), "utf8"), "text/xml");
       elements(doc.documentElement!, "test").forEach((test, i) => {

@@ -1,7 +1,7 @@
 // validateInvoice and validateDocument: which rule sets apply, the report's shape, the input forms,
 // and the errors of documents the rules cannot read (the codes of submit).
 import { describe, expect, it } from "vitest";
-import { ApiError, getInvoice, CEN_RULESET, PEPPOL_RULESET, submitInvoice, validateDocument, validateInvoice, memoryStore, MAX_REPORTED_ERRORS } from "../src/index.js";
+import { ApiError, getInvoice, CEN_RULESET, PEPPOL_RULESET, submitInvoice, validateDocument, validateInvoice, memoryStore, MAX_REPORTED_ERRORS, UNCHECKED_RULES } from "../src/index.js";
 import { eligibleCompany } from "./support/company.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
@@ -45,16 +45,24 @@ describe("validateInvoice", () => {
     expect(validateInvoice(new Uint8Array(Buffer.from(wrongTotals)))).toEqual(a);
   });
 
-  it("applies only the CEN rules to other specifications (XRechnung), and to a document without CustomizationID", () => {
-    const xr = valid.replace(
-      "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
-      "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0",
-    );
-    expect(validateInvoice(xr)).toMatchObject({ ruleSets: [CEN_RULESET], customizationId: "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0" });
+  it("applies only the CEN rules to a specification it has no rules for, and says in a warning which rules were not checked", () => {
+    const cius = "urn:cen.eu:en16931:2017#compliant#urn:example.org:cius:1.0";
+    const r = validateInvoice(valid.replace("urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0", cius));
+    expect(r).toMatchObject({ ruleSets: [CEN_RULESET], customizationId: cius, valid: true });
+    expect(r.warnings[0]).toMatchObject({ rule: UNCHECKED_RULES, location: "/Invoice/cbc:CustomizationID[1]" });
+    expect(r.warnings[0]!.message).toContain("the rules of urn:example.org:cius:1.0 were not checked");
+    expect(r.warnings[0]!.message).toContain(CEN_RULESET);
+  });
+
+  it("applies only the CEN rules, with no such warning, to plain EN 16931 and to a document without CustomizationID", () => {
+    const plain = validateInvoice(valid.replace("urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0", "urn:cen.eu:en16931:2017"));
+    expect(plain).toMatchObject({ ruleSets: [CEN_RULESET], valid: true });
+    expect(plain.warnings.map((w) => w.rule)).not.toContain(UNCHECKED_RULES);
     const none = valid.replace(/<cbc:CustomizationID>[^<]*<\/cbc:CustomizationID>/, "");
     const r = validateInvoice(none);
     expect(r).toMatchObject({ ruleSets: [CEN_RULESET], customizationId: null, valid: false });
     expect(r.errors.map((e) => e.rule)).toContain("BR-01");
+    expect(r.warnings.map((w) => w.rule)).not.toContain(UNCHECKED_RULES);
   });
 
   it("accepts a CreditNote root", () => {

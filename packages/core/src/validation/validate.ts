@@ -1,13 +1,15 @@
-// validateInvoice: the official verdict of the EN 16931 (CEN UBL) rules, and of Peppol BIS Billing 3.0
-// when the document says it follows it, on the model the reader builds in one pass. Pure: no store.
+// validateInvoice: the official verdict of the registered rule sets that apply to the document
+// (rulesets/: EN 16931 always, Peppol BIS Billing 3.0 and national CIUS when the CustomizationID says
+// so), on the model the reader builds in one pass. Pure: no store.
 import { ApiError } from "../domain/errors.js";
 import { base64DecodedSize, checkBase64 } from "../document/base64.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "../document/text.js";
 import { requireUblRoot, type UblDocumentType } from "../document/ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "../document/xml.js";
 import { runRules } from "./engine.js";
-import { normalizeSpace, stringValue, child, type Finding, type UblNode } from "./model.js";
-import { CEN_FAMILIES, CEN_RULESET, PEPPOL_BIS3, PEPPOL_FAMILIES, PEPPOL_RULESET } from "./rules/index.js";
+import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "./model.js";
+import { familiesOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
+import type { RuleSet } from "./rulesets/types.js";
 
 /** One broken rule, as the report and the submit error list it. */
 export interface ValidationItem {
@@ -26,7 +28,7 @@ export interface ValidationReport {
   documentType: UblDocumentType;
   /** The document's cbc:CustomizationID (whitespace-normalised), or null when it has none. */
   customizationId: string | null;
-  /** The rule sets that were applied: the CEN one always, the Peppol one for BIS Billing 3.0. */
+  /** The ids of the rule sets that were applied, in run order: the CEN one always, then those the CustomizationID selects. */
   ruleSets: string[];
   /** Broken fatal rules, in the order the rule sets report them. */
   errors: ValidationItem[];
@@ -34,26 +36,36 @@ export interface ValidationReport {
   warnings: ValidationItem[];
 }
 
-/** The rule sets that apply to a document with this CustomizationID. */
-export function ruleSetsFor(customizationId: string | null): string[] {
-  return customizationId !== null && customizationId.startsWith(PEPPOL_BIS3) ? [CEN_RULESET, PEPPOL_RULESET] : [CEN_RULESET];
-}
+/** The rule id of the warning that says a specification's own rules were not checked. */
+export const UNCHECKED_RULES = "EINVOICE-RULESET-MISSING";
 
 /**
- * Runs the rule sets that apply on the model of a UBL Invoice or CreditNote: the CEN EN 16931 UBL
- * rules always, Peppol BIS Billing 3.0 when cbc:CustomizationID starts with its identifier.
+ * Runs the registered rule sets that apply (rulesets/index.ts) on the model of a UBL Invoice or
+ * CreditNote: each set whose `appliesTo` matches cbc:CustomizationID, with the sets it is basedOn,
+ * each once, bases first. A CustomizationID naming a specification none of them covers gets a
+ * warning (`EINVOICE-RULESET-MISSING`) saying which rules were not checked.
  */
 export function validateModel(root: UblNode): ValidationReport {
   const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
   const cid = child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
-  const ruleSets = ruleSetsFor(customizationId);
-  const families = ruleSets.length > 1 ? [...Object.values(CEN_FAMILIES), ...Object.values(PEPPOL_FAMILIES)] : Object.values(CEN_FAMILIES);
-  const findings = runRules(root, families);
+  const sets = ruleSetsApplying(customizationId);
+  const findings = runRules(root, familiesOf(sets));
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
   for (const f of findings) (f.flag === "fatal" ? errors : warnings).push(item(f));
-  return { valid: errors.length === 0, documentType, customizationId, ruleSets, errors, warnings };
+  const unchecked = uncheckedSpecification(customizationId, sets);
+  if (unchecked !== null) warnings.unshift(uncheckedItem(unchecked, sets, locationOf(cid ?? root)));
+  return { valid: errors.length === 0, documentType, customizationId, ruleSets: sets.map((s) => s.id), errors, warnings };
+}
+
+function uncheckedItem(spec: string, sets: readonly RuleSet[], location: string): ValidationItem {
+  const ran = sets.map((s) => `${s.title} (${s.id})`).join(", ");
+  return {
+    rule: UNCHECKED_RULES,
+    message: `The CustomizationID says the document follows ${spec}, whose own rules einvoice does not have: it was checked against ${ran} only, and the rules of ${spec} were not checked. Check them with that specification's validator before sending.`,
+    location,
+  };
 }
 
 function item(f: Finding): ValidationItem {

@@ -3,7 +3,7 @@
 // the official verdicts (scripts/rules-cases.ts checks each against the official rules).
 import { describe, expect, it } from "vitest";
 import { runRules } from "../engine.js";
-import { CEN_FAMILIES } from "./index.js";
+import { CEN_FAMILIES } from "../rulesets/legacy.js";
 import { cenBusinessRules } from "./cen-business.js";
 import { cenVatRules } from "./cen-vat.js";
 import { cenCodeRules } from "./cen-codes.js";

@@ -1,0 +1,12 @@
+// The rule-set registry: every rule set einvoice checks, one line each. Adding a set is one module
+// (see types.ts) and one line here; select.ts picks the sets that apply to a document.
+import { cen } from "./cen.js";
+import { peppol } from "./peppol.js";
+import type { RuleSet } from "./types.js";
+
+export type { RuleSet } from "./types.js";
+
+export const RULE_SETS: readonly RuleSet[] = [
+  cen,
+  peppol,
+];

@@ -1,0 +1,54 @@
+// Which registered rule sets run on a document: those whose appliesTo matches its CustomizationID,
+// with everything they are basedOn, each once, every set after the sets it is based on.
+import type { RuleFamily } from "../model.js";
+import { RULE_SETS } from "./index.js";
+import type { RuleSet } from "./types.js";
+
+/** The sets that run on a document with this CustomizationID, in run order (basedOn first). */
+export function ruleSetsApplying(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS): RuleSet[] {
+  const byId = new Map(registry.map((s) => [s.id, s]));
+  const ordered: RuleSet[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (set: RuleSet, from: string | null): void => {
+    const s = state.get(set.id);
+    if (s === "done") return;
+    if (s === "visiting") throw new Error(`rule set ${set.id} is basedOn itself (through ${from})`);
+    state.set(set.id, "visiting");
+    for (const id of set.basedOn) {
+      const base = byId.get(id);
+      if (!base) throw new Error(`rule set ${set.id} is basedOn ${id}, which is not registered`);
+      visit(base, set.id);
+    }
+    state.set(set.id, "done");
+    ordered.push(set);
+  };
+  for (const set of registry) if (set.appliesTo(customizationId)) visit(set, null);
+  return ordered;
+}
+
+/** The rule families of these sets, in order. */
+export function familiesOf(sets: readonly RuleSet[]): RuleFamily[] {
+  return sets.flatMap((s) => Object.values(s.families));
+}
+
+/** The rule-set ids for a CustomizationID (what `ruleSets` of the report will say). */
+export function ruleSetIdsFor(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS): string[] {
+  return ruleSetsApplying(customizationId, registry).map((s) => s.id);
+}
+
+// "urn:cen.eu:en16931:2017#compliant#<CIUS>", "#conformant#<extension>", "#extended#<ext>"
+const SPECIFICATION = /#(?:compliant|conformant|extended)#([^#]+)/g;
+
+/**
+ * The specification a CustomizationID names that none of the applied sets is documented for, or
+ * null when the applied sets cover it: a plain EN 16931 id, or one a specific set applies to.
+ * Such a document is checked against EN 16931 only, and the report says which rules were not.
+ */
+export function uncheckedSpecification(customizationId: string | null, applied: readonly RuleSet[]): string | null {
+  if (customizationId === null || customizationId === "") return null;
+  // A set that applies only to some CustomizationIDs (not to a document without one) covers it.
+  if (applied.some((s) => !s.appliesTo(null))) return null;
+  const named = [...customizationId.matchAll(SPECIFICATION)].map((m) => m[1]!);
+  if (named.length > 0) return named.join(" and ");
+  return applied.some((s) => s.customizationIds.includes(customizationId)) ? null : customizationId;
+}

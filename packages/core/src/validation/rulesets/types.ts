@@ -1,0 +1,21 @@
+// What a rule set declares to the registry (index.ts): its identity, the documents it applies to,
+// the sets it builds on, and its rule families. One module per set; see docs/validation.md.
+import type { RuleFamily } from "../model.js";
+
+export interface RuleSet {
+  /** The id reported in `ruleSets`, e.g. "CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13". */
+  readonly id: string;
+  /** Human name for docs and reports. */
+  readonly title: string;
+  readonly version: string;
+  /** Licence of the official source the rules were written from. */
+  readonly licence: string;
+  /** The CustomizationIDs the set is documented for. */
+  readonly customizationIds: readonly string[];
+  /** Whether the set applies to a document with this (whitespace-normalised) CustomizationID, null for none. */
+  appliesTo(customizationId: string | null): boolean;
+  /** Ids of the sets that run before this one and always run with it, e.g. ["CEN-EN16931-UBL-2026.5"]. */
+  readonly basedOn: readonly string[];
+  /** The rule families by name (names are for reports and the per-family benchmark). */
+  readonly families: Readonly<Record<string, RuleFamily>>;
+}
