@@ -224,13 +224,47 @@ function vatId(party: Fa3Node | null): string {
   return "";
 }
 
-/** The identifier choice of TPodmiot2 / TPodmiot3 from a VAT identifier and the party's country. */
-function writeTaxId(x: Xml, vat: string, partyCountry: string): void {
+/** How FA(3) identifies a buyer (TPodmiot2 / TPodmiot3's identifier choice); see `buyerIdentifier`. */
+export type Fa3PartyId =
+  | { kind: "nip"; nip: string }
+  | { kind: "eu-vat"; kodUE: string; nrVatUE: string }
+  | { kind: "other-tax-id"; kodKraju: string | null; nrID: string }
+  | { kind: "none" };
+
+/**
+ * The identifier choice of a party from its VAT identifier (BT-48 for the buyer, as `vatId` reads
+ * it: upper case, no spaces or hyphens) and its country (BT-55): a Polish NIP (PL and 10 digits);
+ * an EU VAT number (KodUE, the prefix, EL for Greece; NrVatUE, the rest); any other tax identifier
+ * (KodKraju, the party's country; NrID, the identifier without that country's prefix); or none
+ * (BrakID: a consumer, or a party without a tax identifier).
+ */
+export function partyIdentifier(vat: string, partyCountry: string): Fa3PartyId {
   const prefix = vat.slice(0, 2);
-  if (vat && prefix === "PL" && /^\d{10}$/.test(vat.slice(2))) x.leaf("NIP", vat.slice(2));
-  else if (vat && EU_COUNTRIES.has(prefix) && prefix !== "PL" && /^(\d|[A-Z]|\+|\*){1,12}$/.test(vat.slice(2))) x.leaf("KodUE", prefix === "GR" ? "EL" : prefix).leaf("NrVatUE", vat.slice(2));
-  else if (vat) x.leaf("KodKraju", /^[A-Z]{2}$/.test(partyCountry) ? partyCountry : undefined).leaf("NrID", vat.slice(0, 50));
+  if (vat && prefix === "PL" && /^\d{10}$/.test(vat.slice(2))) return { kind: "nip", nip: vat.slice(2) };
+  if (vat && EU_COUNTRIES.has(prefix) && prefix !== "PL" && /^(\d|[A-Z]|\+|\*){1,12}$/.test(vat.slice(2))) return { kind: "eu-vat", kodUE: prefix === "GR" ? "EL" : prefix, nrVatUE: vat.slice(2) };
+  if (!vat) return { kind: "none" };
+  const kodKraju = /^[A-Z]{2}$/.test(partyCountry) ? partyCountry : null;
+  // KodKraju carries the country: NrID is the identifier as its country issues it.
+  const nrID = kodKraju && vat.startsWith(kodKraju) && vat.length > 2 ? vat.slice(2) : vat;
+  return { kind: "other-tax-id", kodKraju, nrID: nrID.slice(0, 50) };
+}
+
+function writeTaxId(x: Xml, vat: string, partyCountry: string): void {
+  const id = partyIdentifier(vat, partyCountry);
+  if (id.kind === "nip") x.leaf("NIP", id.nip);
+  else if (id.kind === "eu-vat") x.leaf("KodUE", id.kodUE).leaf("NrVatUE", id.nrVatUE);
+  else if (id.kind === "other-tax-id") x.leaf("KodKraju", id.kodKraju).leaf("NrID", id.nrID);
   else x.leaf("BrakID", "1");
+}
+
+/**
+ * The seller's NIP from its VAT identifier (BT-31): PL followed by 10 digits, or the 10 digits
+ * alone; "" otherwise. The check digit is not checked here.
+ */
+export function sellerNipOf(vat: string): string {
+  const v = vat.replace(/[\s-]/g, "").toUpperCase();
+  const digits = v.startsWith("PL") ? v.slice(2) : v;
+  return /^\d{10}$/.test(digits) ? digits : "";
 }
 
 /** A Polish NIP given as a party identifier or legal registration with scheme 9945 (Polish VAT), else "". */
@@ -321,8 +355,8 @@ export function toFa3(root: Fa3Node, options: Fa3Options = {}): string {
 
   // Podmiot1: the seller, a Polish taxpayer with a NIP.
   const sellerVat = vatId(seller);
-  const nip = sellerVat.startsWith("PL") ? sellerVat.slice(2) : "";
-  if (!nip) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller has no Polish VAT number (BT-31 is ${sellerVat ? `"${sellerVat}"` : "absent"}): KSeF takes invoices of Polish taxpayers, identified by their NIP (PL followed by 10 digits)`);
+  const nip = sellerNipOf(sellerVat);
+  if (!nip) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller has no Polish VAT number (BT-31 is ${sellerVat ? `"${sellerVat}"` : "absent"}): KSeF takes invoices of Polish taxpayers, identified by their NIP (10 digits, with or without the PL prefix)`);
   if (!isValidNip(nip)) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/NIP", `the seller's VAT number "${sellerVat}" (BT-31) does not hold a valid NIP (10 digits with a check digit)`);
   const sellerName = partyName(seller);
   if (!sellerName) throw new Fa3MappingError("Podmiot1/DaneIdentyfikacyjne/Nazwa", "the seller has no name (BT-27)");

@@ -172,6 +172,49 @@ describe("toFa3: annotations and third parties only from explicit data", () => {
   });
 });
 
+describe("toFa3: the buyer's identifier as FA(3) takes it", () => {
+  // The buyer's identifier elements (Podmiot2/DaneIdentyfikacyjne), as a document of their own.
+  const buyerIds = (fa3: string): Record<string, string[]> => {
+    const p2 = `<Faktura xmlns="http://crd.gov.pl/wzor/2025/06/25/13775/">${/<Podmiot2>(<DaneIdentyfikacyjne>.*?<\/DaneIdentyfikacyjne>)/s.exec(fa3)?.[1] ?? ""}</Faktura>`;
+    return Object.fromEntries(["NIP", "KodUE", "NrVatUE", "KodKraju", "NrID", "BrakID"].map((n) => [n, fa3Values(p2, n)]).filter(([, v]) => v!.length > 0));
+  };
+
+  it("a Polish buyer by its NIP (BT-48 PL and 10 digits)", async () => {
+    const { fa3 } = map({ buyerVat: "PL5213017228", lines: [line(S("23"))] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(buyerIds(fa3)).toEqual({ NIP: ["5213017228"] });
+  });
+
+  it("an EU buyer by its VAT number: KodUE the prefix, NrVatUE the rest (EL for Greece)", async () => {
+    const de = map({ buyerVat: "DE123456789", buyerCountry: "DE", lines: [line({ id: "K", percent: "0", exemptionCode: "VATEX-EU-IC" })] }).fa3;
+    expect(await fa3SchemaErrors(de)).toEqual([]);
+    expect(buyerIds(de)).toEqual({ KodUE: ["DE"], NrVatUE: ["123456789"] });
+    const gr = map({ buyerVat: "EL123456789", buyerCountry: "GR", lines: [line({ id: "K", percent: "0", exemptionCode: "VATEX-EU-IC" })] }).fa3;
+    expect(buyerIds(gr)).toEqual({ KodUE: ["EL"], NrVatUE: ["123456789"] });
+  });
+
+  it("a buyer outside the EU by its tax identifier: KodKraju its country (BT-55), NrID BT-48 without that country's prefix", async () => {
+    const us = map({ buyerVat: "US123456789", buyerCountry: "US", lines: [line({ id: "G", percent: "0", exemptionCode: "VATEX-EU-G" })] }).fa3;
+    expect(await fa3SchemaErrors(us)).toEqual([]);
+    expect(buyerIds(us)).toEqual({ KodKraju: ["US"], NrID: ["123456789"] });
+    const no = map({ buyerVat: "NO999999999MVA", buyerCountry: "NO", lines: [line({ id: "O", percent: "0", exemptionCode: "VATEX-EU-O" })] }).fa3;
+    expect(await fa3SchemaErrors(no)).toEqual([]);
+    expect(buyerIds(no)).toEqual({ KodKraju: ["NO"], NrID: ["999999999MVA"] });
+  });
+
+  it("a consumer (no BT-48) with BrakID", async () => {
+    const { fa3 } = map({ buyerVat: null, lines: [line(S("23"))] });
+    expect(await fa3SchemaErrors(fa3)).toEqual([]);
+    expect(buyerIds(fa3)).toEqual({ BrakID: ["1"] });
+  });
+
+  it("takes the seller's NIP from BT-31 with or without the PL prefix", async () => {
+    const bare = map({ sellerVat: "5260250995", lines: [line(S("23"))] }).fa3;
+    expect(await fa3SchemaErrors(bare)).toEqual([]);
+    expect(fa3Values(bare, "NIP")[0]).toBe("5260250995");
+  });
+});
+
 describe("toFa3: a credit note becomes a correction (KOR) only when the corrected invoice is known to KSeF or known to be outside it", () => {
   const KSEF_NUMBER = "5260250995-20261120-0A1B2C3D4E5F-7A";
   const credit = (corrects: { number: string; issueDate?: string }[], options: Parameters<typeof toFa3>[1] = {}) => {
