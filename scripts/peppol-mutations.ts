@@ -13,7 +13,7 @@ import { peppol } from "../packages/core/src/validation/rulesets/peppol.js";
 import { familiesOf } from "../packages/core/src/validation/rulesets/select.js";
 
 const PEPPOL_BIS3 = peppol.customizationIds[0]!;
-import { first, norm } from "../packages/core/src/validation/model.js";
+import { first, norm } from "../packages/core/src/document/model.js";
 
 const args = process.argv.slice(2);
 const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };

@@ -14,7 +14,7 @@ import { cen } from "../packages/core/src/validation/rulesets/cen.js";
 import { peppol as peppolSet } from "../packages/core/src/validation/rulesets/peppol.js";
 import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
 import type { RuleSet } from "../packages/core/src/validation/rulesets/types.js";
-import { first, norm, type UblNode } from "../packages/core/src/validation/model.js";
+import { first, norm, type UblNode } from "../packages/core/src/document/model.js";
 
 const args = process.argv.slice(2);
 const flag = (n: string) => args.includes(n);

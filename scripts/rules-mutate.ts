@@ -11,7 +11,7 @@ import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/x
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
-import { first, norm } from "../packages/core/src/validation/model.js";
+import { first, norm } from "../packages/core/src/document/model.js";
 
 const args = process.argv.slice(2);
 const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };

@@ -13,7 +13,7 @@ import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { cenSyntaxRules } from "../packages/core/src/validation/rules/cen-syntax.js";
 import { ANYWHERE_ABSENT, ATTRIBUTE_ABSENT, DOCUMENT_ABSENT, DOCUMENT_AT_MOST_ONCE, LINE_ABSENT } from "../packages/core/src/validation/rules/cen-syntax-table.js";
-import { NS } from "../packages/core/src/validation/model.js";
+import { NS } from "../packages/core/src/document/model.js";
 
 const args = process.argv.slice(2);
 const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };

@@ -10,7 +10,7 @@ import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/domain/errors.js";
 import { parseXml } from "../src/document/xml.js";
-import type { UblNode } from "../src/validation/model.js";
+import type { UblNode } from "../src/document/model.js";
 import { corpusBytes, readIndex } from "./support/corpus.js";
 import { xmldomTree } from "./support/xmldom-tree.js";
 

@@ -1,6 +1,6 @@
 // The Peppol document type and process of a UBL document, from its root, CustomizationID and ProfileID.
 import { DOCTYPE_SCHEME, PROCESS_SCHEME } from "../ports/discovery.js";
-import { child, type UblNode } from "../validation/model.js";
+import { child, type UblNode } from "./model.js";
 import { text } from "./ubl.js";
 import { parseXml } from "./xml.js";
 

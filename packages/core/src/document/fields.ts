@@ -1,6 +1,6 @@
 // Step 7 of the document pipeline: the fields of the invoice record, read from the document model.
 import type { Party, Totals } from "../domain/types.js";
-import { child, children, first, type UblNode } from "../validation/model.js";
+import { child, children, first, type UblNode } from "./model.js";
 import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
 

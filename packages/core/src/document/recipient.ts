@@ -2,7 +2,7 @@
 import { isPeppolParticipantScheme } from "./codelists/index.js";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
-import { first, type UblNode } from "../validation/model.js";
+import { first, type UblNode } from "./model.js";
 import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../domain/errors.js";
-import { child } from "../validation/model.js";
+import { child } from "./model.js";
 import { requireInvoiceRoot, requireUblRoot, text, UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from "./ubl.js";
 import { parseXml } from "./xml.js";
 

@@ -1,6 +1,6 @@
 // Step 5 of the document pipeline: the root must be a UBL Invoice (or, where allowed, a CreditNote).
 import { ApiError } from "../domain/errors.js";
-import { NS, stringValue, type UblNode } from "../validation/model.js";
+import { NS, stringValue, type UblNode } from "./model.js";
 import type { XmlDocument } from "./xml.js";
 import { xmlTrim } from "./xml.js";
 

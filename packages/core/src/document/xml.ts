@@ -1,5 +1,5 @@
 // Step 4 of the document pipeline: a strict, namespace-aware XML 1.0 reader that builds, in one pass,
-// the compact model of the whole document the rules and the invoice record read (validation/model.ts).
+// the compact model of the whole document the rules and the invoice record read (document/model.ts).
 // No DTDs, no entity expansion, no DOM.
 //
 // Why our own reader and not a library: the checks are those of XML 1.0 (fifth edition) and
@@ -12,7 +12,7 @@
 // It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
 // DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import { qnameOf, type UblNode } from "../validation/model.js";
+import { qnameOf, type UblNode } from "./model.js";
 
 /** The namespace bound to the `xml` prefix. */
 export const XML_NS = "http://www.w3.org/XML/1998/namespace";

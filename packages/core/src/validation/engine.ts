@@ -1,5 +1,5 @@
 // Runs rule families over a document model and collects what they report.
-import { locationOf, type Finding, type RuleContext, type RuleFamily, type UblNode } from "./model.js";
+import { locationOf, type Finding, type RuleContext, type RuleFamily, type UblNode } from "../document/model.js";
 
 /** Runs every family on `root` and returns the findings in the order reported. */
 export function runRules(root: UblNode, families: Iterable<RuleFamily>): Finding[] {

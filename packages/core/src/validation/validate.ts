@@ -7,7 +7,7 @@ import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStar
 import { requireUblRoot, type UblDocumentType } from "../document/ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "../document/xml.js";
 import { runRules } from "./engine.js";
-import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "./model.js";
+import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
 import { familiesOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
 import type { RuleSet } from "./rulesets/types.js";
 

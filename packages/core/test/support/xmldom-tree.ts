@@ -1,7 +1,7 @@
 // Test support: a UblNode tree built with @xmldom/xmldom, so rule families can be tested before (and
 // against) the reader's own builder. Not for production: the reader builds the model in one pass.
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { qnameOf, type UblNode } from "../../src/validation/model.js";
+import { qnameOf, type UblNode } from "../../src/document/model.js";
 
 interface MutableNode {
   ns: string;

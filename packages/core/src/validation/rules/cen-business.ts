@@ -5,7 +5,7 @@
 // element is checked by the first rule whose context matches it, as Schematron does (a line's InvoicePeriod
 // gets BR-30/BR-CO-20, not BR-29/BR-CO-19).
 import { round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
   all, allLines, chargeIndicator, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,

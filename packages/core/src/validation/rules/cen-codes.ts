@@ -6,7 +6,7 @@
 // normalize-space(X), ' '))`: the value, XML whitespace collapsed, is one of the codes (an empty or missing value is
 // not). That is `inList(list, normalizeSpace(X))` below.
 import * as L from "../codelists/cen.js";
-import { children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../model.js";
+import { children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all, chargeIndicator, codepoints, hasAncestor, isUblRoot } from "./cen-common.js";
 
 const set = (list: readonly string[]) => new Set(list);

@@ -1,7 +1,7 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
 import { dec, lit, type Decimal } from "../decimal.js";
-import { NS, child, children, norm, normalizeSpace, stringValue, type UblNode } from "../model.js";
+import { NS, child, children, norm, normalizeSpace, stringValue, type UblNode } from "../../document/model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
 const indexes = new WeakMap<UblNode, Map<string, UblNode[]>>();

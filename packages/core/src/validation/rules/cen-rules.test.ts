@@ -65,7 +65,7 @@ describe("CEN rule findings", () => {
 
 describe("normalizeSpace and select (the model helpers the CEN rules lean on)", () => {
   it("normalize-space collapses only the four XML whitespace characters and trims", async () => {
-    const { normalizeSpace } = await import("../model.js");
+    const { normalizeSpace } = await import("../../document/model.js");
     expect(normalizeSpace("a b")).toBe("a b");
     expect(normalizeSpace("a  b")).toBe("a b");
     expect(normalizeSpace(" a\t\r\nb ")).toBe("a b");
@@ -76,7 +76,7 @@ describe("normalizeSpace and select (the model helpers the CEN rules lean on)", 
   });
 
   it("select follows child steps for one step and for several", async () => {
-    const { select } = await import("../model.js");
+    const { select } = await import("../../document/model.js");
     const root = xmldomTree(doc(`<cac:TaxTotal><cac:TaxSubtotal><cbc:TaxAmount>1</cbc:TaxAmount></cac:TaxSubtotal><cac:TaxSubtotal><cbc:TaxAmount>2</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>`));
     expect(select(root, "cac:TaxTotal").length).toBe(1);
     expect(select(root, "cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount").map((n) => n.text)).toEqual(["1", "2"]);

@@ -15,7 +15,7 @@
 // context of and its `//` rules). The hundreds of path rules (cen-syntax-table.ts) are compiled at
 // load into a tree of steps that the walk follows from the root, so no path is split or searched per
 // document, and a 10,000-line invoice costs 10,000 times a line (about 17 µs for a 9 KiB invoice).
-import { NS, child, children, normalizeSpace, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { NS, child, children, normalizeSpace, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { ANYWHERE_ABSENT, ATTRIBUTE_ABSENT, DOCUMENT_ABSENT, DOCUMENT_AT_MOST_ONCE, LINE_ABSENT } from "./cen-syntax-table.js";
 
 type Flag = "fatal" | "warning";

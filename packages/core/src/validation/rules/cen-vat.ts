@@ -9,7 +9,7 @@
 // The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
 // ID is normalised); each difference is kept and commented where it is.
 import { round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import {
   all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
 } from "./cen-common.js";

@@ -3,7 +3,7 @@
 //
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
 import { dec, round2, sum, lit, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,

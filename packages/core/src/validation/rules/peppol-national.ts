@@ -2,7 +2,7 @@
 // (DK-R-*), Italy (IT-R-*), Sweden (SE-R-*), Greece (GR-R-*, GR-S-*), Iceland (IS-R-*), the Netherlands
 // (NL-R-*) and Germany (DE-R-*). One visitor per Schematron pattern, in the official rule order (an element is
 // checked by the first rule of a pattern whose context it matches).
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
 import { dec } from "../decimal.js";
 import { germanRulesIbanValid, greekTinValid, mod11Valid, swedishOrgNumberValid, isXsInteger } from "./peppol-checkdigits.js";
 import { filled, isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";

@@ -1,7 +1,7 @@
 // What the Peppol rule files share: the document-wide variables of the Peppol Schematron ($profile,
 // $supplierCountry, ...) computed once, and the few XPath behaviours the rules depend on (number(),
 // xs:date, substring on code points), written out so each rule reads like its official test.
-import { children, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../model.js";
+import { children, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../../document/model.js";
 import { dec, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";

@@ -1,6 +1,6 @@
 // The names the library exported before the registry, kept for its users: the CEN and Peppol set ids
 // and their families by name.
-import type { RuleFamily } from "../model.js";
+import type { RuleFamily } from "../../document/model.js";
 import { cen } from "./cen.js";
 import { peppol } from "./peppol.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RuleFamily } from "../model.js";
+import type { RuleFamily } from "../../document/model.js";
 import { RULE_SETS } from "./index.js";
 import { familiesOf, ruleSetIdsFor, ruleSetsApplying, uncheckedSpecification } from "./select.js";
 import type { RuleSet } from "./types.js";

@@ -1,6 +1,6 @@
 // Which registered rule sets run on a document: those whose appliesTo matches its CustomizationID,
 // with everything they are basedOn, each once, every set after the sets it is based on.
-import type { RuleFamily } from "../model.js";
+import type { RuleFamily } from "../../document/model.js";
 import { RULE_SETS } from "./index.js";
 import type { RuleSet } from "./types.js";
 

@@ -1,6 +1,6 @@
 // What a rule set declares to the registry (index.ts): its identity, the documents it applies to,
 // the sets it builds on, and its rule families. One module per set; see docs/validation.md.
-import type { RuleFamily } from "../model.js";
+import type { RuleFamily } from "../../document/model.js";
 
 export interface RuleSet {
   /** The id reported in `ruleSets`, e.g. "CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13". */

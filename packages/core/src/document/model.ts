@@ -1,7 +1,7 @@
 // The document model the validation rules read: a compact tree of the whole UBL document, built in
-// one pass by the reader (document/xml.ts), values kept as their XML text (never floats).
+// one pass by the reader (xml.ts), values kept as their XML text (never floats).
 //
-// Contract shared by the rule families (rules/*.ts) and the builder. Rules navigate with the helpers
+// Contract shared by the builder, the readers of document/ and the rule families (validation/rules/*.ts), which import nothing else of document/. Rules navigate with the helpers
 // below, using the UBL prefixes "cbc:", "cac:", "ext:" (any other namespace is written "{uri}local").
 
 export const NS = {
