@@ -1,12 +1,12 @@
 // Regenerates packages/core/src/document/codelists/participant-schemes.ts from the Peppol code list in
-// ../shared/corpus/codelists/. Run: node scripts/generate-codelists.mjs
+// testdata/corpus/codelists/. Run: node scripts/generate-codelists.mjs
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DOMParser } from "@xmldom/xmldom";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const SOURCE = join(root, "..", "shared", "corpus", "codelists", "Peppol_Code_Lists_-_Participant_identifier_schemes_v9.7.xml");
+export const SOURCE = join(root, "testdata", "corpus", "codelists", "Peppol_Code_Lists_-_Participant_identifier_schemes_v9.7.xml");
 export const TARGET = join(root, "packages", "core", "src", "document", "codelists", "participant-schemes.ts");
 
 export function render(xml) {

@@ -3,10 +3,12 @@
 // schemes and values, codes, dates, amounts, removed/emptied/duplicated elements), and compares the Peppol
 // rule ids we report with the official ones on each mutant.
 //   tsx --conditions=source scripts/peppol-mutations.ts [--n 2000] [--seed 1] [--oracle PATH/official.mjs] [--keep DIR] [--country XX] [--graft]
-// Needs the oracle's node_modules (npm install in the oracle folder). Test-time only.
+// The oracle is test/support/official.ts (testdata/rules) unless --oracle or ORACLE names another official.mjs. Test-time only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/xmldom";
+import { officialOracle } from "../packages/core/test/support/official.js";
+import { CORPUS_DIR } from "../testdata/index.js";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { peppol } from "../packages/core/src/validation/rulesets/peppol.js";
@@ -18,8 +20,7 @@ import { first, norm } from "../packages/core/src/document/model.js";
 const args = process.argv.slice(2);
 const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };
 const repo = resolve(import.meta.dirname, "..");
-const corpus = resolve(repo, "..", "shared", "corpus");
-const oracleFile = opt("--oracle") ?? process.env.ORACLE ?? resolve(repo, "..", "shared", "oracle", "official.mjs");
+const corpus = CORPUS_DIR;
 const total = Number(opt("--n") ?? 1000);
 let seed = Number(opt("--seed") ?? 1);
 const keep = opt("--keep");
@@ -27,7 +28,7 @@ if (keep && !existsSync(keep)) mkdirSync(keep, { recursive: true });
 
 // The whole official verdict (CEN and Peppol): a mutant on which either rule set stops with a dynamic error
 // (a repeated singular element, say) has no official verdict and is skipped.
-const { officialValidate } = (await import(oracleFile)) as { officialValidate: (xml: string) => { fatal: string[]; warning: string[] } };
+const officialValidate = await officialOracle(opt("--oracle") ?? process.env.ORACLE);
 const isPeppolRule = (id: string) => !id.startsWith("BR-") && !id.startsWith("UBL-");
 function official(xml: string): Set<string> | null {
   try {

@@ -1,13 +1,12 @@
 // Developer tool: checks the expectations of packages/core/test/support/cen-rule-cases.ts (the tricky-semantics
 // cases of the CEN rule tests) against the official rules, so the tests assert the official verdicts.
-//   tsx --conditions=source scripts/rules-cases.ts [--oracle ../shared/oracle/official.mjs]
-import { resolve } from "node:path";
+//   tsx --conditions=source scripts/rules-cases.ts [--oracle PATH/official.mjs] (default: test/support/official.ts over testdata/rules)
+import { officialOracle } from "../packages/core/test/support/official.js";
 import { CEN_RULE_CASES } from "../packages/core/test/support/cen-rule-cases.js";
 
 const args = process.argv.slice(2);
 const i = args.indexOf("--oracle");
-const oraclePath = i >= 0 ? args[i + 1]! : resolve(import.meta.dirname, "..", "..", "shared", "oracle", "official.mjs");
-const { officialValidate } = (await import(oraclePath)) as { officialValidate: (xml: string) => { fatal: string[]; warning: string[] } };
+const officialValidate = await officialOracle(i >= 0 ? args[i + 1] : undefined);
 let bad = 0;
 for (const c of CEN_RULE_CASES) {
   let fired: boolean | string;

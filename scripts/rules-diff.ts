@@ -1,13 +1,14 @@
 // Developer tool: compares the rule families with the official verdicts, rule by rule.
 //   tsx --conditions=source scripts/rules-diff.ts [--prefix BR-CO-] [--units] [--corpus] [--verdicts FILE] [--verbose]
 // --corpus: every corpus Invoice/CreditNote against the oracle's verdicts (default
-//   packages/core/test/fixtures/official-verdicts.jsonl if present, else /work/oracle/corpus-verdicts.jsonl).
+//   packages/core/test/fixtures/official-verdicts.jsonl).
 // --units: every case of the official rule unit tests (VEFA testSet files): the asserted rule must
 //   fire on error/warning cases and stay silent on success cases.
 // The model is built with xmldom here (test support), so this runs before and beside the reader's builder.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Element } from "@xmldom/xmldom";
+import { CORPUS_DIR } from "../testdata/index.js";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { cen } from "../packages/core/src/validation/rulesets/cen.js";
@@ -22,7 +23,7 @@ const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i +
 const prefix = opt("--prefix") ?? "";
 const verbose = flag("--verbose");
 const repo = resolve(import.meta.dirname, "..");
-const corpus = resolve(repo, "..", "shared", "corpus");
+const corpus = CORPUS_DIR;
 const want = (id: string) => id.startsWith(prefix);
 
 function fired(root: UblNode, sets: readonly RuleSet[]): { fatal: Set<string>; warning: Set<string> } {
@@ -34,7 +35,7 @@ function fired(root: UblNode, sets: readonly RuleSet[]): { fatal: Set<string>; w
 
 if (flag("--corpus") || !flag("--units")) {
   const committed = join(repo, "packages/core/test/fixtures/official-verdicts.jsonl");
-  const file = opt("--verdicts") ?? (existsSync(committed) ? committed : "/work/oracle/corpus-verdicts.jsonl");
+  const file = opt("--verdicts") ?? committed;
   let docs = 0, same = 0;
   const missBy = new Map<string, number>(), extraBy = new Map<string, number>();
   for (const line of readFileSync(file, "utf8").split("\n")) {

@@ -2,12 +2,14 @@
 //   tsx --conditions=source scripts/rules-mutate.ts [--prefix BR-] [--count 300] [--seed 1] [--oracle PATH] [--out DIR]
 // Each round takes a complete corpus Invoice/CreditNote, applies 1-3 random mutations (amounts changed, elements
 // removed, emptied or duplicated, codes and schemes swapped, VAT categories changed, ...), and compares the rule ids
-// (fatal and warning, filtered by --prefix) our families report with the official ones (oracle: ../shared/oracle or
-// --oracle; --dump writes every mutant to --out). A document the official rules cannot judge (their dynamic errors) is skipped. Disagreements are
+// (fatal and warning, filtered by --prefix) our families report with the official ones (oracle: test/support/official.ts over testdata/rules, or
+// --oracle PATH/official.mjs; --dump writes every mutant to --out). A document the official rules cannot judge (their dynamic errors) is skipped. Disagreements are
 // written to --out (default /tmp/rules-mutate) with the mutations applied.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/xmldom";
+import { officialOracle } from "../packages/core/test/support/official.js";
+import { CORPUS_DIR } from "../testdata/index.js";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
@@ -19,10 +21,9 @@ const prefix = opt("--prefix") ?? "BR-";
 const count = Number(opt("--count") ?? 300);
 let seed = Number(opt("--seed") ?? 1);
 const repo = resolve(import.meta.dirname, "..");
-const corpus = resolve(repo, "..", "shared", "corpus");
-const oraclePath = opt("--oracle") ?? (resolve(repo, "..", "shared", "oracle", "official.mjs"));
+const corpus = CORPUS_DIR;
 const out = opt("--out") ?? "/tmp/rules-mutate";
-const { officialValidate } = (await import(oraclePath)) as { officialValidate: (xml: string) => { fatal: string[]; warning: string[] } };
+const officialValidate = await officialOracle(opt("--oracle"));
 
 // Small seeded PRNG (mulberry32), so a run can be repeated.
 function rnd(): number {

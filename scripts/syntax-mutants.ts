@@ -5,10 +5,12 @@
 //   per hand-written rule, on an Invoice and a CreditNote.
 // --random N: N mutants of random corpus documents (elements repeated or dropped, attributes added,
 //   texts replaced with values the rules care about).
-// Needs the oracle (official.mjs, SaxonJS): ORACLE=/path/to/official.mjs, default /work/oracle/official.mjs.
+// The oracle: test/support/official.ts over testdata/rules (SaxonJS), or ORACLE=/path/to/official.mjs.
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DOMParser, XMLSerializer, type Document, type Element } from "@xmldom/xmldom";
+import { officialOracle } from "../packages/core/test/support/official.js";
+import { CORPUS_DIR } from "../testdata/index.js";
 import { xmldomTree } from "../packages/core/test/support/xmldom-tree.js";
 import { runRules } from "../packages/core/src/validation/engine.js";
 import { cenSyntaxRules } from "../packages/core/src/validation/rules/cen-syntax.js";
@@ -19,10 +21,8 @@ const args = process.argv.slice(2);
 const opt = (n: string) => { const i = args.indexOf(n); return i >= 0 ? args[i + 1] : undefined; };
 const verbose = args.includes("--verbose");
 const repo = resolve(import.meta.dirname, "..");
-const corpus = resolve(repo, "..", "shared", "corpus");
-const oracle = (await import(process.env.ORACLE ?? "/work/oracle/official.mjs")) as {
-  officialValidate(xml: string): { fatal: string[]; warning: string[] };
-};
+const corpus = CORPUS_DIR;
+const oracle = { officialValidate: await officialOracle(process.env.ORACLE) };
 
 let seed = Number(opt("--seed") ?? 1);
 const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
@@ -204,8 +204,8 @@ if (args.includes("--edge")) {
 
 const RANDOM = Number(opt("--random") ?? 0);
 if (RANDOM > 0) {
-  const verdicts = readFileSync("/work/oracle/corpus-verdicts.jsonl", "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { file: string; error?: string });
-  const files = verdicts.filter((v) => !v.error).map((v) => join(corpus, v.file.slice(v.file.indexOf("/corpus/") + 8)));
+  const verdicts = readFileSync(join(repo, "packages/core/test/fixtures/official-verdicts.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { file: string; error?: string });
+  const files = verdicts.filter((v) => !v.error).map((v) => join(corpus, v.file.includes("/corpus/") ? v.file.slice(v.file.indexOf("/corpus/") + 8) : v.file));
   const ATTRS = ["schemeID", "listID", "name", "mimeCode", "filename", "unitCodeListID", ...ATTRIBUTE_ABSENT.map(([, a]) => a)];
   const TEXTS = ["130", "50", "SEPA", "sepa", "VAT", "vat", "2.1", "2.0", "916", " 130", "X"];
   const AMOUNTS = ["1.234", "12.3 ", "-0.005", "7", "0.10"];

@@ -2,12 +2,12 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CORPUS_DIR } from "../../testdata/index.ts";
 
 /** The repository root (bench/lib/ is two levels down). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** `../shared/corpus` relative to the repository root. */
-export const CORPUS_DIR = join(REPO_ROOT, "..", "shared", "corpus");
+export { CORPUS_DIR };
 
 export const BASE_EXAMPLE = join(CORPUS_DIR, "openpeppol-bis3", "examples", "base-example.xml");
 

@@ -3,13 +3,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { corpusPath } from "../../../testdata/index.js";
 import { waitFor } from "./helpers.js";
 import { json, startServer, type RunningServer } from "./server-process.js";
 
-const corpus = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus");
 
 describe("example server quickstart", () => {
   let server: RunningServer;
@@ -83,7 +82,7 @@ describe("example server quickstart", () => {
       server.adminToken,
     );
     expect(patch.status).toBe(200);
-    const xml = readFileSync(join(corpus, "openpeppol-bis3", "examples", "base-example.xml")).toString("base64");
+    const xml = readFileSync(corpusPath("openpeppol-bis3/examples/base-example.xml")).toString("base64");
     const submit = await json(server.base, "POST", "/v1/peppol/invoice", { xml }, apiKey);
     expect(submit).toEqual({ status: 200, body: { data: { submissionId: expect.any(String), success: true, status: "sending" } } });
     // Read back at once: still sending, or already delivered (the sandbox may be faster than this read).

@@ -1,4 +1,4 @@
-// The acceptance corpus (../shared/corpus, 601 public documents) through submitInvoice on memoryStore().
+// The acceptance corpus (testdata/corpus, 601 public documents) through submitInvoice on memoryStore().
 //
 // Expectations come from INDEX.tsv, from our own read of the Peppol participant-scheme code list
 // (support/corpus.ts, parsed with xmldom), never from @einvoice/core's code list, and from the

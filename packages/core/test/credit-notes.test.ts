@@ -39,7 +39,7 @@ const fatalByFile = new Map<string, string[]>(
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as { file: string; fatal: string[] })
-    .map((v) => [v.file.replace(/^.*\/shared\/corpus\//, ""), v.fatal]),
+    .map((v) => [v.file, v.fatal]),
 );
 const corpusB64 = (path: string) => readFileSync(`${CORPUS_DIR}/${path}`).toString("base64");
 const SNIPPET_CN = "openpeppol-bis3/snippets/Snippet-cn.xml";

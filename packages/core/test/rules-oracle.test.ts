@@ -63,7 +63,7 @@ describe("our rules give the official verdict (SaxonJS with the official Schemat
       "openpeppol-bis3/examples/vat-category-E.xml",
       "cen-en16931/ubl-examples/BIS3_Invoice_negativ.XML",
     ]) {
-      // A missing corpus file fails the test (the corpus sits beside the repository as ../shared/corpus).
+      // A missing corpus file fails the test (testdata/corpus).
       const xml = readFileSync(join(CORPUS_DIR, path), "utf8");
       expect({ path, ...ours(xml) }).toEqual({ path, ...officialVerdict(xml) });
     }

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import Big from "big.js";
 import { describe, expect, it } from "vitest";
+import { CORPUS_DIR } from "../../../testdata/index.js";
 import { Fa3MappingError, toFa3 } from "../src/index.js";
 import { fa3Values, ublTree } from "./support/tree.js";
 import { fa3SchemaErrors } from "./support/xsd.js";
@@ -328,9 +328,7 @@ describe("toFa3: what does not map fails naming the field", () => {
 
 // The corpus: every UBL Invoice either maps to a valid FA(3) whose totals equal the UBL totals, or
 // fails with a Fa3MappingError naming the field (most corpus sellers are not Polish taxpayers).
-const here = dirname(fileURLToPath(import.meta.url));
-const CORPUS = resolve(here, "../../../../shared/corpus");
-const corpusInvoices = readFileSync(resolve(CORPUS, "INDEX.tsv"), "utf8")
+const corpusInvoices = readFileSync(resolve(CORPUS_DIR, "INDEX.tsv"), "utf8")
   .split(/\r?\n/)
   .slice(1)
   .map((l) => l.split("\t"))
@@ -342,7 +340,7 @@ describe("toFa3 on the corpus", () => {
     expect(corpusInvoices.length).toBeGreaterThan(100);
     const outcome = { mapped: 0, failed: new Map<string, number>() };
     for (const path of corpusInvoices) {
-      const xml = readFileSync(resolve(CORPUS, path), "utf8");
+      const xml = readFileSync(resolve(CORPUS_DIR, path), "utf8");
       const root = ublTree(xml);
       let fa3: string;
       try {
@@ -370,7 +368,7 @@ describe("toFa3 on the corpus", () => {
     let credits = 0;
     const failed = new Map<string, number>();
     for (const path of corpusInvoices) {
-      const xml = readFileSync(resolve(CORPUS, path), "utf8");
+      const xml = readFileSync(resolve(CORPUS_DIR, path), "utf8");
       const root = ublTree(xml);
       // The seller's VAT identifier (BT-31) becomes a Polish NIP; everything else is the corpus document.
       const seller = root.children.find((c) => c.qname === "cac:AccountingSupplierParty")?.children.find((c) => c.qname === "cac:Party");

@@ -1,11 +1,10 @@
 // Checks of the SQL store beyond the port's conformance suite, run on PGlite and on a PostgreSQL server.
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { tokenCipher, updateCompany, type Store } from "@einvoice/core";
 import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { describe, expect, it } from "vitest";
+import { corpusPath } from "../../../testdata/index.js";
 import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../src/index.js";
 
 export interface Harness {
@@ -15,8 +14,7 @@ export interface Harness {
   schema(): string;
 }
 
-const corpusDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "shared", "corpus");
-const baseExample = () => new Uint8Array(readFileSync(join(corpusDir, "openpeppol-bis3", "examples", "base-example.xml")));
+const baseExample = () => new Uint8Array(readFileSync(corpusPath("openpeppol-bis3/examples/base-example.xml")));
 const LATER = "2099-01-01T00:00:00.000Z";
 
 const SQL_WORDS = /\b(SELECT|INSERT|UPDATE|DELETE|VALUES|WHERE)\b/;

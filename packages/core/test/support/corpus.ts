@@ -1,16 +1,13 @@
-// Test support for the acceptance corpus in ../shared/corpus (read-only; never edited).
+// Test support for the acceptance corpus in testdata/corpus (read-only; never edited).
 // Everything here is derived from the corpus files themselves, never from @einvoice/core, so that
 // the expectations of corpus.test.ts are independent of the code under test.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import { DOMParser } from "@xmldom/xmldom";
+import { CORPUS_DIR } from "../../../../testdata/index.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** /work/shared/corpus, resolved from this file (packages/core/test/support), not from the cwd. */
-export const CORPUS_DIR = resolve(here, "../../../../../shared/corpus");
+export { CORPUS_DIR };
 
 export const UBL_INVOICE_NS = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2";
 export const VEFA_NS = "http://difi.no/xsd/vefa/validator/1.0";

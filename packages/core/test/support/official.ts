@@ -1,11 +1,10 @@
 // Test and bench support: the official EN 16931 (CEN UBL) and Peppol BIS Billing 3.0 (2026.5) rules
-// themselves, precompiled for SaxonJS (../shared/oracle/rules, beside the corpus), run with the
+// themselves, precompiled for SaxonJS (testdata/rules), run with the
 // SaxonJS that the `xslt3` devDependency (2.7.0) brings. Never a runtime dependency: tests compare our
 // rules with these verdicts, the bench compares their speed.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
-import { CORPUS_DIR } from "./corpus.js";
+import { RULE_SETS, RULES_DIR, rulesPath } from "../../../../testdata/index.js";
 
 const require = createRequire(createRequire(import.meta.url).resolve("xslt3"));
 // SaxonJS has no type declarations; the three calls used here are typed below.
@@ -14,12 +13,12 @@ const SaxonJS = require("saxon-js") as {
   XPath: { evaluate(xpath: string, context: unknown, options?: Record<string, unknown>): unknown };
 };
 
-export const OFFICIAL_RULES_DIR = resolve(CORPUS_DIR, "..", "oracle", "rules");
+export const OFFICIAL_RULES_DIR = RULES_DIR;
 export const PEPPOL_BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
-const SETS = { cen: "CEN-EN16931-UBL-2026.5", peppol: "PEPPOL-EN16931-UBL-2026.5" } as const;
+const SETS = { cen: RULE_SETS.cen, peppol: RULE_SETS.peppol } as const;
 const sheets = new Map<string, unknown>();
-const sheet = (name: string) => {
-  if (!sheets.has(name)) sheets.set(name, JSON.parse(readFileSync(resolve(OFFICIAL_RULES_DIR, `${name}.sef.json`), "utf8")));
+const sheet = (name: (typeof SETS)[keyof typeof SETS]) => {
+  if (!sheets.has(name)) sheets.set(name, JSON.parse(readFileSync(rulesPath(name), "utf8")));
   return sheets.get(name);
 };
 const FIRED = "descendant-or-self::*:failed-assert ! (string(@id) || ' ' || string(@flag))";
@@ -52,4 +51,14 @@ export function officialVerdict(xml: string): OfficialVerdict {
     fatal: uniq(fired.filter(([, f]) => f !== "warning").map(([id]) => id)),
     warning: uniq(fired.filter(([, f]) => f === "warning").map(([id]) => id)),
   };
+}
+
+/**
+ * The oracle of the developer scripts (scripts/rules-*.ts, …): officialVerdict, or the `officialValidate`
+ * of another oracle module (an `official.mjs` given with `--oracle` or `ORACLE`) when `path` is set.
+ */
+export async function officialOracle(path: string | undefined): Promise<(xml: string) => Omit<OfficialVerdict, "ruleSets">> {
+  if (!path) return officialVerdict;
+  const mod = (await import(path)) as { officialValidate: (xml: string) => Omit<OfficialVerdict, "ruleSets"> };
+  return mod.officialValidate;
 }

@@ -11,13 +11,13 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { ERROR_STATUS, type ErrorCode, type Store } from "@einvoice/core";
 import type { Express } from "express";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from "vitest";
 import { createApp } from "../../../../examples/server/src/app.js";
+import { CORPUS_DIR } from "../../../../testdata/index.js";
 import { cpuClock } from "./cpu-time.js";
 import { recordResponses, undocumentedAnswers, type Recorded } from "./openapi-check.js";
 
@@ -45,7 +45,6 @@ const PROPERTY_TIMEOUT_MS = 300_000;
 const ADMIN_TOKEN = "property-test-admin-token-0123456789";
 const MiB = 1024 * 1024;
 
-const corpusDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "..", "shared", "corpus");
 
 /** The 422 codes of the document checks (contract rows 5 to 9). */
 const DOCUMENT_CODES: ErrorCode[] = ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml", "missing_recipient"];
@@ -134,12 +133,12 @@ interface Base {
 
 /** UBL invoices of the corpus (INDEX.tsv: root Invoice), up to 200 KB each so that a case stays cheap. */
 function corpusInvoices(): Base[] {
-  const index = readFileSync(join(corpusDir, "INDEX.tsv"), "utf8").trim().split("\n").slice(1);
+  const index = readFileSync(join(CORPUS_DIR, "INDEX.tsv"), "utf8").trim().split("\n").slice(1);
   const out: Base[] = [];
   for (const line of index) {
     const [path, root, ns] = line.split("\t");
     if (root !== "Invoice" || ns !== "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2") continue;
-    const file = join(corpusDir, path!);
+    const file = join(CORPUS_DIR, path!);
     if (statSync(file).size > 200_000) continue;
     out.push({ name: path!, bytes: readFileSync(file) });
   }
@@ -151,7 +150,7 @@ let invoices: Base[] = [];
 let accepted: Base[] = [];
 
 beforeAll(async () => {
-  expect(readdirSync(corpusDir)).toContain("INDEX.tsv");
+  expect(readdirSync(CORPUS_DIR)).toContain("INDEX.tsv");
   opened = await open();
   app = createApp({
     store: opened.store,
