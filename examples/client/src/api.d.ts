@@ -334,6 +334,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness of the example server: the store answers, the workers run */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2517,6 +2534,53 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                        checks: {
+                            /** @enum {string} */
+                            store: "ok" | "down" | "timeout" | "migrations_pending";
+                            /** @enum {string} */
+                            workers: "ok" | "disabled" | "stopped" | "failing";
+                        };
+                    };
+                };
+            };
+            /** @description Not ready: each check names what is wrong. Answered within 2 s, even when the database hangs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "not_ready";
+                        checks: {
+                            /** @enum {string} */
+                            store: "ok" | "down" | "timeout" | "migrations_pending";
+                            /** @enum {string} */
+                            workers: "ok" | "disabled" | "stopped" | "failing";
+                        };
                     };
                 };
             };

@@ -2,6 +2,7 @@
 // with request ids, structured request logs (secrets redacted) and security headers.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { readinessCheck, type Readiness } from "@einvoice/core";
 import { createAdminRouter, createBodyBudget, createV1Router, notFound, type AdminRouterOptions, type Logger, type V1RouterOptions } from "@einvoice/express";
 import express, { type Express, type RequestHandler } from "express";
 import helmet from "helmet";
@@ -22,6 +23,8 @@ export interface AppConfig extends Omit<V1RouterOptions, "logger"> {
   adminRateLimit?: AdminRouterOptions["adminRateLimit"];
   /** Express's `trust proxy` setting: needed behind a reverse proxy so that `req.ip` (sign-up limit) is the client's. */
   trustProxy?: boolean | number | string;
+  /** `GET /ready`'s check (`readinessCheck` from the core). Default: the store only, without workers. */
+  readiness?: () => Promise<Readiness>;
 }
 
 /**
@@ -120,6 +123,9 @@ function requestIds(): RequestHandler {
 
 /** The API answers only JSON: nothing may load, frame or run from it. */
 const API_CSP = { useDefaults: false, directives: { "default-src": ["'none'"], "frame-ancestors": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"] } };
+/** The probes' paths: logged at debug. */
+const PROBES = new Set(["/health", "/ready"]);
+
 /** The /docs page (Swagger UI, from this server only): its scripts and styles, inline styles, data: images. */
 const DOCS_CSP = {
   useDefaults: false,
@@ -139,7 +145,7 @@ const DOCS_CSP = {
 
 /** Builds the Express app of the example server (no listening: tests use it with supertest). */
 export function createApp(config: AppConfig): Express {
-  const { adminToken, requestLogger, trustProxy, adminRateLimit, ...routerOptions } = config;
+  const { adminToken, requestLogger, trustProxy, adminRateLimit, readiness, ...routerOptions } = config;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -151,10 +157,17 @@ export function createApp(config: AppConfig): Express {
       pinoHttp({
         logger: requestLogger,
         genReqId: (req) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
-        // /health is polled by load balancers and orchestrators: debug, unless it fails. A 503
-        // (server_busy: too many large bodies at once) is load, not a fault: a warning.
+        // /health and /ready are polled by load balancers and orchestrators: debug (an outage is
+        // logged once by the workers, not at every probe). A 503 (server_busy: too many large bodies
+        // at once) is load, not a fault: a warning.
         customLogLevel: (req, res, err) =>
-          res.statusCode === 503 ? "warn" : err || res.statusCode >= 500 ? "error" : pathOf(req) === "/health" ? "debug" : "info",
+          PROBES.has(pathOf(req)) && !err && res.statusCode !== 500
+            ? "debug"
+            : res.statusCode === 503
+              ? "warn"
+              : err || res.statusCode >= 500
+                ? "error"
+                : "info",
         quietResLogger: true,
         customSuccessObject: (req, res, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
         customErrorObject: (req, res, _err, val: { responseTime: number }) => requestLine(req, res, val.responseTime),
@@ -164,8 +177,14 @@ export function createApp(config: AppConfig): Express {
     );
   }
   app.use(helmet({ contentSecurityPolicy: API_CSP }));
+  // Liveness: the process answers. Readiness: it can serve (the store answers, the workers run).
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
+  });
+  const ready = readiness ?? readinessCheck({ store: routerOptions.store });
+  app.get("/ready", async (_req, res) => {
+    const answer = await ready();
+    res.status(answer.status === "ready" ? 200 : 503).set("Cache-Control", "no-store").json(answer);
   });
   // One budget of large bodies in flight for the whole process, shared by both routers.
   const option = routerOptions.bodyBudget;

@@ -34,6 +34,8 @@ export interface DeliveryConfig {
   discovery?: DiscoveryPort;
   /** KSEF_URL and KSEF_TOKEN_KEY: the ksef route goes to KSeF directly (`ksefFromEnv`). */
   ksef?: KsefSetup;
+  /** SHUTDOWN_TIMEOUT_MS: on stop, how long the sends in flight may take before their leases are given back. */
+  stopTimeoutMs?: number;
 }
 
 /** Direct KSeF delivery: the API base and the cipher of the companies' tokens. */
@@ -119,7 +121,10 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     ...(config.ksef ? { retryByRoute: { ksef: DEFAULT_RETRY } } : {}),
     leaseMs,
     pollIntervalMs: 250,
+    // While the database is down, a round is tried again after 0.5, 1, 2, 4, then every 5 s (one log line per step).
+    maxBackoffMs: 5_000,
     logger,
+    ...(config.stopTimeoutMs !== undefined ? { stopTimeoutMs: config.stopTimeoutMs } : {}),
     ...(config.discovery ? { discovery: config.discovery } : {}),
   });
   dispatcher.start();
@@ -131,6 +136,8 @@ export interface WebhookConfig {
   targets: TargetPolicy;
   /** WEBHOOK_RETRY_BASE_MS: the first retry's delay (default 10 s, doubling up to 1 h, 10 attempts). */
   retryBaseMs?: number;
+  /** SHUTDOWN_TIMEOUT_MS: on stop, how long the sends in flight may take. */
+  stopTimeoutMs?: number;
 }
 
 /** Reads the webhook settings from the environment. */
@@ -145,7 +152,9 @@ export function startWebhooks(store: Store & WebhookStore, config: WebhookConfig
     store,
     targets: config.targets,
     pollIntervalMs: 250,
+    maxBackoffMs: 5_000,
     logger,
+    ...(config.stopTimeoutMs !== undefined ? { stopTimeoutMs: config.stopTimeoutMs } : {}),
     ...(config.retryBaseMs ? { retry: { baseDelayMs: config.retryBaseMs, maxDelayMs: Math.max(config.retryBaseMs * 8, 60_000) } } : {}),
   });
   sender.start();

@@ -1,5 +1,5 @@
 // Starts the example server: `pnpm start` at the repository root.
-// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL,
+// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN (required when NODE_ENV=production), SHUTDOWN_TIMEOUT_MS; delivery: STORECOVE_API_KEY and STORECOVE_URL,
 // KSEF_URL and KSEF_TOKEN_KEY (the ksef route directly to KSeF, docs/delivery.md);
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
 // SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, BODY_BUDGET_MB, BODY_QUEUE_TIMEOUT_MS, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
@@ -10,11 +10,13 @@ import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readinessCheck } from "@einvoice/core";
 import { createRateLimiter, type RateLimitStore } from "@einvoice/express";
 import pg from "pg";
 import { createApp, createLogger } from "./app.js";
 import { ksefFromEnv, startDelivery, startWebhooks, webhookConfig, type KsefSetup } from "./delivery.js";
 import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
+import { draining } from "./shutdown.js";
 import { openStore, type OpenedStore } from "./store.js";
 
 function fatal(message: string): never {
@@ -28,6 +30,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) fatal(`PORT must be a p
 const baseDir = process.env.INIT_CWD || process.cwd();
 const dataDir = resolve(baseDir, process.env.DATA_DIR || "./data");
 const databaseUrl = process.env.DATABASE_URL || undefined;
+const production = process.env.NODE_ENV === "production";
+if (production && !process.env.ADMIN_TOKEN) {
+  fatal("ADMIN_TOKEN must be set when NODE_ENV=production (at least 16 characters; openssl rand -base64 24 makes one): a generated token would change at every restart.");
+}
 const generatedToken = !process.env.ADMIN_TOKEN;
 const adminToken = process.env.ADMIN_TOKEN || randomBytes(24).toString("base64url");
 if (adminToken.length < 16) fatal("ADMIN_TOKEN must be at least 16 characters long.");
@@ -56,6 +62,8 @@ const leaseMs = intEnv("DISPATCH_LEASE_MS", 30_000);
 const sandboxDelayMs = intEnv("SANDBOX_DELAY_MS", 300);
 if (process.env.WEBHOOK_RETRY_BASE_MS) intEnv("WEBHOOK_RETRY_BASE_MS", 0);
 if (leaseMs < 1_000) fatal("DISPATCH_LEASE_MS must be at least 1000.");
+// On SIGTERM or SIGINT: how long the requests and deliveries in flight may take to finish.
+const shutdownTimeoutMs = intEnv("SHUTDOWN_TIMEOUT_MS", 10_000);
 const headersTimeout = intEnv("HEADERS_TIMEOUT_MS", 10_000);
 const requestTimeout = intEnv("REQUEST_TIMEOUT_MS", 60_000);
 const keepAliveTimeout = intEnv("KEEP_ALIVE_TIMEOUT_MS", 5_000);
@@ -109,9 +117,9 @@ try {
 const delivery =
   process.env.DISPATCHER === "off"
     ? null
-    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
+    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, stopTimeoutMs: shutdownTimeoutMs, discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
 const webhooks = webhookConfig(process.env);
-const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, webhooks, logger);
+const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, { ...webhooks, stopTimeoutMs: shutdownTimeoutMs }, logger);
 const app = createApp({
   store: opened.store,
   webhookTargets: webhooks.targets,
@@ -123,13 +131,16 @@ const app = createApp({
   adminRateLimit: limit(adminPerMinute, 60_000, "admin"),
   bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
+  // GET /ready: the store answers within 1.5 s and the workers of this instance run.
+  readiness: readinessCheck({ store: opened.store, workers: [delivery?.dispatcher, webhookSender].filter((w) => w != null) }),
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
   // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, a company needs its credential to send to
   // KSeF, and a credit note goes as a correction (KOR) of the invoice this service delivered there.
   ...(ksef ? { tokenCipher: ksef.cipher, ksefCredentialsRequired: true, ksefCorrections: true } : {}),
 });
 // The timeouts are checked every second (Node's default is every 30 s), so a slow client is cut off close to its bound.
-const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, app);
+const http = draining(app);
+const server = createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: 1_000 }, http.listener);
 server.listen(port, "0.0.0.0");
 server.once("error", (e: NodeJS.ErrnoException) => fatal(e.code === "EADDRINUSE" ? `port ${port} is in use; set PORT to another.` : `cannot listen: ${e.message}`));
 await once(server, "listening");
@@ -168,15 +179,29 @@ console.log(
 );
 
 let stopping = false;
+/**
+ * SIGTERM (a process manager, a container runtime) or SIGINT (Ctrl-C): stop taking requests, let
+ * those in flight and the deliveries under way finish (each bounded by SHUTDOWN_TIMEOUT_MS), give
+ * back the delivery leases still held (another instance takes them at once), close the store, exit 0.
+ * A second signal exits at once (1).
+ */
 async function stop(signal: string): Promise<void> {
-  if (stopping) return;
+  if (stopping) {
+    logger.warn({ signal }, "second signal while stopping: exiting now");
+    process.exit(1);
+  }
   stopping = true;
-  console.log(`${signal}: stopping`);
-  server.close();
-  server.closeIdleConnections?.();
-  await Promise.all([delivery?.dispatcher.stop(), webhookSender?.stop()]);
-  await opened.close();
-  await rateLimitPool?.end();
+  console.log(`${signal}: stopping (requests and deliveries in flight get up to ${shutdownTimeoutMs} ms)`);
+  logger.info({ signal, serverPid: process.pid, inFlightRequests: http.inFlight, shutdownTimeoutMs }, "stopping");
+  // Should anything below hang (a database that does not answer), the process still ends.
+  setTimeout(() => {
+    logger.error({ signal }, "stop did not finish in time: exiting");
+    process.exit(1);
+  }, shutdownTimeoutMs + 10_000).unref();
+  const [cutRequests] = await Promise.all([http.close(server, shutdownTimeoutMs), delivery?.dispatcher.stop(), webhookSender?.stop()]);
+  await opened.close().catch((e: unknown) => logger.error({ error: e instanceof Error ? e.name : typeof e }, "the store did not close cleanly"));
+  await rateLimitPool?.end().catch(() => undefined);
+  logger.info({ signal, cutRequests }, "stopped");
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop("SIGTERM"));

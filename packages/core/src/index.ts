@@ -45,6 +45,8 @@ export {
   type DispatcherLogger,
 } from "./workers/dispatcher.js";
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
+export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
+export { readinessCheck, type Readiness, type ReadinessOptions } from "./use-cases/readiness.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";

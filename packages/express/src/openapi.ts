@@ -135,6 +135,15 @@ let cached: Doc | undefined;
  *
  * @example app.get("/openapi.json", (_req, res) => res.json(openApiDocument()))
  */
+/** The body of GET /ready (`Readiness` in the core). */
+const READINESS = z.object({
+  status: z.enum(["ready", "not_ready"]),
+  checks: z.object({
+    store: z.enum(["ok", "down", "timeout", "migrations_pending"]),
+    workers: z.enum(["ok", "disabled", "stopped", "failing"]),
+  }),
+});
+
 export function openApiDocument(): Doc {
   cached ??= createDocument({
     openapi: "3.1.0",
@@ -170,6 +179,17 @@ export function openApiDocument(): Doc {
           summary: "Liveness of the example server",
           security: [],
           responses: { "200": { description: "Takes requests.", ...json(z.object({ status: z.literal("ok") })) } },
+        },
+      },
+      "/ready": {
+        get: {
+          operationId: "ready",
+          summary: "Readiness of the example server: the store answers, the workers run",
+          security: [],
+          responses: {
+            "200": { description: "Ready.", ...json(READINESS.extend({ status: z.literal("ready") })) },
+            "503": { description: "Not ready: each check names what is wrong. Answered within 2 s, even when the database hangs.", ...json(READINESS.extend({ status: z.literal("not_ready") })) },
+          },
         },
       },
     },

@@ -4,7 +4,7 @@
 import type { DeliveryStore, Store, WebhookStore } from "@einvoice/core";
 import type { Db } from "./db.js";
 import { sqlDeliveryStore } from "./delivery-store.js";
-import { migrate, quoteSchema } from "./migrations.js";
+import { migrate, quoteSchema, SCHEMA_VERSION } from "./migrations.js";
 import { tablesOf, type StoreContext } from "./sql.js";
 import { sqlStorePort } from "./store-port.js";
 import { sqlWebhookStore } from "./webhook-store.js";
@@ -47,6 +47,11 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     ...sqlStorePort(context),
     ...sqlDeliveryStore(context),
     ...sqlWebhookStore(context),
+    async health() {
+      // One small read: the connection works, and the schema has every migration this package needs.
+      const { rows } = await db.query<{ version: number | string | null }>(`SELECT max(version) AS version FROM ${s}.schema_migrations`);
+      return Number(rows[0]?.version ?? 0) >= SCHEMA_VERSION ? "ok" : "migrations_pending";
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -20,5 +20,6 @@ export function memoryStore(): Store & DeliveryStore & WebhookStore & { readonly
     ...memoryStorePort(state),
     ...memoryDeliveryStore(state),
     ...memoryWebhookStore(state),
+    health: async () => "ok" as const,
   };
 }

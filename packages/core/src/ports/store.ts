@@ -155,6 +155,13 @@ export interface Store {
   /** The company's clients ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */
   listClients(companyId: string, query: { limit: number; after: Keyset | null }): Promise<ClientRecord[]>;
 
+  /**
+   * Readiness: resolves `ok` when the store answers a query and its schema is the one this code
+   * needs, `migrations_pending` when the schema is older; rejects when the store cannot answer.
+   * MUST NOT change anything. Optional: a store without it is taken as always ready.
+   */
+  health?(): Promise<"ok" | "migrations_pending">;
+
   /** Releases what the store holds (connections). The store is unusable afterwards. */
   close?(): Promise<void>;
 }

@@ -59,6 +59,15 @@ export function testStore(name: string, factory: StoreFactory): void {
       await store.close?.();
     });
 
+    describe("health", () => {
+      it("a store with health() answers ok once opened, and answering changes nothing", async () => {
+        if (!store.health) return; // optional: a store without it counts as ready
+        expect(await store.health()).toBe("ok");
+        expect(await store.health()).toBe("ok");
+        expect(await store.getCompany(company.id)).toEqual(company);
+      });
+    });
+
     describe("accounts and companies", () => {
       it("returns a created company as it was given", async () => {
         expect(await store.getCompany(company.id)).toEqual(company);

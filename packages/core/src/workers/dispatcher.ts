@@ -3,7 +3,7 @@
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
 import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome } from "../ports/network.js";
-import { pollingLoop, type QueueWorkerOptions, type WorkerLogger } from "./polling-loop.js";
+import { causeOf, pollingLoop, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { withDefaults } from "../adapters/cached-discovery.js";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
@@ -47,6 +47,8 @@ export interface Dispatcher {
   start(): void;
   /** Stops taking work, waits for in-flight sends (up to `stopTimeoutMs`), gives back what is left. */
   stop(): Promise<void>;
+  /** Whether it runs and whether its rounds fail now (see `checkReadiness`). */
+  status(): WorkerStatus;
   readonly owner: string;
 }
 
@@ -99,6 +101,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       }
     };
     const attemptNo = job.attempts + 1;
+    const startedMs = clock().getTime();
     const network = inv.network ? networks[inv.network] : undefined;
     let outcome: SendOutcome;
     if (!inv.network || !network) {
@@ -112,7 +115,25 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
     const updated = await store.completeAttempt(record);
-    if (!updated) logger?.error({ submissionId: inv.id, owner }, "lease lost before the attempt was recorded; another dispatcher will retry");
+    if (!updated) {
+      logger?.error({ submissionId: inv.id, owner }, "lease lost before the attempt was recorded; another dispatcher will retry");
+      return;
+    }
+    // One line per outcome, for the operator to follow a submission: what happened, on which try, how long it took, and why.
+    const result = record.status === "delivered" ? "delivered" : record.status === "failed" ? "failed" : "retry";
+    logger?.info?.(
+      {
+        submissionId: inv.id,
+        companyId: inv.companyId,
+        network: inv.network,
+        attempt: attemptNo,
+        outcome: result,
+        durationMs: Math.max(0, clock().getTime() - startedMs),
+        ...(outcome.outcome !== "delivered" ? { reason: outcome.reason } : {}),
+        ...(record.nextAttemptAt ? { nextAttemptAt: record.nextAttemptAt } : {}),
+      },
+      `delivery ${result}`,
+    );
 
     async function send(network: NetworkPort, route: Network, recipient: ParticipantId, legalEntityId: string): Promise<SendOutcome> {
       try {
@@ -215,7 +236,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         try {
           await attempt(job);
         } catch (e) {
-          logger?.error({ submissionId: job.invoice.id, error: e instanceof Error ? e.name : typeof e }, "delivery attempt could not be recorded");
+          logger?.error({ submissionId: job.invoice.id, ...causeOf(e) }, "delivery attempt could not be recorded");
         } finally {
           inFlight.delete(job.invoice.id);
         }
@@ -224,19 +245,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return jobs.length;
   }
 
-  const loop = pollingLoop(runOnce, {
-    pollIntervalMs,
-    stopTimeoutMs,
-    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "dispatcher round failed"),
-  });
+  const loop = pollingLoop(runOnce, { name: "dispatcher", pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
 
   return {
     owner,
     runOnce,
     start: loop.start,
+    status: loop.status,
     async stop() {
       await loop.stop();
-      await Promise.all([...inFlight].map((id) => store.releaseDelivery(id, owner).catch(() => undefined)));
+      const held = [...inFlight];
+      const released = await Promise.all(held.map((id) => store.releaseDelivery(id, owner).then(() => true, () => false)));
+      if (held.length > 0) logger?.info?.({ released: released.filter(Boolean).length, held: held.length }, "dispatcher stopped: delivery leases given back");
     },
   };
 }

@@ -1,38 +1,99 @@
 // One polling loop for the background workers (the dispatcher, the webhook sender): run a round,
-// pause when there was nothing to do, stop on request and wait for the round in progress.
+// pause when there was nothing to do, back off while rounds fail, stop on request and wait for the round in progress.
 
 export interface PollingLoop {
   start(): void;
   /** Stops after the round in progress, waiting for it at most `stopTimeoutMs`. */
   stop(): Promise<void>;
+  /** Whether the loop runs, and whether its rounds are failing now. */
+  status(): WorkerStatus;
+}
+
+/** What a worker says about itself (readiness reads it). */
+export interface WorkerStatus {
+  /** Started and not stopped. */
+  running: boolean;
+  /** Rounds failing in a row now (0: the last round went through). */
+  failures: number;
+  /** The cause code of the last failure (`ECONNREFUSED`, a SQLSTATE, an error name), or null. */
+  lastError: string | null;
 }
 
 export interface PollingLoopOptions {
+  /** The worker's name in log lines (`dispatcher`, `webhook sender`). */
+  name: string;
   /** Pause after a round that did nothing. */
   pollIntervalMs: number;
   /** Longest wait for the round in progress on `stop()`. */
   stopTimeoutMs: number;
-  /** Called when a round throws; the loop goes on. */
-  onError: (e: unknown) => void;
+  /** Longest pause between failing rounds; the pause doubles from `pollIntervalMs` up to it. */
+  maxBackoffMs?: number;
+  logger?: WorkerLogger | undefined;
 }
 
-/** Runs `round` (which answers how much it did) again and again until stopped. */
+/** Where a worker's round failure comes from, for a log line: the error's name and its code, never its message. */
+export function causeOf(e: unknown): { error: string; errorCode?: string } {
+  if (!(e instanceof Error)) return { error: typeof e };
+  const own = (e as { code?: unknown }).code;
+  const inner = (e as { cause?: unknown }).cause as { code?: unknown } | undefined;
+  const code = typeof own === "string" ? own : typeof inner?.code === "string" ? inner.code : undefined;
+  return code ? { error: e.name, errorCode: code } : { error: e.name };
+}
+
+/**
+ * Runs `round` (which answers how much it did) again and again until stopped. A round that throws
+ * is logged once with its cause code; the rounds after it wait twice as long each time (up to
+ * `maxBackoffMs`, default 30 s), with one line per step of that backoff (or a change of cause) and
+ * none once the pause is at its longest, and the first round that goes through again says the
+ * worker recovered.
+ */
 export function pollingLoop(round: () => Promise<number>, options: PollingLoopOptions): PollingLoop {
+  const { name, logger } = options;
+  const maxBackoffMs = Math.max(options.maxBackoffMs ?? 30_000, options.pollIntervalMs);
   let running = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
+  let failures = 0;
+  let failingSince = 0;
+  let lastError: string | null = null;
+
+  function failed(e: unknown): number {
+    const cause = causeOf(e);
+    const code = cause.errorCode ?? cause.error;
+    failures++;
+    const delay = Math.min(maxBackoffMs, options.pollIntervalMs * 2 ** Math.min(failures, 20));
+    const previous = Math.min(maxBackoffMs, options.pollIntervalMs * 2 ** Math.min(failures - 1, 20));
+    if (failures === 1) {
+      failingSince = Date.now();
+      logger?.error({ ...cause, retryInMs: delay }, `${name} round failed`);
+    } else if (delay > previous || code !== lastError) {
+      // One line per step of the backoff (and when the cause changes): none once the pause is at its longest.
+      logger?.warn?.({ ...cause, failures, retryInMs: delay }, `${name} round still failing`);
+    }
+    lastError = code;
+    return delay;
+  }
+
+  function succeeded(): void {
+    if (failures === 0) return;
+    logger?.info?.({ failures, downMs: Date.now() - failingSince, lastErrorCode: lastError }, `${name} recovered`);
+    failures = 0;
+    lastError = null;
+  }
 
   async function run(): Promise<void> {
     while (running) {
       let done = 0;
+      let pause = options.pollIntervalMs;
       try {
         done = await round();
+        succeeded();
       } catch (e) {
-        options.onError(e);
+        pause = failed(e);
       }
-      if (running && done === 0) {
+      if (running && (done === 0 || failures > 0)) {
         await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, options.pollIntervalMs);
+          const t = setTimeout(resolve, pause);
           wake = () => {
             clearTimeout(t);
             resolve();
@@ -56,6 +117,7 @@ export function pollingLoop(round: () => Promise<number>, options: PollingLoopOp
       await Promise.race([loop ?? Promise.resolve(), new Promise((r) => (timer = setTimeout(r, options.stopTimeoutMs)))]);
       clearTimeout(timer);
     },
+    status: () => ({ running, failures, lastError }),
   };
 }
 
@@ -67,6 +129,8 @@ export interface QueueWorkerOptions {
   batchSize?: number;
   /** Pause when there was nothing to do. Default 500 ms. */
   pollIntervalMs?: number;
+  /** Longest pause between failing rounds (the pause doubles from `pollIntervalMs`). Default 30 s. */
+  maxBackoffMs?: number;
   /** Longest wait for in-flight sends on `stop()`. Default 10 s. */
   stopTimeoutMs?: number;
   /** This worker's name in leases. Default: a random id. */
@@ -77,8 +141,12 @@ export interface QueueWorkerOptions {
   logger?: WorkerLogger;
 }
 
-/** Where a worker reports what went wrong (pino's logger fits). */
+/**
+ * Where a worker reports (pino's logger fits): `error` for what went wrong, `info` for each delivery
+ * outcome and a recovery, `warn` for a round still failing. Without `info`/`warn` those lines are not written.
+ */
 export interface WorkerLogger {
   error(obj: Record<string, unknown>, msg: string): void;
+  warn?(obj: Record<string, unknown>, msg: string): void;
   info?(obj: Record<string, unknown>, msg: string): void;
 }

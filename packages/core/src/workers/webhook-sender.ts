@@ -2,7 +2,7 @@
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
-import { pollingLoop, type QueueWorkerOptions } from "./polling-loop.js";
+import { causeOf, pollingLoop, type QueueWorkerOptions, type WorkerStatus } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
 import { signWebhook } from "../domain/webhook-signature.js";
@@ -34,6 +34,8 @@ export interface WebhookSender {
   start(): void;
   /** Stops taking work and waits for the sends in flight (up to `stopTimeoutMs`). */
   stop(): Promise<void>;
+  /** Whether it runs and whether its rounds fail now (see `checkReadiness`). */
+  status(): WorkerStatus;
 }
 
 /**
@@ -135,22 +137,19 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     await Promise.all(
       jobs.map((job) =>
         attempt(job).catch((e: unknown) =>
-          logger?.error({ eventId: job.event.id, error: e instanceof Error ? e.name : typeof e }, "webhook attempt could not be recorded"),
+          logger?.error({ eventId: job.event.id, ...causeOf(e) }, "webhook attempt could not be recorded"),
         ),
       ),
     );
     return jobs.length;
   }
 
-  const loop = pollingLoop(runOnce, {
-    pollIntervalMs,
-    stopTimeoutMs,
-    onError: (e) => logger?.error({ error: e instanceof Error ? e.name : typeof e }, "webhook round failed"),
-  });
+  const loop = pollingLoop(runOnce, { name: "webhook sender", pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
 
   return {
     runOnce,
     start: loop.start,
+    status: loop.status,
     async stop() {
       await loop.stop();
       await agent?.close().catch(() => undefined);
