@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a UBL invoice or credit note against the official rules, without submitting it
-         * @description Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, those of Peppol BIS Billing 3.0 when `cbc:CustomizationID` says so; other specifications (XRechnung, UBL.BE, NLCIUS) get the CEN rules. Nothing is stored.
+         * @description Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.
          */
         post: operations["validateInvoice"];
         delete?: never;
@@ -485,7 +485,7 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             events: components["schemas"]["InvoiceEvent"][];
-            /** @description The warning rules of EN 16931 / Peppol BIS Billing 3.0 the document breaks (they never block a submission). */
+            /** @description The warning rules of the rule sets that apply (EN 16931, Peppol BIS Billing 3.0, a national CIUS) the document breaks (they never block a submission). */
             warnings: components["schemas"]["RuleFinding"][];
         };
         Party: {
@@ -846,7 +846,7 @@ export interface operations {
                         code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
                         /** @description What went wrong, for a person. */
                         message: string;
-                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
                         errors?: components["schemas"]["RuleFinding"][];
                     };
                 };
@@ -975,7 +975,7 @@ export interface operations {
                         code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
                         /** @description What went wrong, for a person. */
                         message: string;
-                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
                         errors?: components["schemas"]["RuleFinding"][];
                     };
                 };
@@ -1090,7 +1090,7 @@ export interface operations {
                         code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml";
                         /** @description What went wrong, for a person. */
                         message: string;
-                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100). */
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
                         errors?: components["schemas"]["RuleFinding"][];
                     };
                 };

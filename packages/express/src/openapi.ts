@@ -30,7 +30,7 @@ function codeError(status: number, codes: readonly ErrorCode[], description: str
             .array(RuleFindingSchema)
             .max(100)
             .optional()
-            .meta({ description: "Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of EN 16931 / Peppol BIS Billing 3.0: each broken rule (at most 100)." }),
+            .meta({ description: "Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100)." }),
         }),
       ),
     };

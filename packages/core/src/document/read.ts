@@ -80,7 +80,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocument
   const invoice = requireSubmitRoot(parseXml(text, limits), root);
   const recipient = extractRecipient(invoice);
   const report = validateModel(invoice);
-  if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice");
+  if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets);
   const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };

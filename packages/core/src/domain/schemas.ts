@@ -270,7 +270,7 @@ export const InvoiceSchema = z
     events: z.array(InvoiceEventSchema),
     warnings: z
       .array(RuleFindingSchema)
-      .meta({ description: "The warning rules of EN 16931 / Peppol BIS Billing 3.0 the document breaks (they never block a submission)." }),
+      .meta({ description: "The warning rules of the rule sets that apply (EN 16931, Peppol BIS Billing 3.0, a national CIUS) the document breaks (they never block a submission)." }),
   })
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;

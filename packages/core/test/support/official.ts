@@ -1,5 +1,6 @@
-// Test and bench support: the official EN 16931 (CEN UBL) and Peppol BIS Billing 3.0 (2026.5) rules
-// themselves, precompiled for SaxonJS (testdata/rules), run with the
+// Test and bench support: the official EN 16931 (CEN UBL) and Peppol BIS Billing 3.0 (2026.5) rules,
+// and the national CIUS rules (CEN plus the national set, chosen by the exact CustomizationID as the
+// oracle's national.mjs does), themselves, precompiled for SaxonJS (testdata/rules), run with the
 // SaxonJS that the `xslt3` devDependency (2.7.0) brings. Never a runtime dependency: tests compare our
 // rules with these verdicts, the bench compares their speed.
 import { readFileSync } from "node:fs";
@@ -16,12 +17,19 @@ const SaxonJS = require("saxon-js") as {
 export const OFFICIAL_RULES_DIR = RULES_DIR;
 export const PEPPOL_BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 const SETS = { cen: RULE_SETS.cen, peppol: RULE_SETS.peppol } as const;
+/** The national sets by exact (whitespace-normalised) CustomizationID: CEN runs first, then this one. */
+export const NATIONAL_OFFICIAL: Readonly<Record<string, (typeof RULE_SETS)[keyof typeof RULE_SETS]>> = {
+  "urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0": RULE_SETS.nlcius,
+};
 const sheets = new Map<string, unknown>();
-const sheet = (name: (typeof SETS)[keyof typeof SETS]) => {
+const sheet = (name: (typeof RULE_SETS)[keyof typeof RULE_SETS]) => {
   if (!sheets.has(name)) sheets.set(name, JSON.parse(readFileSync(rulesPath(name), "utf8")));
   return sheets.get(name);
 };
-const FIRED = "descendant-or-self::*:failed-assert ! (string(@id) || ' ' || string(@flag))";
+// The id of each failed assertion (a few SI-UBL ones have none: then the "[ID]" opening their text) and its flag.
+const FIRED = `descendant-or-self::*:failed-assert ! ((if (normalize-space(@id)) then normalize-space(@id) else
+  (let $t := normalize-space(string-join(*:text, ' ')) return if (matches($t, '^\\[[^\\]]+\\]')) then replace($t, '^\\[([^\\]]+)\\].*$', '$1') else '(no-id)'))
+  || ' ' || normalize-space(@flag))`;
 
 export interface OfficialVerdict {
   ruleSets: string[];
@@ -36,19 +44,21 @@ export function officialVerdict(xml: string): OfficialVerdict {
     "/*/*[local-name() = 'CustomizationID' and namespace-uri() = 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2'][1] ! normalize-space()",
     doc,
   );
-  const ruleSets = typeof cid === "string" && cid.startsWith(PEPPOL_BIS3) ? [SETS.cen, SETS.peppol] : [SETS.cen];
+  const national = typeof cid === "string" ? NATIONAL_OFFICIAL[cid] : undefined;
+  const ruleSets = national ? [SETS.cen, national] : typeof cid === "string" && cid.startsWith(PEPPOL_BIS3) ? [SETS.cen, SETS.peppol] : [SETS.cen];
   const fired: Array<[string, string]> = [];
   for (const name of ruleSets) {
     const r = SaxonJS.transform({ stylesheetInternal: sheet(name), sourceNode: doc, destination: "raw" }, "sync");
     for (const s of SaxonJS.XPath.evaluate(FIRED, r.principalResult, { resultForm: "array" }) as string[]) {
-      const [id, flag] = s.split(" ");
-      fired.push([id!, flag || "fatal"]);
+      const i = s.lastIndexOf(" ");
+      fired.push([s.slice(0, i), s.slice(i + 1) || "fatal"]);
     }
   }
   const uniq = (a: string[]) => [...new Set(a)].sort();
   return {
     ruleSets,
-    fatal: uniq(fired.filter(([, f]) => f !== "warning").map(([id]) => id)),
+    // "information" (XRechnung's BR-DE-TMP-32) is neither fatal nor warning
+    fatal: uniq(fired.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)),
     warning: uniq(fired.filter(([, f]) => f === "warning").map(([id]) => id)),
   };
 }

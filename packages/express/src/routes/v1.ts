@@ -138,7 +138,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "validateInvoice",
     summary: "Validate a UBL invoice or credit note against the official rules, without submitting it",
     description:
-      "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, those of Peppol BIS Billing 3.0 when `cbc:CustomizationID` says so; other specifications (XRechnung, UBL.BE, NLCIUS) get the CEN rules. Nothing is stored.",
+      "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.",
     auth: "apiKey",
     body: { kind: "json", schema: ValidateRequestSchema },
     success: { status: 200, description: "The report: `valid` is false when a fatal rule is broken.", schema: data(ValidationReportSchema) },

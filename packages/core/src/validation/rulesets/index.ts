@@ -1,6 +1,7 @@
 // The rule-set registry: every rule set einvoice checks, one line each. Adding a set is one module
 // (see types.ts) and one line here; select.ts picks the sets that apply to a document.
 import { cen } from "./cen.js";
+import { nlcius } from "./nlcius.js";
 import { peppol } from "./peppol.js";
 import type { RuleSet } from "./types.js";
 
@@ -9,4 +10,5 @@ export type { RuleSet } from "./types.js";
 export const RULE_SETS: readonly RuleSet[] = [
   cen,
   peppol,
+  nlcius,
 ];

@@ -50,6 +50,16 @@ describe("rule-set selection", () => {
     expect(ruleSetIdsFor(`${bis}#conformant#urn:example.org:ext`)).toEqual(["CEN-EN16931-UBL-2026.5", "PEPPOL-EN16931-UBL-2026.5"]);
   });
 
+  it("the registry: NLCIUS on top of CEN for its CustomizationID and its extensions, whose own rules are reported as not checked", () => {
+    const nl = "urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0";
+    expect(ruleSetIdsFor(nl)).toEqual(["CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13"]);
+    expect(uncheckedSpecification(nl, ruleSetsApplying(nl))).toBeNull();
+    const gaccount = `${nl}#conformant#urn:fdc:nen.nl:gaccount:v1.0`;
+    expect(ruleSetIdsFor(gaccount)).toEqual(["CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13"]);
+    expect(uncheckedSpecification(gaccount, ruleSetsApplying(gaccount))).toBe("urn:fdc:nen.nl:gaccount:v1.0");
+    expect(ruleSetIdsFor("urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.01")).toEqual(["CEN-EN16931-UBL-2026.5"]);
+  });
+
   it("every registered set has a unique id, a licence, and bases that are registered", () => {
     const ids = RULE_SETS.map((s) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -69,5 +79,6 @@ describe("rule-set selection", () => {
     expect(uncheckedSpecification(null, cenOnly)).toBeNull();
     const bis = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
     expect(uncheckedSpecification(bis, ruleSetsApplying(bis))).toBeNull();
+    expect(uncheckedSpecification(`${bis}#conformant#urn:example.org:ext`, ruleSetsApplying(bis))).toBe("urn:example.org:ext");
   });
 });

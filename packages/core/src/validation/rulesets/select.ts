@@ -39,16 +39,21 @@ export function ruleSetIdsFor(customizationId: string | null, registry: readonly
 // "urn:cen.eu:en16931:2017#compliant#<CIUS>", "#conformant#<extension>", "#extended#<ext>"
 const SPECIFICATION = /#(?:compliant|conformant|extended)#([^#]+)/g;
 
+/** The specifications a CustomizationID names after EN 16931: "#compliant#<CIUS>", "#conformant#<extension>", ... */
+function specificationsOf(customizationId: string): string[] {
+  return [...customizationId.matchAll(SPECIFICATION)].map((m) => m[1]!);
+}
+
 /**
- * The specification a CustomizationID names that none of the applied sets is documented for, or
- * null when the applied sets cover it: a plain EN 16931 id, or one a specific set applies to.
- * Such a document is checked against EN 16931 only, and the report says which rules were not.
+ * The specifications a CustomizationID names that none of the applied sets is documented for, joined
+ * with " and ", or null when the applied sets cover it all (a plain EN 16931 id, a CIUS a set covers).
+ * Such a document is checked against the sets that applied only, and the report says which rules were not.
  */
 export function uncheckedSpecification(customizationId: string | null, applied: readonly RuleSet[]): string | null {
   if (customizationId === null || customizationId === "") return null;
-  // A set that applies only to some CustomizationIDs (not to a document without one) covers it.
-  if (applied.some((s) => !s.appliesTo(null))) return null;
-  const named = [...customizationId.matchAll(SPECIFICATION)].map((m) => m[1]!);
-  if (named.length > 0) return named.join(" and ");
-  return applied.some((s) => s.customizationIds.includes(customizationId)) ? null : customizationId;
+  const covered = new Set(applied.flatMap((s) => s.customizationIds.flatMap(specificationsOf)));
+  const named = specificationsOf(customizationId);
+  if (named.length === 0) return applied.some((s) => s.customizationIds.includes(customizationId)) ? null : customizationId;
+  const unchecked = named.filter((spec) => !covered.has(spec));
+  return unchecked.length === 0 ? null : unchecked.join(" and ");
 }
