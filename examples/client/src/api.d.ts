@@ -363,6 +363,7 @@ export interface components {
         InvoiceRequest: {
             xml: string;
             /**
+             * @description `auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked.
              * @default auto
              * @enum {string}
              */
@@ -820,7 +821,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "enterprise_required" | "subscription_upgrade_required" | "peppol_country_not_supported";
+                        code: "enterprise_required" | "subscription_upgrade_required" | "peppol_country_not_supported" | "ksef_country_not_supported";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -843,7 +844,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -949,7 +950,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "enterprise_required" | "subscription_upgrade_required" | "peppol_country_not_supported";
+                        code: "enterprise_required" | "subscription_upgrade_required" | "peppol_country_not_supported" | "ksef_country_not_supported";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -972,7 +973,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */

@@ -33,8 +33,8 @@ export function invoiceB64(id: string, endpoint = "12345678", scheme = "0106"): 
 }
 
 /** Signs up over HTTP and has the operator make the company eligible (legal entity 12345). */
-export async function eligibleAccount(base: string, adminToken: string): Promise<{ apiKey: string; companyId: string }> {
-  const signUp = await json(base, "POST", "/v1/accounts", { email: `${Math.random().toString(36).slice(2)}@example.com`, companyName: "Acme", country: "NL" });
+export async function eligibleAccount(base: string, adminToken: string, country = "NL"): Promise<{ apiKey: string; companyId: string }> {
+  const signUp = await json(base, "POST", "/v1/accounts", { email: `${Math.random().toString(36).slice(2)}@example.com`, companyName: "Acme", country });
   if (signUp.status !== 201) throw new Error(`sign-up: ${signUp.status} ${JSON.stringify(signUp.body)}`);
   const { apiKey, companyId } = signUp.body.data;
   const patch = await json(base, "PATCH", `/admin/companies/${companyId}`, { enterprise: true, subscription: "pro", legalEntityId: "12345", peppolSendingEnabled: true }, adminToken);

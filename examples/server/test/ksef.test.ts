@@ -18,7 +18,7 @@ const KEY = randomBytes(32).toString("base64");
 
 const LINES: GenInvoice["lines"] = [{ name: "Usługa", quantity: "2", price: "150.00", cat: { id: "S", percent: "23" } }];
 
-/** The generator's UBL made fit for the server: a 9945 buyer (`auto` routes it to KSeF), with a buyer reference. */
+/** The generator's UBL made fit for the server: a 9945 buyer, with a buyer reference (a company in PL sends it through KSeF on `auto`). */
 function forServer(xml: string): string {
   const fixed = xml.replace('<cbc:EndpointID schemeID="9930">PL5213017228<', '<cbc:EndpointID schemeID="9945">PL5213017228<')
     // Peppol BIS asks for a buyer reference (PEPPOL-EN16931-R003).
@@ -64,8 +64,8 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
     expect(server.output()).toMatch(/^delivery: sandbox network.*; the ksef route: KSeF directly at 127\.0\.0\.1:\d+/m);
   });
 
-  it("delivers an invoice of a company whose operator set its NIP and KSeF token, with the KSeF number in the events; the token is never shown", async () => {
-    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN);
+  it("delivers an invoice of a company in PL whose operator set its NIP and KSeF token, with the KSeF number in the events; the token is never shown", async () => {
+    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN, "PL");
     const patched = await call("PATCH", `/admin/companies/${companyId}`, { ksef: { nip: `PL ${NIP.slice(0, 3)}-${NIP.slice(3, 6)}-${NIP.slice(6, 8)}-${NIP.slice(8)}`, token: TOKEN } }, ADMIN);
     expect(patched.status).toBe(200);
     expect(patched.body.data.ksef).toEqual({ nip: NIP, tokenSet: true, updatedAt: expect.any(String) });
@@ -88,21 +88,24 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
     expect(fake.accepted[0]).toContain("<P_2>FV/KSEF/1</P_2>");
   }, 90_000);
 
-  it("answers 422 ksef_not_configured for a company without a KSeF credential; its Peppol invoices go on as before", async () => {
-    const { apiKey } = await eligibleAccount(server.base, ADMIN);
+  it("answers 422 ksef_not_configured for a company in PL without a KSeF credential; a company in NL sends to a 9945 buyer through Peppol without one", async () => {
+    const { apiKey } = await eligibleAccount(server.base, ADMIN, "PL");
     const r = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/2") }, apiKey);
     expect(r.status).toBe(422);
     expect(r.body).toEqual({ code: "ksef_not_configured", message: expect.stringContaining("PATCH /admin/companies/{id}") });
-    const peppol = await call("POST", "/v1/peppol/invoice", { xml: invoiceB64("P-1", "12345678") }, apiKey);
+    const nl = await eligibleAccount(server.base, ADMIN);
+    const peppol = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/2") }, nl.apiKey);
+    const got = await call("GET", `/v1/invoices/${peppol.body.data.submissionId}`, undefined, nl.apiKey);
+    expect(got.body.data).toMatchObject({ network: "peppol", targetNetwork: "auto", recipient: { endpointId: "9945:PL5213017228" } });
     expect(peppol.body.data.status).toBe("sending");
     await waitFor("the Peppol invoice to be delivered", async () => {
-      const got = await call("GET", `/v1/invoices/${peppol.body.data.submissionId}`, undefined, apiKey);
+      const got = await call("GET", `/v1/invoices/${peppol.body.data.submissionId}`, undefined, nl.apiKey);
       return got.body.data.status === "delivered" ? true : undefined;
     });
   }, 60_000);
 
   it("sends a credit note as a correction (KOR) of the invoice it names, by that invoice's KSeF number; one naming an invoice this service did not deliver to KSeF fails, saying what is missing", async () => {
-    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN);
+    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN, "PL");
     expect((await call("PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
     const settled = (id: string) =>
       waitFor(
@@ -188,7 +191,7 @@ describe("example server: kill -9 mid-session on the ksef route (KSEF_URL, KSEF_
     const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, DISPATCH_LEASE_MS: "2000" };
     try {
       const first = await startServer(env);
-      const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN);
+      const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN, "PL");
       expect((await json(first.base, "PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
       fake.holdStatus();
       const sent = await json(first.base, "POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/CRASH") }, apiKey);

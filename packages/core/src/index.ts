@@ -65,7 +65,7 @@ export {
 export { ksefCredentials, ksefCorrectedInvoices, KsefCorrectionPendingError, type KsefCredential } from "./use-cases/ksef.js";
 export { tokenCipher, parseTokenKey, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
 export { isValidNip, normaliseNip } from "./domain/nip.js";
-export { defaultEligibility, PEPPOL_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";
+export { defaultEligibility, PEPPOL_COUNTRIES, KSEF_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";
 export { defaultRouting, POLISH_VAT_SCHEME } from "./domain/routing.js";
 export { memoryStore } from "./adapters/memory-store.js";
 export { isIsoCountry } from "./domain/countries.js";

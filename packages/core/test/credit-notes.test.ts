@@ -149,7 +149,7 @@ describe("submitCreditNote", () => {
   });
 
   it("fails a credit note routed to KSeF at submit, saying KSeF correction invoices are not supported yet", async () => {
-    const { store, auth, options } = await setup();
+    const { store, auth, options } = await setup({ country: "PL" });
     const polish = readFileSync(`${CORPUS_DIR}/${SNIPPET_CN}`, "utf8").replace(
       '<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>',
       '<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID>',
@@ -162,7 +162,7 @@ describe("submitCreditNote", () => {
   });
 
   it("with ksefCorrections, accepts a credit note routed to KSeF (sending on ksef), and still asks for the company's KSeF credential when it is required", async () => {
-    const { store, auth, options } = await setup();
+    const { store, auth, options } = await setup({ country: "PL" });
     const polish = (id: string) =>
       b64(readFileSync(`${CORPUS_DIR}/${SNIPPET_CN}`, "utf8").replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID>${id}`));
     for (const targetNetwork of ["ksef", "auto"] as const) {

@@ -164,9 +164,9 @@ describe("cachedDiscovery", () => {
   });
 });
 
-async function world(discovery: DiscoveryPort | undefined) {
+async function world(discovery: DiscoveryPort | undefined, country = "NL") {
   const store = memoryStore();
-  const s = await setup({ store });
+  const s = await setup({ store, country });
   const options = { ...s.options, ...(discovery ? { discovery } : {}) };
   const network = sandboxNetwork({ delayMs: 0 });
   const dispatcher = createDispatcher({
@@ -207,10 +207,10 @@ describe("submit with participant discovery (contract row 11)", () => {
     expect((await w.get(r.submissionId)).status).toBe("delivered");
   });
 
-  it("sends 9945 to KSeF on auto without a Peppol lookup", async () => {
+  it("sends a company in PL to KSeF on auto without a Peppol lookup", async () => {
     const port = scripted((v) => no(v));
-    const w = await world(port);
-    const r = await w.submit({ scheme: "9945", endpoint: "5260250274" });
+    const w = await world(port, "PL");
+    const r = await w.submit({ scheme: "9945", endpoint: "5260250274", sellerVat: "PL5260250995", sellerCountry: "PL" });
     expect(r.status).toBe("sending");
     expect((await w.get(r.submissionId)).network).toBe("ksef");
     expect(port.calls).toBe(0);

@@ -119,6 +119,7 @@ describe("dispatcher", () => {
     const always: NetworkPort = { name: "down", send: async () => ({ outcome: "retry", reason: "503 from the network." }) };
     const store = memoryStore();
     const s = await setup({ store });
+    const pl = await setup({ store, country: "PL" });
     const dispatcher = createDispatcher({
       store,
       networks: { peppol: always, ksef: always },
@@ -128,22 +129,21 @@ describe("dispatcher", () => {
       retryByRoute: { ksef: { maxAttempts: 4 } },
       owner: "d1",
     });
-    const submit = async (endpoint: string, scheme: string) =>
-      (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ id: `${scheme}-${endpoint}`, endpoint, scheme })) }, s.options)).submissionId;
-    const peppol = await submit("0123456789", "0106");
-    const ksef = await submit("5260250274", "9945");
-    expect((await getInvoice(store, s.auth, ksef)).network).toBe("ksef");
+    const peppol = (await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ endpoint: "0123456789", scheme: "0106" })) }, s.options)).submissionId;
+    // A company in PL issues through KSeF (the same clock: both companies' submissions age together).
+    const ksef = (await submitInvoice(store, pl.auth, { xml: b64(invoiceXml({ sellerVat: "PL5260250995", sellerCountry: "PL" })) }, s.options)).submissionId;
+    expect((await getInvoice(store, pl.auth, ksef)).network).toBe("ksef");
     for (let i = 0; i < 2; i++) {
       await dispatcher.runOnce();
       s.clock.advance(60_000);
     }
     expect(await getInvoice(store, s.auth, peppol)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/after 2 attempts/) });
-    expect((await getInvoice(store, s.auth, ksef)).status).toBe("sending");
+    expect((await getInvoice(store, pl.auth, ksef)).status).toBe("sending");
     for (let i = 0; i < 2; i++) {
       await dispatcher.runOnce();
       s.clock.advance(60_000);
     }
-    expect(await getInvoice(store, s.auth, ksef)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/on ksef failed after 4 attempts/) });
+    expect(await getInvoice(store, pl.auth, ksef)).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/on ksef failed after 4 attempts/) });
   });
 
   it("waits at least as long as the network's retry-after hint", async () => {
@@ -299,9 +299,9 @@ describe("dispatcher", () => {
 
   it("fails a submission whose route has no network configured", async () => {
     const store = memoryStore();
-    const s = await setup({ store });
+    const s = await setup({ store, country: "PL" });
     const d = createDispatcher({ store, networks: { peppol: sandboxNetwork({ delayMs: 0 }) } });
-    const r = await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL1" })) }, s.options);
+    const r = await submitInvoice(store, s.auth, { xml: b64(invoiceXml({ sellerVat: "PL5260250995", sellerCountry: "PL" })) }, s.options);
     await d.runOnce();
     expect((await getInvoice(store, s.auth, r.submissionId)).errorMessage).toMatch(/No network is configured for route ksef/);
   });

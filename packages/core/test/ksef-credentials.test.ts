@@ -162,39 +162,58 @@ describe("PATCH /admin/companies/{id} with ksef", () => {
 });
 
 describe("submit with ksefCredentialsRequired", () => {
-  const polish = (endpoint: string) => b64(invoiceXml({ id: endpoint, scheme: "9945", endpoint }));
+  const NIP = "5260250995";
+  /** An invoice of the Polish company (seller BT-31 = its NIP) to a Polish buyer. */
+  const polish = (id: string, sellerVat = `PL${NIP}`) => b64(invoiceXml({ id, scheme: "9945", endpoint: "PL5213017228", sellerVat, sellerCountry: "PL" }));
 
-  it("refuses a submission routed to KSeF (auto or asked) for a company without a credential: 422 ksef_not_configured, nothing stored", async () => {
-    const { store, auth, options } = await setup();
+  it("refuses a submission routed to KSeF (auto or asked) for a company in PL without a credential: 422 ksef_not_configured, nothing stored", async () => {
+    const { store, auth, options } = await setup({ country: "PL" });
     const o = { ...options, ksefCredentialsRequired: true };
     for (const targetNetwork of ["auto", "ksef"] as const) {
-      const e = await refusal(submitInvoice(store, auth, { xml: polish(`PL${targetNetwork}`), targetNetwork }, o));
+      const e = await refusal(submitInvoice(store, auth, { xml: polish(`PL-${targetNetwork}`), targetNetwork }, o));
       expect([e.status, e.code]).toEqual([422, "ksef_not_configured"]);
-      expect(e.message).toMatch(/routed to KSeF \(recipient 9945:PL.*\).*PATCH \/admin\/companies\/\{id\}.*targetNetwork "peppol"/);
+      expect(e.message).toMatch(/routed to KSeF.*PATCH \/admin\/companies\/\{id\}/);
     }
     expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).length).toBe(0);
-    // Peppol is not concerned, and a 9945 recipient sent on Peppol as asked neither.
-    expect((await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "NL-1" })) }, o)).status).toBe("sending");
-    expect((await submitInvoice(store, auth, { xml: polish("PL-peppol"), targetNetwork: "peppol" }, o)).status).toBe("sending");
+    // Peppol is not concerned: a company in NL sends a 9945 recipient through Peppol without any KSeF credential.
+    const nl = await setup({ store, country: "NL" });
+    expect((await submitInvoice(store, nl.auth, { xml: polish("NL-1", "DE123456789") }, { ...nl.options, ksefCredentialsRequired: true })).status).toBe("sending");
   });
 
   it("accepts it once the company has a credential, and without the option the contract's behaviour stays", async () => {
-    const { store, auth, companyId, options } = await setup();
+    const { store, auth, companyId, options } = await setup({ country: "PL" });
     expect((await submitInvoice(store, auth, { xml: polish("PL-sandbox") }, options)).status).toBe("sending");
-    await updateCompany(store, companyId, { ksef: { nip: "5260250995", token: TOKEN } }, { ...options, tokenCipher: tokenCipher(KEY) });
+    await updateCompany(store, companyId, { ksef: { nip: NIP, token: TOKEN } }, { ...options, tokenCipher: tokenCipher(KEY) });
     expect((await submitInvoice(store, auth, { xml: polish("PL-direct") }, { ...options, ksefCredentialsRequired: true })).status).toBe("sending");
   });
 
-  it("answers a duplicate as one (row 10) before the missing credential, and a routing failure (row 11) stays a failed submission", async () => {
-    const { store, auth, companyId, options } = await setup();
+  it("takes an invoice whose seller VAT id (BT-31) is the company's NIP, and refuses another seller with 422 ksef_seller_mismatch naming both numbers, nothing stored", async () => {
+    const { store, auth, companyId, options } = await setup({ country: "PL" });
+    await updateCompany(store, companyId, { ksef: { nip: NIP, token: TOKEN } }, { ...options, tokenCipher: tokenCipher(KEY) });
+    const o = { ...options, ksefCredentialsRequired: true };
+    // EN 16931 (BR-CO-09) already wants the country prefix on a VAT id: the NIP is compared without it.
+    expect((await submitInvoice(store, auth, { xml: polish("PL-1") }, o)).status).toBe("sending");
+    for (const other of ["PL5213017228", "DE123456789"]) {
+      const e = await refusal(submitInvoice(store, auth, { xml: polish(`X-${other}`, other) }, o));
+      expect([e.status, e.code]).toEqual([422, "ksef_seller_mismatch"]);
+      expect(e.message).toContain(`"${other}"`);
+      expect(e.message).toContain(`KSeF NIP is ${NIP}`);
+    }
+    // Without ksefCredentialsRequired (a sandbox delivers the ksef route) the company's NIP, when set, is still the seller.
+    expect((await refusal(submitInvoice(store, auth, { xml: polish("Y-1", "PL5213017228") }, options))).code).toBe("ksef_seller_mismatch");
+    expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).length).toBe(1);
+  });
+
+  it("answers a duplicate as one (row 10) before the missing credential or a seller mismatch", async () => {
+    const { store, auth, companyId, options } = await setup({ country: "PL" });
     const xml = polish("PL-dup");
     const first = await submitInvoice(store, auth, { xml }, options);
     expect(first.status).toBe("sending");
-    await updateCompany(store, companyId, { ksef: null }, options);
     const again = await submitInvoice(store, auth, { xml }, { ...options, ksefCredentialsRequired: true });
     expect(again).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
-    const notPolish = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "BE-1" })), targetNetwork: "ksef" }, { ...options, ksefCredentialsRequired: true });
-    expect(notPolish).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/9945/) });
+    await updateCompany(store, companyId, { ksef: { nip: "5213017228", token: TOKEN } }, { ...options, tokenCipher: tokenCipher(KEY) });
+    const mismatch = await submitInvoice(store, auth, { xml }, { ...options, ksefCredentialsRequired: true });
+    expect(mismatch).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(first.submissionId) });
   });
 });
 

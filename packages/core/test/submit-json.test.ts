@@ -3,7 +3,7 @@ import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoiceJson, u
 import { invoiceWorkerCount } from "../src/document/pool.js";
 import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
-import { b64, invoiceXml } from "./support/ubl.js";
+import { b64, EN16931_ONLY, invoiceXml } from "./support/ubl.js";
 
 /** An invoice of about `kib` KiB (a long note), as a JSON body's bytes. */
 function bigBody(kib: number, extra: Record<string, unknown> = {}, xml = invoiceXml()): Buffer {
@@ -115,6 +115,27 @@ describe("submitInvoiceJson: the raw JSON body, large ones parsed on a worker", 
     expect(r.doc).toBeNull();
     expect(r.targetNetwork).toBe("auto");
     expect((r.error as { code: string }).code).toBe("missing_recipient");
+  });
+});
+
+describe("submitInvoiceJson: the network the body asks for decides eligibility and whether a recipient is needed", () => {
+  it("answers a company in NL asking for ksef with 403 ksef_country_not_supported, however broken its large document", async () => {
+    const { store, auth, options } = await setup({ country: "NL" });
+    const body = Buffer.from(JSON.stringify({ xml: Buffer.alloc(1536 * 1024, 7).toString("base64"), targetNetwork: "ksef" }));
+    expect((await failure(submitInvoiceJson(store, auth, body, options))).code).toBe("ksef_country_not_supported");
+    // The same body on auto is that company's Peppol route: its document is read, and fails.
+    const auto = Buffer.from(JSON.stringify({ xml: Buffer.alloc(1536 * 1024, 7).toString("base64") }));
+    expect((await failure(submitInvoiceJson(store, auth, auto, options))).code).toBe("invalid_base64_xml");
+  });
+
+  it("reads a large consumer invoice of a company in PL on a worker without a recipient (the KSeF route), and refuses it on Peppol with missing_recipient", async () => {
+    const consumer = invoiceXml({ sellerVat: "PL5260250995", sellerCountry: "PL", noBuyerEndpoint: true, customizationId: EN16931_ONLY });
+    const pl = await setup({ country: "PL" });
+    const r = await submitInvoiceJson(pl.store, pl.auth, bigBody(900, {}, consumer), pl.options);
+    expect(r.status).toBe("sending");
+    expect(await getInvoice(pl.store, pl.auth, r.submissionId)).toMatchObject({ network: "ksef", recipient: { endpointId: null }, clientId: null });
+    const nl = await setup({ country: "NL" });
+    expect((await failure(submitInvoiceJson(nl.store, nl.auth, bigBody(900, {}, consumer), nl.options))).code).toBe("missing_recipient");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, getInvoice, listClients, submitInvoice, updateCompany, type EligibilityPolicy } from "../src/index.js";
 import { setup } from "./support/setup.js";
-import { b64, invoiceXml } from "./support/ubl.js";
+import { b64, EN16931_ONLY, invoiceXml } from "./support/ubl.js";
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -102,37 +102,63 @@ describe("submitInvoice", () => {
     for (const r of results.filter((r) => r.status === "failed")) expect(r.errorMessage).toContain(winner);
   });
 
-  describe("routing", () => {
-    it("sends a 9945 recipient to KSeF on auto, and to Peppol when peppol is asked", async () => {
-      const { store, auth, options } = await setup();
-      const auto = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL1" })) }, options);
-      expect((await getInvoice(store, auth, auto.submissionId)).network).toBe("ksef");
-      const peppol = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL2" })), targetNetwork: "peppol" }, options);
+  describe("routing by the issuer", () => {
+    const polishSeller = { sellerVat: "PL5260250995", sellerCountry: "PL" };
+
+    it("sends a company outside PL through Peppol on auto, whatever the recipient's scheme (a 9945 buyer too)", async () => {
+      const { store, auth, options } = await setup({ country: "NL" });
+      const auto = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL5213017228" })) }, options);
+      expect(await getInvoice(store, auth, auto.submissionId)).toMatchObject({ network: "peppol", targetNetwork: "auto", status: "sending" });
+      const peppol = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "2", scheme: "9945", endpoint: "PL5213017228" })), targetNetwork: "peppol" }, options);
       expect(await getInvoice(store, auth, peppol.submissionId)).toMatchObject({ network: "peppol", targetNetwork: "peppol" });
-      const ksef = await submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL3" })), targetNetwork: "ksef" }, options);
-      expect(await getInvoice(store, auth, ksef.submissionId)).toMatchObject({ network: "ksef", targetNetwork: "ksef", status: "sending" });
     });
 
-    it("fails ksef for a recipient that is not a Polish taxpayer, with the reason, and creates no client", async () => {
-      const { store, auth, options } = await setup();
-      const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()), targetNetwork: "ksef" }, options);
-      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF.*Polish.*0208:0123456749/) });
-      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null, targetNetwork: "ksef" });
-      expect((await listClients(store, auth)).data).toEqual([]);
-      // The failed attempt does not block sending the same XML the right way.
-      expect((await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options)).status).toBe("sending");
+    it("refuses ksef from a company outside PL with 403 ksef_country_not_supported, before the document is read, storing nothing", async () => {
+      const { store, auth, options } = await setup({ country: "NL" });
+      const e = await submitInvoice(store, auth, { xml: "%%%", targetNetwork: "ksef" }, options).catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: "ksef_country_not_supported", status: 403, message: expect.stringMatching(/companies in PL; this company is in NL/) });
+      expect(await codeOf(submitInvoice(store, auth, { xml: b64(invoiceXml({ scheme: "9945", endpoint: "PL5213017228" })), targetNetwork: "ksef" }, options))).toBe("ksef_country_not_supported");
+      expect(await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).toEqual([]);
+    });
+
+    it("issues a company in PL through KSeF on auto and ksef, whatever the recipient's scheme; peppol is 403 peppol_country_not_supported", async () => {
+      const { store, auth, options } = await setup({ country: "PL" });
+      const auto = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "1", ...polishSeller })) }, options);
+      expect(await getInvoice(store, auth, auto.submissionId)).toMatchObject({ network: "ksef", targetNetwork: "auto", status: "sending" });
+      const ksef = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "2", ...polishSeller, scheme: "9945", endpoint: "PL5213017228" })), targetNetwork: "ksef" }, options);
+      expect(await getInvoice(store, auth, ksef.submissionId)).toMatchObject({ network: "ksef", targetNetwork: "ksef" });
+      const e = await submitInvoice(store, auth, { xml: "%%%", targetNetwork: "peppol" }, options).catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: "peppol_country_not_supported", status: 403, message: expect.stringMatching(/in PL.*through KSeF/) });
+    });
+
+    it("needs no Peppol recipient on KSeF: a consumer invoice (no buyer EndpointID, plain EN 16931) is accepted and counts for no client; on Peppol it is missing_recipient", async () => {
+      const consumer = { ...polishSeller, noBuyerEndpoint: true, customizationId: EN16931_ONLY };
+      const pl = await setup({ country: "PL" });
+      const r = await submitInvoice(pl.store, pl.auth, { xml: b64(invoiceXml(consumer)) }, pl.options);
+      expect(r.status).toBe("sending");
+      expect(await getInvoice(pl.store, pl.auth, r.submissionId)).toMatchObject({ network: "ksef", clientId: null, recipient: { endpointId: null } });
+      expect((await listClients(pl.store, pl.auth)).data).toEqual([]);
+      const nl = await setup({ country: "NL" });
+      expect(await codeOf(submitInvoice(nl.store, nl.auth, { xml: b64(invoiceXml(consumer)) }, nl.options))).toBe("missing_recipient");
+    });
+
+    it("still applies the rules the CustomizationID names on KSeF: a Peppol BIS invoice without a buyer endpoint breaks a Peppol rule", async () => {
+      const { store, auth, options } = await setup({ country: "PL" });
+      const e = await submitInvoice(store, auth, { xml: b64(invoiceXml({ ...polishSeller, noBuyerEndpoint: true })) }, options).catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: "invalid_ubl_xml", errors: expect.arrayContaining([expect.objectContaining({ rule: expect.stringMatching(/^PEPPOL-/) })]) });
     });
 
     it("reports a duplicate before a routing failure", async () => {
       const { store, auth, options } = await setup();
       const xml = b64(invoiceXml());
       const first = await submitInvoice(store, auth, { xml }, options);
-      const r = await submitInvoice(store, auth, { xml, targetNetwork: "ksef" }, options);
+      const routing = { name: "closed", route: () => ({ ok: false as const, reason: "Closed for the day." }) };
+      const r = await submitInvoice(store, auth, { xml }, { ...options, routing });
       expect(r.errorMessage).toContain(first.submissionId);
     });
 
-    it("uses a replacement routing port", async () => {
-      const { store, auth } = await setup();
+    it("uses a replacement routing port, given the company and the target network", async () => {
+      const { store, auth, companyId } = await setup();
       const calls: unknown[] = [];
       const options = {
         routing: {
@@ -145,7 +171,7 @@ describe("submitInvoice", () => {
       };
       const r = await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options);
       expect(r.errorMessage).toBe("Not registered in the SMP.");
-      expect(calls).toEqual([{ recipient: { scheme: "0208", value: "0123456749" }, targetNetwork: "auto", companyId: auth.companyId }]);
+      expect(calls).toEqual([{ company: expect.objectContaining({ id: companyId, country: "NL" }), targetNetwork: "auto" }]);
     });
   });
 

@@ -59,11 +59,11 @@ describe("POST /v1/peppol/credit-note", () => {
     const polish = (comment: string) =>
       Buffer.from(readFileSync(`${CORPUS_DIR}/openpeppol-bis3/snippets/Snippet-cn.xml`, "utf8").replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', `<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID><!-- ${comment} -->`)).toString("base64");
     const plain = makeApp();
-    const a = await eligibleAccount(plain.app);
+    const a = await eligibleAccount(plain.app, { country: "PL" });
     const refused = await request(plain.app).post(CREDIT_NOTE).set(bearer(a.apiKey)).send({ xml: polish("plain") });
     expect(refused.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are not supported yet/) });
     const kor = makeApp({ ksef: { ksefCorrections: true } });
-    const b = await eligibleAccount(kor.app);
+    const b = await eligibleAccount(kor.app, { country: "PL" });
     const accepted = await request(kor.app).post(CREDIT_NOTE).set(bearer(b.apiKey)).send({ xml: polish("kor") });
     expect(accepted.body.data).toMatchObject({ success: true, status: "sending" });
     expect((await request(kor.app).get(`/v1/invoices/${accepted.body.data.submissionId}`).set(bearer(b.apiKey))).body.data).toMatchObject({ network: "ksef", documentType: "creditNote" });

@@ -70,7 +70,7 @@ describe("GET /v1/invoices/{id}/evidence", () => {
   });
 
   it("says why there is no evidence: a failed delivery, and a delivery whose network gave none", async () => {
-    const bare: NetworkPort = { name: "bare", send: async (r) => (r.routing.recipient.value.includes("FAIL") ? { outcome: "failed", reason: "Refused by the receiver." } : { outcome: "delivered" }) };
+    const bare: NetworkPort = { name: "bare", send: async (r) => (r.routing.recipient!.value.includes("FAIL") ? { outcome: "failed", reason: "Refused by the receiver." } : { outcome: "delivered" }) };
     const w = await world(bare);
     const failed = await w.submit("FAIL-1");
     const delivered = await w.submit("0123456789");

@@ -45,9 +45,9 @@ describe("KSeF credentials over HTTP", () => {
 
   it("answers a KSeF submission of a company without a credential with 422 ksef_not_configured where KSeF is direct, and accepts it once set", async () => {
     const { app } = makeApp({ ksef: { tokenCipher: tokenCipher(randomBytes(32)), ksefCredentialsRequired: true } });
-    const { companyId, apiKey } = await eligibleAccount(app);
+    const { companyId, apiKey } = await eligibleAccount(app, { country: "PL" });
     const submit = (id: string) =>
-      request(app).post("/v1/peppol/invoice").set({ Authorization: `Bearer ${apiKey}` }).send({ xml: b64(invoiceXml({ id, scheme: "9945", endpoint: `PL${id}` })) });
+      request(app).post("/v1/peppol/invoice").set({ Authorization: `Bearer ${apiKey}` }).send({ xml: b64(invoiceXml({ id, scheme: "9945", endpoint: `PL${id}`, sellerVat: "PL5260250995", sellerCountry: "PL" })) });
     const refused = await submit("1");
     expect(refused.status).toBe(422);
     expect(refused.body).toEqual({ code: "ksef_not_configured", message: expect.stringContaining("no KSeF credential") });

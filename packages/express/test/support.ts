@@ -39,8 +39,9 @@ export async function makeEligible(app: Parameters<typeof request>[0], companyId
   return res.body.data;
 }
 
-export async function eligibleAccount(app: Parameters<typeof request>[0]) {
+/** A signed-up company made eligible (NL unless the patch says otherwise, such as `{ country: "PL" }` for KSeF). */
+export async function eligibleAccount(app: Parameters<typeof request>[0], patch: Record<string, unknown> = {}) {
   const account = await signUp(app);
-  await makeEligible(app, account.companyId);
+  await makeEligible(app, account.companyId, patch);
   return account;
 }

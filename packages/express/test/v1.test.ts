@@ -149,8 +149,14 @@ describe("POST /v1/peppol/invoice", () => {
     await expectCode("enterprise_required");
     await makeEligible(app, companyId, { subscription: "basic" });
     await expectCode("subscription_upgrade_required");
-    await makeEligible(app, companyId, { country: "PL" });
+    await makeEligible(app, companyId, { country: "FR" });
     await expectCode("peppol_country_not_supported");
+    // The network decides the country check: KSeF is for companies in PL, Peppol for NL, BE, DE.
+    const ksef = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ ...body, targetNetwork: "ksef" });
+    expect([ksef.status, ksef.body.code]).toEqual([403, "ksef_country_not_supported"]);
+    await makeEligible(app, companyId, { country: "PL" });
+    const peppol = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ ...body, targetNetwork: "peppol" });
+    expect([peppol.status, peppol.body.code]).toEqual([403, "peppol_country_not_supported"]);
   });
 
   it("answers 422 for the account preconditions", async () => {
@@ -184,7 +190,7 @@ describe("POST /v1/peppol/invoice", () => {
     }
   });
 
-  it("answers 200 sending, then 200 failed for the same XML, then 200 failed for an impossible KSeF route", async () => {
+  it("answers 200 sending, then 200 failed for the same XML, then 403 for the KSeF route of a company outside PL", async () => {
     const { app } = makeApp();
     const { apiKey } = await eligibleAccount(app);
     const xml = b64(invoiceXml());
@@ -195,8 +201,7 @@ describe("POST /v1/peppol/invoice", () => {
     expect(dup.status).toBe(200);
     expect(dup.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(first.body.data.submissionId) });
     const ksef = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ xml: b64(invoiceXml({ id: "K" })), targetNetwork: "ksef" });
-    expect(ksef.status).toBe(200);
-    expect(ksef.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF/) });
+    expect([ksef.status, ksef.body.code]).toEqual([403, "ksef_country_not_supported"]);
   });
 
   it("answers 413 for a body over 10 MiB, even before authentication", async () => {

@@ -57,7 +57,7 @@ export function documentSubmissionBody(req: SendRequest): Record<string, unknown
     legalEntityId,
     idempotencyGuid: req.idempotencyKey,
     routing: {
-      eIdentifiers: [{ scheme: storecoveScheme(req.routing.recipient.scheme), id: req.routing.recipient.value }],
+      eIdentifiers: req.routing.recipient ? [{ scheme: storecoveScheme(req.routing.recipient.scheme), id: req.routing.recipient.value }] : [],
     },
     document: {
       documentType: "invoice",
@@ -220,6 +220,7 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
   return {
     name,
     async send(req: SendRequest): Promise<SendOutcome> {
+      if (!req.routing.recipient) return { outcome: "failed", reason: "Storecove routes a document to its recipient's identifier, and this invoice names none (cac:AccountingCustomerParty/cac:Party/cbc:EndpointID)." };
       let guid = savedGuid(req.state);
       if (!guid) {
         const submitted = await submit(req);

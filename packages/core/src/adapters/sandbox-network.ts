@@ -8,7 +8,7 @@ import type { DeliveryEvidence, NetworkPort, SendRequest } from "../ports/networ
  */
 export function sandboxEvidence(req: SendRequest, deliveredAt: string): DeliveryEvidence {
   const documentHash = createHash("sha256").update(req.document).digest("hex");
-  const recipient = `${req.routing.recipient.scheme}:${req.routing.recipient.value}`;
+  const recipient = req.routing.recipient ? `${req.routing.recipient.scheme}:${req.routing.recipient.value}` : null;
   const content = JSON.stringify(
     {
       synthetic: true,
@@ -53,9 +53,10 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       const earlier = evidence.get(req.idempotencyKey);
       if (delivered.has(req.idempotencyKey)) return { outcome: "delivered", detail: "Already delivered (idempotent replay).", ...(earlier ? { evidence: earlier } : {}) };
-      const value = req.routing.recipient.value.toLowerCase();
+      const to = req.routing.recipient ? `${req.routing.recipient.scheme}:${req.routing.recipient.value}` : "the buyer (no recipient identifier)";
+      const value = req.routing.recipient?.value.toLowerCase() ?? "";
       if (value.includes("unreachable")) {
-        return { outcome: "failed", reason: `The sandbox cannot reach ${req.routing.recipient.scheme}:${req.routing.recipient.value} (the recipient is unreachable).` };
+        return { outcome: "failed", reason: `The sandbox cannot reach ${to} (the recipient is unreachable).` };
       }
       if (value.includes("flaky") && req.attempt <= 2) {
         return { outcome: "retry", reason: `The sandbox access point is temporarily unavailable (attempt ${req.attempt} of a flaky recipient).` };
@@ -63,7 +64,7 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
       delivered.add(req.idempotencyKey);
       const proof = sandboxEvidence(req, new Date().toISOString());
       evidence.set(req.idempotencyKey, proof);
-      return { outcome: "delivered", detail: `Delivered by the sandbox to ${req.routing.recipient.scheme}:${req.routing.recipient.value}.`, evidence: proof };
+      return { outcome: "delivered", detail: `Delivered by the sandbox to ${to}.`, evidence: proof };
     },
   };
 }

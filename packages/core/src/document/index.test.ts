@@ -49,8 +49,8 @@ describe("readInvoice: the pipeline in order", () => {
   });
 
   it("accepts a UTF-8 BOM and leading whitespace", () => {
-    expect(readInvoice(b64(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(invoiceXml({ declaration: false }))]))).recipient.scheme).toBe("0208");
-    expect(readInvoice(b64("\n  " + invoiceXml({ declaration: false }))).recipient.scheme).toBe("0208");
+    expect(readInvoice(b64(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(invoiceXml({ declaration: false }))]))).recipient!.scheme).toBe("0208");
+    expect(readInvoice(b64("\n  " + invoiceXml({ declaration: false }))).recipient!.scheme).toBe("0208");
   });
 
   it("checks the XML and the root before the recipient", () => {

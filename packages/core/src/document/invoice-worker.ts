@@ -27,7 +27,8 @@ export default function readOnWorker(req: WorkerRequest): WorkerReply {
     xml = req.xml;
   }
   try {
-    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits, req.root ?? "Invoice");
+    const optional = Array.isArray(req.recipientOptional) ? targetNetwork !== undefined && req.recipientOptional.includes(targetNetwork) : req.recipientOptional === true;
+    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits, req.root ?? "Invoice", optional);
     const buffer = doc.bytes.buffer as ArrayBuffer;
     const reply: WorkerReply = {
       ok: true,

@@ -69,7 +69,7 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
 
   it("reads a document at or below the threshold on the calling thread", async () => {
     const r = await readInvoiceAsync(b64(invoiceXml()));
-    expect(r.recipient.value).toBe("0123456749");
+    expect(r.recipient!.value).toBe("0123456749");
     expect(invoiceWorkerCount()).toBe(0);
   });
 
@@ -106,7 +106,7 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
     expect(invoiceWorkerCount()).toBe(2);
     results.forEach((r, i) => {
       expect(r.fields.invoiceNumber).toBe(`INV-${i}`);
-      expect(r.recipient.value).toBe(`BE${i}`);
+      expect(r.recipient!.value).toBe(`BE${i}`);
       expect(r.sha256).toBe(readInvoice(xmls[i]!).sha256);
     });
   });
@@ -115,10 +115,10 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
     configureInvoiceWorkers({ threshold: 0 });
     const reading = readInvoiceAsync(b64(invoiceXml()));
     await closeInvoiceWorkers();
-    expect((await reading).recipient.value).toBe("0123456749");
+    expect((await reading).recipient!.value).toBe("0123456749");
     expect(invoiceWorkerCount()).toBe(0);
     // The pool starts again on the next document.
-    expect((await readInvoiceAsync(b64(invoiceXml({ endpoint: "X1", scheme: "0106" })))).recipient.value).toBe("X1");
+    expect((await readInvoiceAsync(b64(invoiceXml({ endpoint: "X1", scheme: "0106" })))).recipient!.value).toBe("X1");
     expect(invoiceWorkerCount()).toBe(1);
   });
 
@@ -191,7 +191,7 @@ describe("createInvoiceWorkers: a pool per instance", () => {
     try {
       const xml = b64(invoiceXml({ endpoint: "OWN", scheme: "0106" }));
       const r = await own.readInvoice(xml);
-      expect(r.recipient.value).toBe("OWN");
+      expect(r.recipient!.value).toBe("OWN");
       expect(r.sha256).toBe(readInvoice(xml).sha256);
       expect(own.threadCount).toBe(1);
       expect(invoiceWorkerCount()).toBe(0); // the default pool was not used

@@ -44,6 +44,8 @@ export interface InvoiceWorkerOptions {
 export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits }) & {
   /** The root the submit endpoint takes (Invoice when absent). */
   root?: UblDocumentType;
+  /** Whether the recipient is optional (`readDocument`): for an `xml` request, a boolean; for a body, the target networks it is optional for. */
+  recipientOptional?: boolean | TargetNetwork[];
 };
 
 type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
@@ -55,7 +57,7 @@ export type WorkerReply =
       buffer: ArrayBuffer;
       length: number;
       sha256: string;
-      recipient: ParticipantId;
+      recipient: ParticipantId | null;
       fields: InvoiceFields;
       documentType: DocumentType | null;
       warnings: ValidationItem[];
@@ -70,6 +72,14 @@ export type WorkerReply =
       targetNetwork?: TargetNetwork;
     };
 
+/** How to read a submit body: see `readRequestAsync`. */
+export interface ReadRequestOptions {
+  transfer?: boolean;
+  root?: UblDocumentType;
+  /** The target networks whose route needs no recipient (the KSeF route): for them a missing one is no error. */
+  recipientOptionalFor?: readonly TargetNetwork[];
+}
+
 /** A submit body read on a worker: what it asked for, and its document or the document's error. */
 export interface ReadRequest {
   targetNetwork: TargetNetwork;
@@ -81,9 +91,9 @@ export interface ReadRequest {
 /** A pool of invoice workers with its own options (see `createInvoiceWorkers`). */
 export interface InvoiceWorkers {
   /** `readInvoice`, on a worker thread when the document is above the threshold. */
-  readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblDocumentType): Promise<ReadInvoice>;
+  readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblDocumentType, recipientOptional?: boolean): Promise<ReadInvoice>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
-  readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean; root?: UblDocumentType }): Promise<ReadRequest>;
+  readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: ReadRequestOptions): Promise<ReadRequest>;
   /** Waits for the documents being read, then ends the threads. Later documents start them again. */
   close(): Promise<void>;
   /** How many worker threads are running. */
@@ -142,10 +152,10 @@ function docOf(m: WorkerReply): ReadInvoice | null {
   return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings } : null;
 }
 
-function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType): ReadRequest {
+function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
   const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
   try {
-    return { targetNetwork, doc: readInvoice(xml, limits, root), error: null };
+    return { targetNetwork, doc: readInvoice(xml, limits, root, recipientOptionalFor.includes(targetNetwork)), error: null };
   } catch (e) {
     return { targetNetwork, doc: null, error: e };
   }
@@ -243,37 +253,38 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   }
 
   return {
-    readInvoice(xmlBase64, limits = DEFAULT_XML_LIMITS, root = "Invoice") {
+    readInvoice(xmlBase64, limits = DEFAULT_XML_LIMITS, root = "Invoice", recipientOptional = false) {
       if (unavailable || typeof xmlBase64 !== "string" || Math.floor((xmlBase64.length * 3) / 4) <= config.threshold) {
-        return settled(() => readInvoice(xmlBase64, limits, root));
+        return settled(() => readInvoice(xmlBase64, limits, root, recipientOptional));
       }
       return run(
-        () => [{ xml: xmlBase64, limits, root }, []],
+        () => [{ xml: xmlBase64, limits, root, recipientOptional }, []],
         (m) => {
           const doc = docOf(m);
           if (doc) return doc;
           throw rebuild((m as Extract<WorkerReply, { ok: false }>).error);
         },
-        () => readInvoice(xmlBase64, limits, root),
+        () => readInvoice(xmlBase64, limits, root, recipientOptional),
       );
     },
 
     readRequest(body, limits = DEFAULT_XML_LIMITS, opts = {}) {
       const root = opts.root ?? "Invoice";
+      const optionalFor = opts.recipientOptionalFor ?? [];
       const chunks = body instanceof Uint8Array ? [body] : body;
       let length = 0;
       for (const c of chunks) length += c.byteLength;
-      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits, root));
+      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits, root, optionalFor));
       return run(
         () => {
           const buffers = chunkBuffers(chunks, opts.transfer === true);
-          return [{ chunks: buffers, limits, root }, buffers];
+          return [{ chunks: buffers, limits, root, recipientOptional: [...optionalFor] }, buffers];
         },
         (m) => {
           if (!m.ok && m.stage !== "document") throw rebuild(m.error);
           return { targetNetwork: m.targetNetwork ?? "auto", doc: docOf(m), error: m.ok ? null : rebuild(m.error) };
         },
-        () => readRequestInline(chunks, limits, root),
+        () => readRequestInline(chunks, limits, root, optionalFor),
       );
     },
 
@@ -322,8 +333,8 @@ export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
  *
  * @example const { sha256, recipient } = await readInvoiceAsync(body.xml)
  */
-export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice"): Promise<ReadInvoice> {
-  return workers().readInvoice(xmlBase64, limits, root);
+export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice", recipientOptional = false): Promise<ReadInvoice> {
+  return workers().readInvoice(xmlBase64, limits, root, recipientOptional);
 }
 
 /**
@@ -338,7 +349,7 @@ export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_
 export function readRequestAsync(
   body: Uint8Array | readonly Uint8Array[],
   limits: XmlLimits = DEFAULT_XML_LIMITS,
-  options: { transfer?: boolean; root?: UblDocumentType } = {},
+  options: ReadRequestOptions = {},
 ): Promise<ReadRequest> {
   return workers().readRequest(body, limits, options);
 }

@@ -17,7 +17,11 @@ export interface ReadInvoice {
   bytes: Buffer;
   /** Hex SHA-256 of `bytes`. */
   sha256: string;
-  recipient: ParticipantId;
+  /**
+   * The recipient's Peppol identifier. Null only when it was read as optional (the KSeF route: the
+   * buyer receives the invoice inside KSeF) and the document has none, or none of a Peppol scheme.
+   */
+  recipient: ParticipantId | null;
   fields: InvoiceFields;
   /** The Peppol document type and process (from the root, CustomizationID and ProfileID); null without a CustomizationID. */
   documentType: DocumentType | null;
@@ -39,8 +43,8 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
  *
  * @example const { sha256, recipient, fields, warnings } = readInvoice(body.xml)
  */
-export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice"): ReadInvoice {
-  return readDocument(decodeDocument(xmlBase64, limits), limits, root);
+export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
+  return readDocument(decodeDocument(xmlBase64, limits), limits, root, recipientOptional);
 }
 
 /** Far past the limit, a document is refused before it is even decoded (memory stays bounded). */
@@ -64,9 +68,10 @@ export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer =
 /**
  * Steps 2 to 9a on decoded bytes: one document, UTF-8 XML text, one read that builds the model
  * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, rules and fields,
- * one hash.
+ * one hash. With `recipientOptional` (the KSeF route) a missing recipient is no error (row 9 is
+ * the Peppol route's): `recipient` is then null.
  */
-export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice"): ReadInvoice {
+export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
   rejectZip(bytes);
   const text = decodeUtf8(bytes);
   if (text === null) {
@@ -78,10 +83,20 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocument
   // Row 8, the size first: nothing is read or built for a document over it.
   if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
   const invoice = requireSubmitRoot(parseXml(text, limits), root);
-  const recipient = extractRecipient(invoice);
+  const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
   const report = validateModel(invoice);
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets);
   const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };
+}
+
+/** The recipient when the document names one of a Peppol scheme, else null. */
+function optionalRecipient(invoice: Parameters<typeof extractRecipient>[0]): ParticipantId | null {
+  try {
+    return extractRecipient(invoice);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "missing_recipient") return null;
+    throw e;
+  }
 }

@@ -71,12 +71,12 @@ export function readEnvelope(bytes: Uint8Array): Record<string, unknown> | null 
  * Checks a submit body's shape only (contract row 2), for a company whose refusal is known: the
  * answer is then that refusal unless the shape is wrong. The usual large envelope
  * (`{"xml":"…"` and a short tail) is checked in place, one pass over its bytes without joining
- * them or making a string of them; anything else goes through `parseSubmitBody`. Throws the 400.
+ * them or making a string of them; anything else goes through `parseSubmitBody`. Throws the 400; returns the target network the body asks for.
  */
-export function checkSubmitShape(chunks: readonly Uint8Array[]): void {
+export function checkSubmitShape(chunks: readonly Uint8Array[]): TargetNetwork {
   const envelope = envelopeShape(chunks);
-  if (envelope) parseWith(InvoiceRequestSchema, envelope);
-  else parseSubmitBody(joinChunks(chunks));
+  if (envelope) return parseWith(InvoiceRequestSchema, envelope).targetNetwork;
+  return parseSubmitBody(joinChunks(chunks)).targetNetwork;
 }
 
 /** The usual envelope with the document replaced by a placeholder of the same emptiness, or null. */

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   enterprise_required: 403,
   subscription_upgrade_required: 403,
   peppol_country_not_supported: 403,
+  /** A submission routed to KSeF from a company outside Poland (KSeF is for Polish taxpayers). */
+  ksef_country_not_supported: 403,
   invoice_not_found: 404,
   company_not_found: 404,
   api_key_not_found: 404,
@@ -33,6 +35,8 @@ export const ERROR_STATUS = {
   peppol_sending_not_enabled: 422,
   /** A submission routed to KSeF for a company without a KSeF credential, where KSeF is delivered to directly. */
   ksef_not_configured: 422,
+  /** On the KSeF route, the invoice's seller VAT id (BT-31) is not the company's KSeF NIP. */
+  ksef_seller_mismatch: 422,
   /** A company patch with a KSeF token while the deployment has no key to encrypt it with. */
   ksef_token_key_not_configured: 422,
   internal_error: 500,

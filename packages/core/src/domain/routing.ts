@@ -1,31 +1,26 @@
-// The default routing: Polish taxpayers (scheme 9945) to KSeF on `auto`, everyone else to Peppol.
+// The default routing: the issuer decides. A company in Poland issues through KSeF on `auto`; every other company sends through Peppol.
 import type { Routing, RoutingDecision } from "../ports/store.js";
-import type { ParticipantId, TargetNetwork } from "./types.js";
+import type { Company, ParticipantId, TargetNetwork } from "./types.js";
 import { DiscoveryError, type DiscoveryPort } from "../ports/discovery.js";
 import type { DocumentType } from "../document/doctype.js";
+import { KSEF_COUNTRIES } from "./eligibility.js";
 
-/** ISO 6523 / EAS code of the Polish VAT number: the identifier KSeF delivers to. */
+/** ISO 6523 / EAS code of the Polish VAT number. */
 export const POLISH_VAT_SCHEME = "9945";
 
 /**
- * `auto`: scheme 9945 goes to `ksef`, any other to `peppol`. `peppol`: Peppol, as asked.
- * `ksef`: only for a 9945 recipient; otherwise the submission fails with the reason.
+ * `auto`: a company in PL (`KSEF_COUNTRIES`) goes to `ksef`, every other company to `peppol`,
+ * whatever the recipient's scheme (KSeF is where Polish taxpayers issue their invoices; who
+ * receives the invoice does not decide it). `peppol` and `ksef`: that network, as asked; whether the
+ * company may send there is the eligibility policy's to say (403 `peppol_country_not_supported`,
+ * `ksef_country_not_supported`).
  */
 export function defaultRouting(): Routing {
   return {
     name: "default",
-    route({ recipient, targetNetwork }: { recipient: ParticipantId; targetNetwork: TargetNetwork }): RoutingDecision {
-      const polish = recipient.scheme === POLISH_VAT_SCHEME;
-      if (targetNetwork === "peppol") return { ok: true, network: "peppol" };
-      if (targetNetwork === "ksef") {
-        return polish
-          ? { ok: true, network: "ksef" }
-          : {
-              ok: false,
-              reason: `KSeF delivers only to Polish taxpayers (recipient scheme ${POLISH_VAT_SCHEME}); the recipient is ${recipient.scheme}:${recipient.value}. Send it with targetNetwork "auto" or "peppol".`,
-            };
-      }
-      return { ok: true, network: polish ? "ksef" : "peppol" };
+    route({ company, targetNetwork }: { company: Company; targetNetwork: TargetNetwork }): RoutingDecision {
+      if (targetNetwork !== "auto") return { ok: true, network: targetNetwork };
+      return { ok: true, network: KSEF_COUNTRIES.includes(company.country) ? "ksef" : "peppol" };
     },
   };
 }

@@ -18,7 +18,10 @@ export const InvoiceRequestSchema = z
   .strictObject(
     {
       xml: z.string(mustBeString("xml")).min(1, { error: "xml should not be empty" }),
-      targetNetwork: z.enum(TARGET_NETWORKS, { error: oneOf("targetNetwork", TARGET_NETWORKS) }).default("auto"),
+      targetNetwork: z
+        .enum(TARGET_NETWORKS, { error: oneOf("targetNetwork", TARGET_NETWORKS) })
+        .default("auto")
+        .meta({ description: "`auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked." }),
     },
     notObject,
   )

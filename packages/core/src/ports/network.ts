@@ -12,8 +12,12 @@ export interface SendRequest {
   idempotencyKey: string;
   /** The decoded UBL document, byte for byte as submitted. */
   document: Uint8Array;
-  /** The routing decision: the chosen network and the recipient's participant identifier. */
-  routing: { network: Network; recipient: ParticipantId };
+  /**
+   * The routing decision: the chosen network and the recipient's participant identifier. The
+   * recipient is null only on the `ksef` route, for an invoice that names no Peppol recipient (a
+   * consumer, or a buyer without a Peppol identifier: the buyer receives it in KSeF).
+   */
+  routing: { network: Network; recipient: ParticipantId | null };
   /** The sending company's id (a network that authenticates per company looks its credential up by it). */
   companyId: string;
   /** The sender's legal entity at the access point (the company's `legalEntityId`). */

@@ -170,13 +170,16 @@ export interface Store {
 export type RoutingDecision = { ok: true; network: Network } | { ok: false; reason: string };
 
 /**
- * The routing port: picks the network for a recipient. The default follows contract section 1;
- * a participant lookup (SML/SMP) can replace it. It MUST NOT have side effects: the core may
- * call it for a submission that ends up a duplicate.
+ * The routing port: picks the network of a submission from the issuing company and the network it
+ * asked for. The default follows contract section 1 (`defaultRouting`: the issuer decides). It is
+ * asked before the document is read (the eligibility of contract row 3 depends on the network it
+ * chooses; on KSeF the recipient needs no Peppol identifier), possibly once for each target network
+ * (`auto`, `peppol`, `ksef`) before the body is parsed: it MUST NOT have side effects, and MUST answer
+ * the same for the same input. `{ok:false}` stores the submission `failed` with the reason.
  */
 export interface Routing {
   readonly name: string;
-  route(input: { recipient: ParticipantId; targetNetwork: TargetNetwork; companyId: string }): RoutingDecision | Promise<RoutingDecision>;
+  route(input: { company: Company; targetNetwork: TargetNetwork }): RoutingDecision | Promise<RoutingDecision>;
 }
 
 /** The delivery evidence of an invoice as stored: what the network gave, where and when it was delivered. */

@@ -3,9 +3,10 @@ import { ApiError } from "../domain/errors.js";
 import { checkRecipient } from "../domain/routing.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
-import type { Store } from "../ports/store.js";
+import type { RoutingDecision, Store } from "../ports/store.js";
 import { InvoiceRequestSchema, parseWith, type Submission } from "../domain/schemas.js";
-import type { AuthContext, Company, InvoiceRecord, Network, TargetNetwork } from "../domain/types.js";
+import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, type Network, type TargetNetwork } from "../domain/types.js";
+import { normaliseNip } from "../domain/nip.js";
 import { checkSubmitShape } from "../document/request.js";
 import type { UblDocumentType } from "../document/ubl.js";
 
@@ -46,7 +47,7 @@ export async function submitCreditNote(store: Store, auth: AuthContext, request:
 async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = parseWith(InvoiceRequestSchema, request);
   // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
-  return submitChecked(root, store, auth, body.targetNetwork, (limits) => readInvoiceAsync(body.xml, limits, root), options);
+  return submitChecked(root, store, auth, body.targetNetwork, (limits, recipientOptional) => readInvoiceAsync(body.xml, limits, root, recipientOptional), options);
 }
 
 /**
@@ -91,15 +92,16 @@ async function submitUblJson(
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
   const o = resolveOptions(options);
-  // The company's checks first (a store read): a company that may not submit costs no document
-  // work. The contract puts the body's shape (400) before them, so a refused company's body is
-  // checked for its shape only (no base64 decoding, no XML), then the refusal is the answer.
-  const refusal = await companyRefusal(guardStore(store), auth, o);
-  if (refusal) {
-    checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
-    throw refusal;
+  // The company's checks first (a store read): a company that may not submit on any network costs
+  // no document work. The contract puts the body's shape (400) before them, so such a company's body
+  // is checked for its shape only (no base64 decoding, no XML), then its refusal is the answer.
+  const plans = await plansByTarget(await guardStore(store).getCompany(auth.companyId), o);
+  if (TARGET_NETWORKS.every((t) => plans[t].refusal)) {
+    const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
+    throw plans[target].refusal;
   }
-  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root });
+  const recipientOptionalFor = TARGET_NETWORKS.filter((t) => plans[t].recipientOptional);
+  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root, recipientOptionalFor });
   return submitChecked(
     root,
     store,
@@ -119,7 +121,7 @@ async function submitChecked(
   store: Store,
   auth: AuthContext,
   targetNetwork: TargetNetwork,
-  readDocument: (limits: ResolvedOptions["limits"]) => Promise<ReadInvoice>,
+  readDocument: (limits: ResolvedOptions["limits"], recipientOptional: boolean) => Promise<ReadInvoice>,
   options?: CoreOptions,
 ): Promise<Submission> {
   const body = { targetNetwork };
@@ -127,11 +129,12 @@ async function submitChecked(
   const s = guardStore(store);
 
   const company = await s.getCompany(auth.companyId);
-  const refusal = await refuse(company, o);
-  if (refusal || !company) throw refusal;
+  // Row 3 needs the network: the routing decides it from the company and the asked target, before the document.
+  const plan = await planFor(company, targetNetwork, o);
+  if (plan.refusal || !company) throw plan.refusal;
 
-  const doc = await readDocument(o.limits);
-  let decision = await o.routing.route({ recipient: doc.recipient, targetNetwork: body.targetNetwork, companyId: company.id });
+  const doc = await readDocument(o.limits, plan.recipientOptional);
+  let decision = plan.decision;
   if (decision.ok && decision.network === "ksef" && root === "CreditNote" && !o.ksefCorrections) {
     decision = {
       ok: false,
@@ -141,7 +144,7 @@ async function submitChecked(
   }
   // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.
   let note: string | null = null;
-  if (decision.ok && decision.network === "peppol" && o.discovery) {
+  if (decision.ok && decision.network === "peppol" && o.discovery && doc.recipient) {
     const check = await checkRecipient(o.discovery, doc.recipient, doc.documentType);
     if (check.kind === "refused") decision = { ok: false, reason: check.reason };
     else if (check.kind === "unknown") note = check.note;
@@ -149,15 +152,15 @@ async function submitChecked(
   const now = o.now();
   const id = o.newId();
 
-  // Direct KSeF delivery authenticates as the company: without its credential nothing could be sent.
-  // After routing (it needs the recipient), after the duplicate rule (row 10 answers first).
-  if (decision.ok && decision.network === "ksef" && o.ksefCredentialsRequired && !company.ksef) {
+  // What KSeF needs of the company and the invoice, checked before anything is stored or sent; after
+  // the duplicate rule (row 10 answers first). Direct KSeF delivery authenticates as the company:
+  // without its credential nothing could be sent. KSeF takes an invoice only from its seller (BT-31
+  // must be the NIP the company authenticates with); it would refuse it later (410) otherwise.
+  const ksefProblem = decision.ok && decision.network === "ksef" ? ksefRefusal(root, company, doc, o) : null;
+  if (ksefProblem) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
     if (earlier) return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier))));
-    throw new ApiError(
-      "ksef_not_configured",
-      `The ${root === "CreditNote" ? "credit note" : "invoice"} is routed to KSeF (recipient ${doc.recipient.scheme}:${doc.recipient.value}), and this company has no KSeF credential: an operator must set its NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object) before it can send to KSeF. To send it on Peppol instead, submit it with targetNetwork "peppol".`,
-    );
+    throw ksefProblem;
   }
 
   if (!decision.ok) {
@@ -167,31 +170,68 @@ async function submitChecked(
   }
 
   const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
-  const value = doc.recipient.value;
+  // A client is one recipient identifier: an invoice without one (a KSeF consumer invoice) counts for none.
+  const r = doc.recipient;
   const result = await s.insertSubmission({
     invoice: accepted,
     document: doc.bytes,
-    client: {
-      id: o.newId(),
-      key: `${doc.recipient.scheme}:${value.toLowerCase()}`,
-      endpointId: `${doc.recipient.scheme}:${value}`,
-      name: doc.fields.recipient.name,
-      vatId: doc.fields.recipient.vatId,
-      country: doc.fields.recipient.country,
-    },
+    client: r
+      ? {
+          id: o.newId(),
+          key: `${r.scheme}:${r.value.toLowerCase()}`,
+          endpointId: `${r.scheme}:${r.value}`,
+          name: doc.fields.recipient.name,
+          vatId: doc.fields.recipient.vatId,
+          country: doc.fields.recipient.country,
+        }
+      : null,
   });
   if (result.inserted) return { submissionId: id, success: true, status: "sending" };
   return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf))));
 }
 
-/** Why the caller's company may not submit (contract rows 3 and 4, in order), or null when it may. */
-async function companyRefusal(s: Store, auth: AuthContext, o: ResolvedOptions): Promise<ApiError | null> {
-  return refuse(await s.getCompany(auth.companyId), o);
+/** What one target network means for a company: the routing's decision, the refusal (rows 3 and 4) or null, whether the recipient is optional. */
+interface Plan {
+  decision: RoutingDecision;
+  refusal: ApiError | null;
+  /** The KSeF route needs no Peppol recipient (row 9 is the Peppol route's). */
+  recipientOptional: boolean;
 }
 
-async function refuse(company: Company | null, o: ResolvedOptions): Promise<ApiError | null> {
-  if (!company) return new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists.");
-  const refusal = await o.eligibility(company);
+async function planFor(company: Company | null, targetNetwork: TargetNetwork, o: ResolvedOptions): Promise<Plan> {
+  if (!company) return { decision: { ok: false, reason: "" }, refusal: new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists."), recipientOptional: false };
+  const decision = await o.routing.route({ company, targetNetwork });
+  const network = decision.ok ? decision.network : null;
+  return { decision, refusal: await refuse(company, network, o), recipientOptional: network === "ksef" };
+}
+
+/** The plan of each target network (a body is read once its target is known, on a worker for a large one). */
+async function plansByTarget(company: Company | null, o: ResolvedOptions): Promise<Record<TargetNetwork, Plan>> {
+  const [auto, peppol, ksef] = await Promise.all(TARGET_NETWORKS.map((t) => planFor(company, t, o)));
+  return { auto: auto!, peppol: peppol!, ksef: ksef! };
+}
+
+/** On the KSeF route: the company's missing credential (where KSeF is delivered to directly), or an invoice whose seller is not the company's NIP; else null. */
+function ksefRefusal(root: UblDocumentType, company: Company, doc: ReadInvoice, o: ResolvedOptions): ApiError | null {
+  const noun = root === "CreditNote" ? "credit note" : "invoice";
+  if (!company.ksef) {
+    if (!o.ksefCredentialsRequired) return null;
+    return new ApiError(
+      "ksef_not_configured",
+      `The ${noun} is routed to KSeF, and this company has no KSeF credential: an operator must set its NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object) before it can send to KSeF.`,
+    );
+  }
+  const sellerVat = doc.fields.supplier.vatId;
+  const seller = sellerVat ? normaliseNip(sellerVat) : null;
+  if (seller === company.ksef.nip) return null;
+  return new ApiError(
+    "ksef_seller_mismatch",
+    `KSeF takes an invoice only from its seller: the ${noun}'s seller VAT id (BT-31, cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID) is ${sellerVat ? JSON.stringify(sellerVat) : "absent"}, and this company's KSeF NIP is ${company.ksef.nip}. Write the company's NIP as the seller's VAT id (PL${company.ksef.nip} or ${company.ksef.nip}); nothing was sent.`,
+  );
+}
+
+async function refuse(company: Company, network: Network | null, o: ResolvedOptions): Promise<ApiError | null> {
+  const refusal = await o.eligibility(company, network);
   if (refusal) return new ApiError(refusal.code, refusal.message);
   if (!company.legalEntityId) {
     return new ApiError(

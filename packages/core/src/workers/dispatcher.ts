@@ -109,7 +109,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     } else {
       const recipient = parseEndpointId(inv.recipient.endpointId);
       const company = await store.getCompany(inv.companyId);
-      if (!recipient) outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
+      if (!recipient && inv.network !== "ksef") outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
       else if (!company?.legalEntityId) outcome = { outcome: "retry", reason: "The company has no legal entity at the access point any more." };
       else outcome = (await checkBeforeSend(inv.network, recipient, job.document)) ?? (await send(network, inv.network, recipient, company.legalEntityId));
     }
@@ -135,7 +135,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       `delivery ${result}`,
     );
 
-    async function send(network: NetworkPort, route: Network, recipient: ParticipantId, legalEntityId: string): Promise<SendOutcome> {
+    async function send(network: NetworkPort, route: Network, recipient: ParticipantId | null, legalEntityId: string): Promise<SendOutcome> {
       try {
         return await network.send({
           submissionId: inv.id,
@@ -155,8 +155,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** The participant lookup before an attempt on Peppol: an outcome that replaces the send, or null to send. */
-  async function checkBeforeSend(route: Network, recipient: ParticipantId, document: Uint8Array): Promise<SendOutcome | null> {
-    if (!discovery || route !== "peppol") return null;
+  async function checkBeforeSend(route: Network, recipient: ParticipantId | null, document: Uint8Array): Promise<SendOutcome | null> {
+    if (!discovery || route !== "peppol" || !recipient) return null;
     const check = await checkRecipient(discovery, recipient, documentTypeOf(document));
     if (check.kind === "refused") return { outcome: "failed", reason: check.reason };
     if (check.kind === "unknown") return { outcome: "retry", reason: `The Peppol participant lookup failed (${check.why}); it is made again before the next attempt.` };

@@ -18,7 +18,17 @@ export interface InvoiceOptions {
   lines?: number;
   /** Text of a cbc:Note (already escaped). */
   note?: string;
+  /** The seller: its VAT id (BT-31, default DE123456789) and country (default DE). */
+  sellerVat?: string;
+  sellerCountry?: string;
+  /** Leave the buyer's cbc:EndpointID out (a consumer, or a buyer without a Peppol identifier). */
+  noBuyerEndpoint?: boolean;
+  /** cbc:CustomizationID (default Peppol BIS Billing 3.0); the plain EN 16931 one drops the Peppol rules. */
+  customizationId?: string;
 }
+
+/** The CustomizationID of EN 16931 itself (no CIUS): the Peppol BIS rules do not apply. */
+export const EN16931_ONLY = "urn:cen.eu:en16931:2017";
 
 /** A complete, valid Peppol BIS 3 invoice (by default one line of 100.00 EUR at 21 % VAT, payable 121.00) with a buyer endpoint. */
 export function invoiceXml(o: InvoiceOptions = {}): string {
@@ -32,6 +42,10 @@ export function invoiceXml(o: InvoiceOptions = {}): string {
     declaration = true,
     lines = 1,
     note,
+    sellerVat = "DE123456789",
+    sellerCountry = "DE",
+    noBuyerEndpoint = false,
+    customizationId = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
   } = o;
   const net = `${100 * lines}.00`;
   const tax = `${21 * lines}.00`;
@@ -47,7 +61,7 @@ export function invoiceXml(o: InvoiceOptions = {}): string {
     ? `<cac:PartyTaxScheme><cbc:CompanyID>${buyerVat}</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>`
     : "";
   return `${declaration ? '<?xml version="1.0" encoding="UTF-8"?>\n' : ""}<Invoice ${UBL_NS}>
-  <cbc:CustomizationID>urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0</cbc:CustomizationID>
+  <cbc:CustomizationID>${customizationId}</cbc:CustomizationID>
   <cbc:ProfileID>urn:fdc:peppol.eu:2017:poacc:billing:01:1.0</cbc:ProfileID>
   <cbc:ID>${id}</cbc:ID>
   <cbc:IssueDate>2026-01-15</cbc:IssueDate>
@@ -56,10 +70,10 @@ export function invoiceXml(o: InvoiceOptions = {}): string {
   <cbc:DocumentCurrencyCode>EUR</cbc:DocumentCurrencyCode>
   <cbc:BuyerReference>PO-1</cbc:BuyerReference>
   <cac:AccountingSupplierParty><cac:Party><cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID>
-    <cac:PostalAddress><cbc:CityName>Berlin</cbc:CityName><cac:Country><cbc:IdentificationCode>DE</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
-    <cac:PartyTaxScheme><cbc:CompanyID>DE123456789</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
+    <cac:PostalAddress><cbc:CityName>Berlin</cbc:CityName><cac:Country><cbc:IdentificationCode>${sellerCountry}</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
+    <cac:PartyTaxScheme><cbc:CompanyID>${sellerVat}</cbc:CompanyID><cac:TaxScheme><cbc:ID>VAT</cbc:ID></cac:TaxScheme></cac:PartyTaxScheme>
     <cac:PartyLegalEntity><cbc:RegistrationName>Seller GmbH</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingSupplierParty>
-  <cac:AccountingCustomerParty><cac:Party><cbc:EndpointID schemeID="${scheme}">${endpoint}</cbc:EndpointID>
+  <cac:AccountingCustomerParty><cac:Party>${noBuyerEndpoint ? "" : `<cbc:EndpointID schemeID="${scheme}">${endpoint}</cbc:EndpointID>`}
     <cac:PostalAddress><cbc:CityName>Brussels</cbc:CityName><cac:Country><cbc:IdentificationCode>${buyerCountry}</cbc:IdentificationCode></cac:Country></cac:PostalAddress>
     ${vat}<cac:PartyLegalEntity><cbc:RegistrationName>${buyerName}</cbc:RegistrationName></cac:PartyLegalEntity></cac:Party></cac:AccountingCustomerParty>
   <cac:TaxTotal><cbc:TaxAmount currencyID="EUR">${tax}</cbc:TaxAmount>

@@ -55,9 +55,9 @@ const CREDIT_NOTE_EXAMPLES = {
 };
 
 const SUBMIT_EXAMPLES = {
-  autoRouting: { summary: "Let the service choose the network", value: { xml: EXAMPLE_XML } },
+  autoRouting: { summary: "Let the issuer decide: KSeF for a company in PL, Peppol for every other", value: { xml: EXAMPLE_XML } },
   explicitPeppol: { summary: "Send on Peppol", value: { xml: EXAMPLE_XML, targetNetwork: "peppol" } },
-  explicitKsef: { summary: "Send to KSeF (recipient scheme 9945)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
+  explicitKsef: { summary: "Issue through KSeF (a company in PL)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
 };
 
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
