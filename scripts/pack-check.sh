@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The packages as a user gets them: build, `pnpm pack` each one, lint the tarballs (publint,
-# @arethetypeswrong/cli --profile esm-only), install them with npm into a new project outside the
-# workspace, type-check a strict NodeNext TypeScript file against them, and run docs/library.md's
-# first run (memory store, then embedded PGlite) until the invoice is delivered; run the published
-# conformance suites (@einvoice/core/testing) under the app's own vitest.
+# The packages as a user gets them, as docs/library.md#install says: `pnpm pack:all` (scripts/pack-all.sh)
+# builds and packs them into one folder; lint the tarballs (publint, @arethetypeswrong/cli --profile
+# esm-only); run the docs' `npm install` lines (the block marked `<!-- pack-check: install.sh -->`) in a new
+# project outside the workspace, and check that it has one @einvoice/core (the adapters' peer dependency);
+# type-check a strict NodeNext TypeScript file against them, and run docs/library.md's first run (memory
+# store, then embedded PGlite) until the invoice is delivered; run the published conformance suites
+# (@einvoice/core/testing) under the app's own vitest.
 # Fails on the first real problem, saying which. Called by .ci/run; takes a minute or two.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,16 +29,15 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/einvoice-pack-check.XXXXXX")"
 trap '[ -n "${KEEP_PACK_CHECK:-}" ] || rm -rf "$WORK"' EXIT
 case "$WORK" in "$ROOT"/*) fail "the temporary folder $WORK is inside the workspace" ;; esac
 
-step "building the packages (pnpm build)"
-"${PNPM[@]}" build >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; fail "pnpm build"; }
-
-step "packing each package (pnpm pack)"
-mkdir -p "$WORK/tarballs"
+# The docs' EINVOICE: a clone of the repository, whose `pnpm pack:all` wrote EINVOICE/tarballs.
+EINVOICE="$WORK/einvoice"
+step "pnpm pack:all: building and packing every package into one folder"
+PNPM_CMD="${PNPM[*]}" "$ROOT/scripts/pack-all.sh" "$EINVOICE/tarballs" >"$WORK/pack-all.log" 2>&1 || { cat "$WORK/pack-all.log"; fail "pnpm pack:all"; }
 declare -A TARBALL
 for p in "${PACKAGES[@]}"; do
-  (cd "packages/$p" && "${PNPM[@]}" pack --pack-destination "$WORK/tarballs" >"$WORK/pack-$p.log" 2>&1) || { cat "$WORK/pack-$p.log"; fail "pnpm pack in packages/$p"; }
-  TARBALL[$p]="$(ls "$WORK"/tarballs/einvoice-"$p"-*.tgz)"
+  TARBALL[$p]="$(ls "$EINVOICE"/tarballs/einvoice-"$p"-*.tgz)" || fail "pnpm pack:all wrote no tarball for packages/$p"
 done
+[ "$(ls "$EINVOICE"/tarballs/*.tgz | wc -l)" -eq "${#PACKAGES[@]}" ] || fail "pnpm pack:all wrote other tarballs than the ${#PACKAGES[@]} packages'"
 
 step "checking each tarball's contents and manifest"
 for p in "${PACKAGES[@]}"; do
@@ -63,6 +64,11 @@ const walk = (v, where) => {
 walk(manifest.exports, "exports");
 if (!manifest.exports) problems.push("no exports");
 if (JSON.stringify(manifest).includes("workspace:")) problems.push("a workspace: range is left in the manifest");
+// One core per application: every other package takes @einvoice/core as a peer dependency, never its own copy.
+if (name !== "core") {
+  if (!manifest.peerDependencies?.["@einvoice/core"]) problems.push("@einvoice/core is not a peer dependency");
+  if (manifest.dependencies?.["@einvoice/core"]) problems.push("@einvoice/core is a dependency (an app would get a second core)");
+}
 if (problems.length) {
   console.error(`@einvoice/${name}: ${problems.join("; ")}`);
   process.exit(1);
@@ -84,12 +90,25 @@ cat >package.json <<'EOF'
 EOF
 # npm, not the workspace: the tarballs and their dependencies from the registry. PGlite comes later.
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --prefer-offline)
-step "installing the tarballs with npm into $APP (pg, express and the types, no PGlite yet)"
-ALL_TARBALLS=()
-for p in "${PACKAGES[@]}"; do ALL_TARBALLS+=("${TARBALL[$p]}"); done
-npm install "${NPM_FLAGS[@]}" "${ALL_TARBALLS[@]}" \
-  "express@^5.1.0" "pg@^8.16.0" "@types/node@^20" "@types/express@^5" "@types/pg@^8" >"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log"; fail "npm install of the tarballs"; }
+step "docs/library.md's npm install lines, as written, in $APP (EINVOICE=$EINVOICE)"
+node - "$ROOT/docs/library.md" "$WORK/install.sh" <<'EOF' || fail "docs/library.md has no install block (marker <!-- pack-check: install.sh -->)"
+const { readFileSync, writeFileSync } = require("node:fs");
+const [doc, out] = process.argv.slice(2);
+const m = /<!-- pack-check: install\.sh -->\n```sh\n([^]*?)\n```/.exec(readFileSync(doc, "utf8"));
+if (!m) process.exit(1);
+writeFileSync(out, "set -euo pipefail\n" + m[1] + "\n");
+EOF
+sed 's/^/  /' "$WORK/install.sh"
+# The flags above, as npm's environment: the block runs exactly as a user types it.
+(export EINVOICE npm_config_audit=false npm_config_fund=false npm_config_loglevel=error npm_config_prefer_offline=true
+  bash "$WORK/install.sh") >"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log"; fail "the npm install lines of docs/library.md"; }
+for p in "${PACKAGES[@]}"; do [ -f "node_modules/@einvoice/$p/package.json" ] || fail "the docs' install did not install @einvoice/$p"; done
+mapfile -t CORES < <(find node_modules -path '*/@einvoice/core/package.json' -not -path '*/@einvoice/core/node_modules/*')
+[ "${#CORES[@]}" -eq 1 ] || fail "the application has ${#CORES[@]} copies of @einvoice/core (${CORES[*]}), not one"
+echo "  one @einvoice/core: ${CORES[0]%/package.json}"
 [ -d node_modules/@electric-sql/pglite ] && fail "PGlite was installed although nothing asked for it"
+# The types of the strict type-check below (not part of the docs' install: a TypeScript user adds them).
+npm install "${NPM_FLAGS[@]}" "@types/node@^20" "@types/express@^5" "@types/pg@^8" >>"$WORK/npm.log" 2>&1 || { cat "$WORK/npm.log"; fail "npm install of the types"; }
 
 step "without PGlite: @einvoice/postgres loads, and opening the embedded store names the npm command"
 node --input-type=module -e '
