@@ -15,6 +15,29 @@ export { ruleSetsApplying, ruleSetIdsFor, familiesOf } from "./validation/rulese
 export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET } from "./validation/rulesets/legacy.js";
 export type { UblNode, Finding, RuleFamily, RuleContext } from "./document/model.js";
 export * from "./domain/types.js";
+export {
+  InvoiceDataSchema,
+  VAT_CATEGORIES,
+  buildUbl,
+  buildInvoice,
+  dataRulesError,
+  documentTypeOfData,
+  parseInvoiceData,
+  readInvoiceData,
+  invoiceDataOf,
+  normaliseInvoiceData,
+  computeTotals,
+  CREDIT_NOTE_TYPE_CODES,
+  PEPPOL_BIS3_CUSTOMIZATION,
+  PEPPOL_BIS3_PROFILE,
+  type InvoiceData,
+  type InvoiceDataInput,
+  type InvoiceLine,
+  type VatCategory,
+  type BuildOptions,
+  type BuiltInvoice,
+  type DataValidationItem,
+} from "./invoice-data/index.js";
 export * from "./domain/schemas.js";
 export type {
   Store,

@@ -1,0 +1,393 @@
+// buildUbl: InvoiceData to a Peppol BIS Billing 3.0 UBL 2.1 Invoice or CreditNote, elements in the order
+// the UBL schema demands. Pure: it builds the document model the rules read (the same UblNode tree the
+// reader builds) and serialises it, and remembers which JSON field produced each element.
+import { NS, qnameOf, type UblNode } from "../document/model.js";
+import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "./schema.js";
+import Big from "big.js";
+import { checkGivenTotals, computeTotals, money, type ComputedTotals } from "./totals.js";
+
+export const PEPPOL_BIS3_CUSTOMIZATION = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
+export const PEPPOL_BIS3_PROFILE = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+
+export type BuiltKind = "Invoice" | "CreditNote";
+
+/** An element of the built document: a UblNode the rules read directly, without parsing the bytes again. */
+class Node implements UblNode {
+  attrs: Record<string, string> = {};
+  text = "";
+  children: Node[] = [];
+  index = 1;
+  constructor(
+    readonly ns: string,
+    readonly name: string,
+    readonly qname: string,
+    readonly parent: Node | null,
+  ) {}
+}
+
+/** What `buildDocument` gives: the bytes, the model, and the JSON pointer of the field behind each element. */
+export interface BuiltDocument {
+  kind: BuiltKind;
+  /** The UTF-8 XML. */
+  xml: string;
+  /** The model of the built document (what parseXml would give for `xml`). */
+  root: UblNode;
+  /** The JSON pointer (into the InvoiceData) of the field that produced an element; inherited by its descendants. */
+  pointers: WeakMap<UblNode, string>;
+  totals: ComputedTotals;
+}
+
+function add(parent: Node, qname: string, value?: string, attrs?: Record<string, string | undefined>): Node {
+  const colon = qname.indexOf(":");
+  const ns = colon === 3 ? (qname.startsWith("cbc") ? NS.cbc : NS.cac) : "";
+  const local = colon === 3 ? qname.slice(4) : qname;
+  const n = new Node(ns, local, qnameOf(ns, local, false), parent);
+  let index = 1;
+  for (const c of parent.children) if (c.qname === n.qname) index++;
+  n.index = index;
+  if (value !== undefined) n.text = value;
+  if (attrs) for (const [k, v] of Object.entries(attrs)) if (v !== undefined) n.attrs[k] = v;
+  parent.children.push(n);
+  return n;
+}
+
+/**
+ * Builds the Peppol BIS Billing 3.0 UBL document for an InvoiceData (already parsed with
+ * `InvoiceDataSchema`), with its model and field map. Throws a 400 `ApiError` when `totals` or a
+ * computed amount the caller also gave differs from ours. Does not run the rules: `buildInvoice` does.
+ */
+export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice", pointerPrefix = ""): BuiltDocument {
+  const t = computeTotals(data);
+  checkGivenTotals(data, t, pointerPrefix);
+  const pointers = new WeakMap<UblNode, string>();
+  const ptr = <T extends Node>(n: T, p: string): T => (pointers.set(n, p), n);
+  const isCredit = kind === "CreditNote";
+  const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
+  pointers.set(root, "");
+  const cur = data.currency;
+  const amt = (parent: Node, qname: string, value: string, p?: string) => {
+    const n = add(parent, qname, value, { currencyID: cur });
+    if (p !== undefined) ptr(n, p);
+    return n;
+  };
+
+  add(root, "cbc:CustomizationID", PEPPOL_BIS3_CUSTOMIZATION);
+  ptr(add(root, "cbc:ProfileID", data.profileId ?? PEPPOL_BIS3_PROFILE), "/profileId");
+  ptr(add(root, "cbc:ID", data.number), "/number");
+  ptr(add(root, "cbc:IssueDate", data.issueDate), "/issueDate");
+  if (!isCredit && data.dueDate !== undefined) ptr(add(root, "cbc:DueDate", data.dueDate), "/dueDate");
+  if (isCredit && data.taxPointDate !== undefined) ptr(add(root, "cbc:TaxPointDate", data.taxPointDate), "/taxPointDate");
+  ptr(add(root, isCredit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode", data.typeCode ?? (isCredit ? "381" : "380")), "/typeCode");
+  for (const [i, note] of writtenNotes(data).entries()) ptr(add(root, "cbc:Note", note), `/notes/${i}`);
+  if (!isCredit && data.taxPointDate !== undefined) ptr(add(root, "cbc:TaxPointDate", data.taxPointDate), "/taxPointDate");
+  ptr(add(root, "cbc:DocumentCurrencyCode", cur), "/currency");
+  if (data.vatAccountingCurrency) ptr(add(root, "cbc:TaxCurrencyCode", data.vatAccountingCurrency.code), "/vatAccountingCurrency/code");
+  if (data.accountingCost !== undefined) ptr(add(root, "cbc:AccountingCost", data.accountingCost), "/accountingCost");
+  if (data.buyerReference !== undefined) ptr(add(root, "cbc:BuyerReference", data.buyerReference), "/buyerReference");
+  if (data.period) {
+    const p = ptr(add(root, "cac:InvoicePeriod"), "/period");
+    if (data.period.start !== undefined) ptr(add(p, "cbc:StartDate", data.period.start), "/period/start");
+    if (data.period.end !== undefined) ptr(add(p, "cbc:EndDate", data.period.end), "/period/end");
+    if (data.period.descriptionCode !== undefined) ptr(add(p, "cbc:DescriptionCode", data.period.descriptionCode), "/period/descriptionCode");
+  }
+  if (data.orderReference !== undefined || data.salesOrderReference !== undefined) {
+    const o = ptr(add(root, "cac:OrderReference"), "/orderReference");
+    // UBL requires the order ID; a sales order reference alone is written with the Peppol placeholder "NA".
+    add(o, "cbc:ID", data.orderReference ?? "NA");
+    if (data.salesOrderReference !== undefined) ptr(add(o, "cbc:SalesOrderID", data.salesOrderReference), "/salesOrderReference");
+  }
+  (data.precedingInvoices ?? []).forEach((pi, i) => {
+    const r = ptr(add(add(root, "cac:BillingReference"), "cac:InvoiceDocumentReference"), `/precedingInvoices/${i}`);
+    ptr(add(r, "cbc:ID", pi.number), `/precedingInvoices/${i}/number`);
+    if (pi.issueDate !== undefined) ptr(add(r, "cbc:IssueDate", pi.issueDate), `/precedingInvoices/${i}/issueDate`);
+  });
+  if (data.despatchAdviceReference !== undefined) ptr(add(add(root, "cac:DespatchDocumentReference"), "cbc:ID", data.despatchAdviceReference), "/despatchAdviceReference");
+  if (data.receivingAdviceReference !== undefined) ptr(add(add(root, "cac:ReceiptDocumentReference"), "cbc:ID", data.receivingAdviceReference), "/receivingAdviceReference");
+  const originator = () => {
+    if (data.tenderReference !== undefined) ptr(add(add(root, "cac:OriginatorDocumentReference"), "cbc:ID", data.tenderReference), "/tenderReference");
+  };
+  if (!isCredit) originator();
+  if (data.contractReference !== undefined) ptr(add(add(root, "cac:ContractDocumentReference"), "cbc:ID", data.contractReference), "/contractReference");
+  if (data.objectId) {
+    const r = ptr(add(root, "cac:AdditionalDocumentReference"), "/objectId");
+    add(r, "cbc:ID", data.objectId.id, { schemeID: data.objectId.scheme });
+    add(r, "cbc:DocumentTypeCode", "130");
+  }
+  // A CreditNote has no ProjectReference: Peppol puts BT-11 in an AdditionalDocumentReference with type 50.
+  if (isCredit && data.projectReference !== undefined) {
+    const r = ptr(add(root, "cac:AdditionalDocumentReference"), "/projectReference");
+    add(r, "cbc:ID", data.projectReference);
+    add(r, "cbc:DocumentTypeCode", "50");
+  }
+  (data.attachments ?? []).forEach((a, i) => {
+    const p = `/attachments/${i}`;
+    const r = ptr(add(root, "cac:AdditionalDocumentReference"), p);
+    ptr(add(r, "cbc:ID", a.id), `${p}/id`);
+    if (a.description !== undefined) ptr(add(r, "cbc:DocumentDescription", a.description), `${p}/description`);
+    if (a.content !== undefined || a.url !== undefined) {
+      const at = add(r, "cac:Attachment");
+      if (a.content !== undefined) ptr(add(at, "cbc:EmbeddedDocumentBinaryObject", a.content, { mimeCode: a.mimeCode, filename: a.filename }), `${p}/content`);
+      else ptr(add(add(at, "cac:ExternalReference"), "cbc:URI", a.url), `${p}/url`);
+    }
+  });
+  if (isCredit) originator();
+  if (!isCredit && data.projectReference !== undefined) ptr(add(add(root, "cac:ProjectReference"), "cbc:ID", data.projectReference), "/projectReference");
+
+  // Parties.
+  const sepaOnPayee = data.payment?.directDebit?.creditorId !== undefined && data.payee !== undefined;
+  const sepaOnSeller = data.payment?.directDebit?.creditorId !== undefined && data.payee === undefined;
+  party(ptr(add(root, "cac:AccountingSupplierParty"), "/seller"), data.seller, "/seller", sepaOnSeller ? data.payment!.directDebit!.creditorId! : undefined);
+  party(ptr(add(root, "cac:AccountingCustomerParty"), "/buyer"), data.buyer, "/buyer", undefined);
+  if (data.payee) {
+    const p = ptr(add(root, "cac:PayeeParty"), "/payee");
+    if (data.payee.identifier) ptr(add(add(p, "cac:PartyIdentification"), "cbc:ID", data.payee.identifier.id, { schemeID: data.payee.identifier.scheme }), "/payee/identifier");
+    if (sepaOnPayee) ptr(add(add(p, "cac:PartyIdentification"), "cbc:ID", data.payment!.directDebit!.creditorId!, { schemeID: "SEPA" }), "/payment/directDebit/creditorId");
+    ptr(add(add(p, "cac:PartyName"), "cbc:Name", data.payee.name), "/payee/name");
+    if (data.payee.legalId) ptr(add(add(p, "cac:PartyLegalEntity"), "cbc:CompanyID", data.payee.legalId.id, { schemeID: data.payee.legalId.scheme }), "/payee/legalId");
+  }
+  if (data.taxRepresentative) {
+    const tr = data.taxRepresentative;
+    const p = ptr(add(root, "cac:TaxRepresentativeParty"), "/taxRepresentative");
+    ptr(add(add(p, "cac:PartyName"), "cbc:Name", tr.name), "/taxRepresentative/name");
+    address(ptr(add(p, "cac:PostalAddress"), "/taxRepresentative/address"), tr.address, "/taxRepresentative/address");
+    const ts = ptr(add(p, "cac:PartyTaxScheme"), "/taxRepresentative/vatId");
+    add(ts, "cbc:CompanyID", tr.vatId);
+    add(add(ts, "cac:TaxScheme"), "cbc:ID", "VAT");
+  }
+  if (data.delivery) {
+    const d = data.delivery;
+    const n = ptr(add(root, "cac:Delivery"), "/delivery");
+    if (d.date !== undefined) ptr(add(n, "cbc:ActualDeliveryDate", d.date), "/delivery/date");
+    if (d.location || d.address) {
+      const loc = add(n, "cac:DeliveryLocation");
+      if (d.location) ptr(add(loc, "cbc:ID", d.location.id, { schemeID: d.location.scheme }), "/delivery/location");
+      if (d.address) address(ptr(add(loc, "cac:Address"), "/delivery/address"), d.address, "/delivery/address");
+    }
+    if (d.partyName !== undefined) ptr(add(add(add(n, "cac:DeliveryParty"), "cac:PartyName"), "cbc:Name", d.partyName), "/delivery/partyName");
+  }
+
+  // Payment means: one per account (at least one); the once-only parts in the first.
+  const pay = data.payment;
+  if (pay || (isCredit && data.dueDate !== undefined)) {
+    const accounts = pay?.accounts && pay.accounts.length > 0 ? pay.accounts : [undefined];
+    accounts.forEach((acct, i) => {
+      const m = ptr(add(root, "cac:PaymentMeans"), "/payment");
+      // A credit note with a due date and no payment means: "1" (instrument not defined) carries BT-9.
+      // The means text (BT-82) and a credit note's due date (BT-9) occur once in a document (UBL-SR-45, -46).
+      ptr(add(m, "cbc:PaymentMeansCode", pay?.meansCode ?? "1", { name: i === 0 ? pay?.meansText : undefined }), pay ? "/payment/meansCode" : "/dueDate");
+      if (i === 0 && isCredit && data.dueDate !== undefined) ptr(add(m, "cbc:PaymentDueDate", data.dueDate), "/dueDate");
+      if (i === 0 && pay?.reference !== undefined) ptr(add(m, "cbc:PaymentID", pay.reference), "/payment/reference");
+      if (i === 0 && pay?.card) {
+        const c = ptr(add(m, "cac:CardAccount"), "/payment/card");
+        ptr(add(c, "cbc:PrimaryAccountNumberID", pay.card.last4), "/payment/card/last4");
+        add(c, "cbc:NetworkID", pay.card.network ?? "NA");
+        if (pay.card.holder !== undefined) ptr(add(c, "cbc:HolderName", pay.card.holder), "/payment/card/holder");
+      }
+      if (acct) {
+        const p = `/payment/accounts/${i}`;
+        const a = ptr(add(m, "cac:PayeeFinancialAccount"), p);
+        ptr(add(a, "cbc:ID", acct.iban), `${p}/iban`);
+        if (acct.name !== undefined) ptr(add(a, "cbc:Name", acct.name), `${p}/name`);
+        if (acct.bic !== undefined) ptr(add(add(a, "cac:FinancialInstitutionBranch"), "cbc:ID", acct.bic), `${p}/bic`);
+      }
+      const dd = pay?.directDebit;
+      if (i === 0 && dd && (dd.mandate !== undefined || dd.debitedAccount !== undefined)) {
+        const md = ptr(add(m, "cac:PaymentMandate"), "/payment/directDebit");
+        if (dd.mandate !== undefined) ptr(add(md, "cbc:ID", dd.mandate), "/payment/directDebit/mandate");
+        if (dd.debitedAccount !== undefined) ptr(add(add(md, "cac:PayerFinancialAccount"), "cbc:ID", dd.debitedAccount), "/payment/directDebit/debitedAccount");
+      }
+    });
+  }
+  if (data.paymentTerms !== undefined) ptr(add(add(root, "cac:PaymentTerms"), "cbc:Note", data.paymentTerms), "/paymentTerms");
+
+  // Document level allowances and charges.
+  const docAc = (list: readonly AllowanceCharge[] | undefined, charge: boolean, amounts: ComputedTotals["allowances"]) =>
+    (list ?? []).forEach((ac, i) => {
+      const p = `/${charge ? "charges" : "allowances"}/${i}`;
+      const n = ptr(add(root, "cac:AllowanceCharge"), p);
+      allowanceCharge(n, ac, charge, money(amounts[i]!), p);
+      const tc = ptr(add(n, "cac:TaxCategory"), `${p}/vat`);
+      ptr(add(tc, "cbc:ID", ac.vat.category), `${p}/vat/category`);
+      if (ac.vat.rate !== undefined) ptr(add(tc, "cbc:Percent", ac.vat.rate), `${p}/vat/rate`);
+      add(add(tc, "cac:TaxScheme"), "cbc:ID", "VAT");
+    });
+  docAc(data.allowances, false, t.allowances);
+  docAc(data.charges, true, t.charges);
+
+  // VAT totals: the breakdown in the invoice currency, then the total in the VAT accounting currency.
+  const tt = ptr(add(root, "cac:TaxTotal"), "/lines");
+  amt(tt, "cbc:TaxAmount", money(t.vatTotal));
+  for (const g of t.vat) {
+    const where = exemptPointer(data, g.category, g.firstLine);
+    const st = ptr(add(tt, "cac:TaxSubtotal"), where);
+    amt(st, "cbc:TaxableAmount", money(g.taxable));
+    amt(st, "cbc:TaxAmount", money(g.tax));
+    const tc = add(st, "cac:TaxCategory");
+    add(tc, "cbc:ID", g.category);
+    if (g.rate !== undefined) add(tc, "cbc:Percent", g.rate);
+    const ex = data.vatExemptions?.[g.category as keyof NonNullable<InvoiceData["vatExemptions"]>];
+    if (ex?.code !== undefined) ptr(add(tc, "cbc:TaxExemptionReasonCode", ex.code), `/vatExemptions/${g.category}/code`);
+    if (ex?.reason !== undefined) ptr(add(tc, "cbc:TaxExemptionReason", ex.reason), `/vatExemptions/${g.category}/reason`);
+    add(add(tc, "cac:TaxScheme"), "cbc:ID", "VAT");
+  }
+  if (data.vatAccountingCurrency) {
+    const acc = ptr(add(root, "cac:TaxTotal"), "/vatAccountingCurrency");
+    add(acc, "cbc:TaxAmount", money(t.vatTotalAccounting!), { currencyID: data.vatAccountingCurrency.code });
+  }
+
+  const lmt = ptr(add(root, "cac:LegalMonetaryTotal"), "/lines");
+  amt(lmt, "cbc:LineExtensionAmount", money(t.lineTotal));
+  amt(lmt, "cbc:TaxExclusiveAmount", money(t.taxExclusive));
+  amt(lmt, "cbc:TaxInclusiveAmount", money(t.taxInclusive));
+  if (data.allowances && data.allowances.length > 0) amt(lmt, "cbc:AllowanceTotalAmount", money(t.allowanceTotal), "/allowances");
+  if (data.charges && data.charges.length > 0) amt(lmt, "cbc:ChargeTotalAmount", money(t.chargeTotal), "/charges");
+  if (t.paid !== null) amt(lmt, "cbc:PrepaidAmount", money(t.paid), "/paidAmount");
+  if (t.rounding !== null) amt(lmt, "cbc:PayableRoundingAmount", money(t.rounding), "/roundingAmount");
+  amt(lmt, "cbc:PayableAmount", money(t.payable));
+
+  data.lines.forEach((line, i) => writeLine(root, line, i, t, isCredit, cur, ptr));
+
+  return { kind, xml: serialise(root), root, pointers, totals: t };
+
+  function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
+    const n = add(wrapper, "cac:Party");
+    ptr(add(n, "cbc:EndpointID", p.endpoint.id, { schemeID: p.endpoint.scheme }), `${at}/endpoint`);
+    (p.identifiers ?? []).forEach((id, i) => ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", id.id, { schemeID: id.scheme }), `${at}/identifiers/${i}`));
+    if (sepa !== undefined) ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", sepa, { schemeID: "SEPA" }), "/payment/directDebit/creditorId");
+    if (p.tradingName !== undefined) ptr(add(add(n, "cac:PartyName"), "cbc:Name", p.tradingName), `${at}/tradingName`);
+    address(ptr(add(n, "cac:PostalAddress"), `${at}/address`), p.address, `${at}/address`);
+    if (p.vatId !== undefined) {
+      const ts = ptr(add(n, "cac:PartyTaxScheme"), `${at}/vatId`);
+      add(ts, "cbc:CompanyID", p.vatId);
+      add(add(ts, "cac:TaxScheme"), "cbc:ID", "VAT");
+    }
+    if (p.taxRegistrationId !== undefined) {
+      const ts = ptr(add(n, "cac:PartyTaxScheme"), `${at}/taxRegistrationId`);
+      add(ts, "cbc:CompanyID", p.taxRegistrationId);
+      add(add(ts, "cac:TaxScheme"), "cbc:ID", "TAX");
+    }
+    const le = ptr(add(n, "cac:PartyLegalEntity"), at);
+    ptr(add(le, "cbc:RegistrationName", p.name), `${at}/name`);
+    if (p.legalId) ptr(add(le, "cbc:CompanyID", p.legalId.id, { schemeID: p.legalId.scheme }), `${at}/legalId`);
+    if (p.legalInfo !== undefined) ptr(add(le, "cbc:CompanyLegalForm", p.legalInfo), `${at}/legalInfo`);
+    if (p.contact) {
+      const c = ptr(add(n, "cac:Contact"), `${at}/contact`);
+      if (p.contact.name !== undefined) ptr(add(c, "cbc:Name", p.contact.name), `${at}/contact/name`);
+      if (p.contact.phone !== undefined) ptr(add(c, "cbc:Telephone", p.contact.phone), `${at}/contact/phone`);
+      if (p.contact.email !== undefined) ptr(add(c, "cbc:ElectronicMail", p.contact.email), `${at}/contact/email`);
+    }
+  }
+
+  function address(n: Node, a: InvoiceAddress, at: string): void {
+    const lines = a.lines ?? [];
+    if (lines[0] !== undefined) ptr(add(n, "cbc:StreetName", lines[0]), `${at}/lines/0`);
+    if (lines[1] !== undefined) ptr(add(n, "cbc:AdditionalStreetName", lines[1]), `${at}/lines/1`);
+    if (a.city !== undefined) ptr(add(n, "cbc:CityName", a.city), `${at}/city`);
+    if (a.postalCode !== undefined) ptr(add(n, "cbc:PostalZone", a.postalCode), `${at}/postalCode`);
+    if (a.subdivision !== undefined) ptr(add(n, "cbc:CountrySubentity", a.subdivision), `${at}/subdivision`);
+    if (lines[2] !== undefined) ptr(add(add(n, "cac:AddressLine"), "cbc:Line", lines[2]), `${at}/lines/2`);
+    ptr(add(add(n, "cac:Country"), "cbc:IdentificationCode", a.country), `${at}/country`);
+  }
+
+  function allowanceCharge(n: Node, ac: LineAllowanceCharge, charge: boolean, amount: string, p: string): void {
+    add(n, "cbc:ChargeIndicator", charge ? "true" : "false");
+    if (ac.reasonCode !== undefined) ptr(add(n, "cbc:AllowanceChargeReasonCode", ac.reasonCode), `${p}/reasonCode`);
+    if (ac.reason !== undefined) ptr(add(n, "cbc:AllowanceChargeReason", ac.reason), `${p}/reason`);
+    if (ac.percent !== undefined) ptr(add(n, "cbc:MultiplierFactorNumeric", ac.percent), `${p}/percent`);
+    amt(n, "cbc:Amount", amount, ac.amount !== undefined ? `${p}/amount` : p);
+    if (ac.baseAmount !== undefined) amt(n, "cbc:BaseAmount", money(new Big(ac.baseAmount)), `${p}/baseAmount`);
+  }
+
+  function writeLine(parent: Node, line: InvoiceLine, i: number, totals: ComputedTotals, credit: boolean, currency: string, bind: typeof ptr): void {
+    const p = `/lines/${i}`;
+    const c = totals.lines[i]!;
+    const n = bind(add(parent, credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"), p);
+    bind(add(n, "cbc:ID", line.id), `${p}/id`);
+    if (line.note !== undefined) bind(add(n, "cbc:Note", line.note), `${p}/note`);
+    bind(add(n, credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity", line.quantity, { unitCode: line.unitCode }), `${p}/quantity`);
+    add(n, "cbc:LineExtensionAmount", money(c.net), { currencyID: currency });
+    if (line.accountingCost !== undefined) bind(add(n, "cbc:AccountingCost", line.accountingCost), `${p}/accountingCost`);
+    if (line.period) {
+      const pe = bind(add(n, "cac:InvoicePeriod"), `${p}/period`);
+      if (line.period.start !== undefined) bind(add(pe, "cbc:StartDate", line.period.start), `${p}/period/start`);
+      if (line.period.end !== undefined) bind(add(pe, "cbc:EndDate", line.period.end), `${p}/period/end`);
+    }
+    if (line.orderLineReference !== undefined) bind(add(add(n, "cac:OrderLineReference"), "cbc:LineID", line.orderLineReference), `${p}/orderLineReference`);
+    if (line.objectId) {
+      const r = bind(add(n, "cac:DocumentReference"), `${p}/objectId`);
+      add(r, "cbc:ID", line.objectId.id, { schemeID: line.objectId.scheme });
+      add(r, "cbc:DocumentTypeCode", "130");
+    }
+    (line.allowances ?? []).forEach((ac, k) => allowanceCharge(bind(add(n, "cac:AllowanceCharge"), `${p}/allowances/${k}`), ac, false, money(c.allowances[k]!), `${p}/allowances/${k}`));
+    (line.charges ?? []).forEach((ac, k) => allowanceCharge(bind(add(n, "cac:AllowanceCharge"), `${p}/charges/${k}`), ac, true, money(c.charges[k]!), `${p}/charges/${k}`));
+    const item = bind(add(n, "cac:Item"), p);
+    if (line.description !== undefined) bind(add(item, "cbc:Description", line.description), `${p}/description`);
+    bind(add(item, "cbc:Name", line.name), `${p}/name`);
+    if (line.buyerItemId !== undefined) bind(add(add(item, "cac:BuyersItemIdentification"), "cbc:ID", line.buyerItemId), `${p}/buyerItemId`);
+    if (line.sellerItemId !== undefined) bind(add(add(item, "cac:SellersItemIdentification"), "cbc:ID", line.sellerItemId), `${p}/sellerItemId`);
+    if (line.standardItemId) bind(add(add(item, "cac:StandardItemIdentification"), "cbc:ID", line.standardItemId.id, { schemeID: line.standardItemId.scheme }), `${p}/standardItemId`);
+    if (line.originCountry !== undefined) bind(add(add(item, "cac:OriginCountry"), "cbc:IdentificationCode", line.originCountry), `${p}/originCountry`);
+    (line.classifications ?? []).forEach((cl, k) =>
+      bind(add(add(item, "cac:CommodityClassification"), "cbc:ItemClassificationCode", cl.code, { listID: cl.listId, listVersionID: cl.listVersion }), `${p}/classifications/${k}`),
+    );
+    const tc = bind(add(item, "cac:ClassifiedTaxCategory"), `${p}/vat`);
+    bind(add(tc, "cbc:ID", line.vat.category), `${p}/vat/category`);
+    if (line.vat.rate !== undefined) bind(add(tc, "cbc:Percent", line.vat.rate), `${p}/vat/rate`);
+    add(add(tc, "cac:TaxScheme"), "cbc:ID", "VAT");
+    (line.attributes ?? []).forEach((a, k) => {
+      const ap = bind(add(item, "cac:AdditionalItemProperty"), `${p}/attributes/${k}`);
+      bind(add(ap, "cbc:Name", a.name), `${p}/attributes/${k}/name`);
+      bind(add(ap, "cbc:Value", a.value), `${p}/attributes/${k}/value`);
+    });
+    const price = bind(add(n, "cac:Price"), `${p}/price`);
+    add(price, "cbc:PriceAmount", line.price, { currencyID: currency });
+    if (line.priceBaseQuantity !== undefined)
+      bind(add(price, "cbc:BaseQuantity", line.priceBaseQuantity, { unitCode: line.priceBaseUnitCode ?? line.unitCode }), `${p}/priceBaseQuantity`);
+    if (line.grossPrice !== undefined) {
+      const ac = bind(add(price, "cac:AllowanceCharge"), `${p}/grossPrice`);
+      add(ac, "cbc:ChargeIndicator", "false");
+      add(ac, "cbc:Amount", c.priceDiscount!.toFixed(), { currencyID: currency });
+      add(ac, "cbc:BaseAmount", line.grossPrice, { currencyID: currency });
+    }
+  }
+}
+
+/** Notes as Peppol allows them: several only when seller and buyer are both in Germany, else joined into one. */
+export function writtenNotes(data: InvoiceData): string[] {
+  const notes = data.notes ?? [];
+  if (notes.length <= 1 || (data.seller.address.country === "DE" && data.buyer.address.country === "DE")) return notes;
+  return [notes.join("\n")];
+}
+
+/** Where a VAT breakdown's problems come from: its exemption reason, or the first line with that category. */
+function exemptPointer(data: InvoiceData, category: VatCategory, firstLine: number | null): string {
+  if (["E", "AE", "K", "G", "O"].includes(category)) return `/vatExemptions/${category}`;
+  return firstLine === null ? "/lines" : `/lines/${firstLine}/vat`;
+}
+
+// ---------- serialising ----------
+
+const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\t": "&#9;", "\n": "&#10;" };
+const escText = (s: string) => (/[&<>\r]/.test(s) ? s.replace(/[&<>\r]/g, (c) => ESC[c]!) : s);
+const escAttr = (s: string) => (/[&<>"\r\n\t]/.test(s) ? s.replace(/[&<>"\r\n\t]/g, (c) => ESC[c]!) : s);
+
+function serialise(root: Node): string {
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  out.push(`<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`);
+  for (const c of root.children) write(c, out);
+  out.push(`</${root.name}>\n`);
+  return out.join("");
+}
+
+// Compact: no whitespace between elements, so the bytes read back to exactly this model.
+function write(n: Node, out: string[]): void {
+  let open = `<${n.qname}`;
+  for (const k in n.attrs) open += ` ${k}="${escAttr(n.attrs[k]!)}"`;
+  if (n.children.length === 0) {
+    out.push(`${open}>${escText(n.text)}</${n.qname}>`);
+    return;
+  }
+  out.push(open + ">");
+  for (const c of n.children) write(c, out);
+  out.push(`</${n.qname}>`);
+}

@@ -1,0 +1,57 @@
+// From a rule's location in a built document back to the JSON pointer of the InvoiceData field behind it.
+import type { UblNode } from "../document/model.js";
+import type { BuiltDocument } from "./build.js";
+
+/**
+ * Rules reported on the whole document are about a field the caller left out or combined wrongly;
+ * where one field is the answer, the report names it (the ids are the official rule ids).
+ */
+const RULE_FIELD: Record<string, string> = {
+  "PEPPOL-EN16931-R003": "/buyerReference",
+  "BR-CO-25": "/dueDate",
+  "BR-S-02": "/seller/vatId",
+  "BR-Z-02": "/seller/vatId",
+  "BR-E-02": "/seller/vatId",
+  "BR-G-02": "/seller/vatId",
+  "BR-AF-02": "/seller/vatId",
+  "BR-AG-02": "/seller/vatId",
+  "BR-AE-02": "/buyer/vatId",
+  "BR-IC-02": "/buyer/vatId",
+  "BR-IC-11": "/delivery/date",
+  "BR-IC-12": "/delivery/address/country",
+  "BR-O-02": "/seller/vatId",
+  "BR-O-11": "/lines",
+  "BR-61": "/payment/accounts",
+  "PEPPOL-EN16931-R061": "/payment/directDebit/mandate",
+  "BR-53": "/vatAccountingCurrency",
+  "PEPPOL-EN16931-R005": "/vatAccountingCurrency/code",
+  "BR-CO-26": "/seller/vatId",
+};
+
+/** Maps each finding location of a built document to a JSON pointer. Built lazily, once per document. */
+export function pointerResolver(built: BuiltDocument): (rule: string, location: string) => string {
+  let byLocation: Map<string, string> | null = null;
+  const index = () => {
+    const m = new Map<string, string>();
+    const walk = (n: UblNode, loc: string, inherited: string) => {
+      const own = built.pointers.get(n) ?? inherited;
+      m.set(loc, own);
+      for (const c of n.children) walk(c, `${loc}/${c.qname}[${c.index}]`, own);
+    };
+    walk(built.root, `/${built.root.qname}`, "");
+    return m;
+  };
+  return (rule, location) => {
+    byLocation ??= index();
+    let loc = location;
+    let found = byLocation.get(loc);
+    while (found === undefined && loc.lastIndexOf("/") > 0) {
+      loc = loc.slice(0, loc.lastIndexOf("/"));
+      found = byLocation.get(loc);
+    }
+    const pointer = found ?? "";
+    // A rule on the whole document (or on a computed total) that one field answers names that field.
+    if (pointer === "" || pointer === "/lines") return RULE_FIELD[rule] ?? pointer;
+    return pointer;
+  };
+}

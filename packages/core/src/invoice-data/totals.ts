@@ -1,0 +1,171 @@
+// The totals of an InvoiceData, ours: line net amounts (BT-131), document totals (BT-106..115) and the
+// VAT breakdown (BG-23) in exact decimal arithmetic, rounded half away from zero to 2 decimals.
+import Big from "big.js";
+import { badRequest } from "../domain/errors.js";
+import type { InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "./schema.js";
+
+/** Half away from zero to 2 decimals (EN 16931 amounts). Inputs are bounded by the schema (15 integer digits). */
+export function round2(x: Big): Big {
+  return x.round(2, Big.roundHalfUp);
+}
+
+/** The canonical text of an amount: exactly 2 decimals. */
+export function money(x: Big): string {
+  return round2(x).toFixed(2);
+}
+
+/** A rate or percentage in its shortest form ("21.00" -> "21"), for grouping. */
+export function rateKey(rate: string | undefined): string {
+  return rate === undefined ? "" : new Big(rate).toString();
+}
+
+export interface ComputedAllowanceCharge {
+  /** The amount (given, or percent x baseAmount / 100 rounded). */
+  amount: Big;
+}
+
+export interface ComputedLine {
+  net: Big;
+  allowances: Big[];
+  charges: Big[];
+  /** grossPrice - price, when a gross price is given. */
+  priceDiscount: Big | null;
+}
+
+export interface VatGroup {
+  category: VatCategory;
+  /** The rate as written in the breakdown (shortest form); undefined for O. */
+  rate: string | undefined;
+  taxable: Big;
+  tax: Big;
+  /** The first line (index) or document allowance/charge carrying this category and rate, for error paths. */
+  firstLine: number | null;
+}
+
+export interface ComputedTotals {
+  lines: ComputedLine[];
+  allowances: Big[];
+  charges: Big[];
+  lineTotal: Big;
+  allowanceTotal: Big;
+  chargeTotal: Big;
+  taxExclusive: Big;
+  vatTotal: Big;
+  /** BT-111, when a VAT accounting currency is given. */
+  vatTotalAccounting: Big | null;
+  taxInclusive: Big;
+  paid: Big | null;
+  rounding: Big | null;
+  payable: Big;
+  vat: VatGroup[];
+}
+
+function acAmount(ac: { amount?: string | undefined; percent?: string | undefined; baseAmount?: string | undefined }): Big {
+  if (ac.amount !== undefined) return new Big(ac.amount);
+  return round2(new Big(ac.baseAmount!).times(ac.percent!).div(100));
+}
+
+function sum(values: readonly Big[]): Big {
+  let s = new Big(0);
+  for (const v of values) s = s.plus(v);
+  return s;
+}
+
+function lineNet(line: InvoiceLine): ComputedLine {
+  const allowances = (line.allowances ?? []).map(acAmount);
+  const charges = (line.charges ?? []).map(acAmount);
+  const base = line.priceBaseQuantity === undefined ? null : new Big(line.priceBaseQuantity);
+  let gross = new Big(line.quantity).times(line.price);
+  if (base !== null) gross = gross.div(base);
+  const net = round2(gross.plus(sum(charges)).minus(sum(allowances)));
+  const priceDiscount = line.grossPrice === undefined ? null : new Big(line.grossPrice).minus(line.price);
+  return { net, allowances, charges, priceDiscount };
+}
+
+/** Computes every amount the service writes. Pure; never a float. */
+export function computeTotals(data: InvoiceData): ComputedTotals {
+  const lines = data.lines.map(lineNet);
+  const allowances = (data.allowances ?? []).map(acAmount);
+  const charges = (data.charges ?? []).map(acAmount);
+  const groups = new Map<string, VatGroup>();
+  const group = (category: VatCategory, rate: string | undefined, line: number | null): VatGroup => {
+    const key = `${category}|${rateKey(rate)}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { category, rate: rate === undefined ? undefined : rateKey(rate), taxable: new Big(0), tax: new Big(0), firstLine: line }));
+    return g;
+  };
+  data.lines.forEach((l, i) => {
+    const g = group(l.vat.category, l.vat.rate, i);
+    g.taxable = g.taxable.plus(lines[i]!.net);
+  });
+  (data.allowances ?? []).forEach((a, i) => {
+    const g = group(a.vat.category, a.vat.rate, null);
+    g.taxable = g.taxable.minus(allowances[i]!);
+  });
+  (data.charges ?? []).forEach((c, i) => {
+    const g = group(c.vat.category, c.vat.rate, null);
+    g.taxable = g.taxable.plus(charges[i]!);
+  });
+  const vat = [...groups.values()];
+  for (const g of vat) g.tax = g.rate === undefined ? new Big(0) : round2(g.taxable.times(g.rate).div(100));
+  const lineTotal = sum(lines.map((l) => l.net));
+  const allowanceTotal = sum(allowances);
+  const chargeTotal = sum(charges);
+  const taxExclusive = lineTotal.minus(allowanceTotal).plus(chargeTotal);
+  const vatTotal = sum(vat.map((g) => g.tax));
+  const acc = data.vatAccountingCurrency;
+  const vatTotalAccounting = acc === undefined ? null : "rate" in acc ? round2(vatTotal.times(acc.rate)) : new Big(acc.vatTotal);
+  const taxInclusive = taxExclusive.plus(vatTotal);
+  const paid = data.paidAmount === undefined ? null : new Big(data.paidAmount);
+  const rounding = data.roundingAmount === undefined ? null : new Big(data.roundingAmount);
+  const payable = taxInclusive.minus(paid ?? 0).plus(rounding ?? 0);
+  return { lines, allowances, charges, lineTotal, allowanceTotal, chargeTotal, taxExclusive, vatTotal, vatTotalAccounting, taxInclusive, paid, rounding, payable, vat };
+}
+
+/**
+ * Compares what the caller sent (`totals`, a line's `netAmount`, an allowance's `amount` beside its
+ * percent) with what we computed; a difference is a 400 naming the field and both values.
+ * `prefix` is the JSON pointer of the data in the request ("/invoice"), for the messages.
+ */
+export function checkGivenTotals(data: InvoiceData, t: ComputedTotals, prefix = ""): void {
+  const problems: string[] = [];
+  const cmp = (path: string, given: string | undefined, ours: Big, what: string) => {
+    if (given !== undefined && !new Big(given).eq(ours)) problems.push(`${prefix}${path}: is ${given}, but ${what} gives ${money(ours)}`);
+  };
+  const cmpAc = (path: string, ac: LineAllowanceCharge) => {
+    if (ac.amount !== undefined && ac.percent !== undefined && ac.baseAmount !== undefined)
+      cmp(`${path}/amount`, ac.amount, round2(new Big(ac.baseAmount).times(ac.percent).div(100)), "percent x baseAmount / 100");
+  };
+  data.lines.forEach((l, i) => {
+    cmp(`/lines/${i}/netAmount`, l.netAmount, t.lines[i]!.net, "quantity x price / priceBaseQuantity + charges - allowances");
+    (l.allowances ?? []).forEach((a, k) => cmpAc(`/lines/${i}/allowances/${k}`, a));
+    (l.charges ?? []).forEach((c, k) => cmpAc(`/lines/${i}/charges/${k}`, c));
+  });
+  (data.allowances ?? []).forEach((a, k) => cmpAc(`/allowances/${k}`, a));
+  (data.charges ?? []).forEach((c, k) => cmpAc(`/charges/${k}`, c));
+  const g = data.totals;
+  if (g) {
+    cmp("/totals/lineTotal", g.lineTotal, t.lineTotal, "the sum of the line net amounts");
+    cmp("/totals/allowanceTotal", g.allowanceTotal, t.allowanceTotal, "the sum of the document allowances");
+    cmp("/totals/chargeTotal", g.chargeTotal, t.chargeTotal, "the sum of the document charges");
+    cmp("/totals/taxExclusive", g.taxExclusive, t.taxExclusive, "lineTotal - allowanceTotal + chargeTotal");
+    cmp("/totals/vatTotal", g.vatTotal, t.vatTotal, "the sum of the VAT breakdown");
+    cmp("/totals/taxInclusive", g.taxInclusive, t.taxInclusive, "taxExclusive + vatTotal");
+    cmp("/totals/payable", g.payable, t.payable, "taxInclusive - paidAmount + roundingAmount");
+    if (g.vatBreakdown) {
+      const ours = new Map(t.vat.map((v) => [`${v.category}|${rateKey(v.rate)}`, v]));
+      g.vatBreakdown.forEach((b, i) => {
+        const v = ours.get(`${b.category}|${rateKey(b.rate)}`);
+        if (!v) {
+          problems.push(`${prefix}/totals/vatBreakdown/${i}: category ${b.category}${b.rate === undefined ? "" : ` at ${b.rate}%`} is on no line, allowance or charge`);
+          return;
+        }
+        cmp(`/totals/vatBreakdown/${i}/taxableAmount`, b.taxableAmount, v.taxable, `the ${b.category} lines, allowances and charges`);
+        cmp(`/totals/vatBreakdown/${i}/taxAmount`, b.taxAmount, v.tax, "taxableAmount x rate / 100");
+      });
+      if (g.vatBreakdown.length !== t.vat.length)
+        problems.push(`${prefix}/totals/vatBreakdown: has ${g.vatBreakdown.length} entries, but the lines, allowances and charges give ${t.vat.length} (one per category and rate)`);
+    }
+  }
+  if (problems.length > 0) throw badRequest(problems);
+}
