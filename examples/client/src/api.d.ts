@@ -409,10 +409,15 @@ export interface components {
         BadRequestError: {
             /** @constant */
             statusCode: 400;
-            /** @description One message per problem (class-validator wording), or one string when the body is not JSON. */
-            message: string[] | string;
+            /** @description One message per problem (class-validator wording); one entry when the body is not JSON. */
+            message: string[];
             /** @constant */
             error: "Bad Request";
+            /**
+             * @description The same on every 400, so that a client reads every error by `code`.
+             * @constant
+             */
+            code: "invalid_request";
         };
         PayloadTooLargeError: {
             /** @constant */

@@ -24,8 +24,13 @@ const REASONS: Record<number, string> = {
   413: "Payload Too Large",
 };
 
-/** The `{statusCode, message, error}` body of the statuses whose shape the contract fixes without a code (400, 413). */
+/**
+ * The `{statusCode, message, error}` body of the statuses whose shape the seed fixes (400, 413). A 400
+ * also carries `code: "invalid_request"` and its `message` is always an array (one entry per
+ * problem), so that a client reads every error by `code`.
+ */
 function statusBody(status: number, message: string | string[]): Record<string, unknown> {
+  if (status === 400) return { statusCode: 400, message: Array.isArray(message) ? message : [message], error: REASONS[400], code: "invalid_request" };
   return { statusCode: status, message, error: REASONS[status] ?? "Error" };
 }
 

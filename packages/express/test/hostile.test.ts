@@ -134,7 +134,7 @@ async function expectAnswer(o: Observed, status: number, body: unknown, boundMs 
 }
 
 const codeBody = (code: string) => ({ code, message: expect.any(String) });
-const badRequest = (message: unknown) => ({ statusCode: 400, message, error: "Bad Request" });
+const badRequest = (message: unknown) => ({ statusCode: 400, message, error: "Bad Request", code: "invalid_request" });
 const tooLarge = { statusCode: 413, message: expect.any(String), error: "Payload Too Large" };
 
 /** Submits a document (text is UTF-8 encoded) and checks the 422 code. */
@@ -342,7 +342,7 @@ const JSON_CASES: Array<[name: string, body: () => string, expected: unknown]> =
     () => JSON.stringify({ xml: validXml(), targetNetwork: "x" }),
     badRequest(["targetNetwork must be one of the following values: auto, peppol, ksef"]),
   ],
-  ["unparseable JSON", () => `{"xml": "PEludm9pY2UvPg==",`, badRequest(expect.any(String))],
+  ["unparseable JSON", () => `{"xml": "PEludm9pY2UvPg==",`, badRequest([expect.any(String)])],
 ];
 
 describe("JSON body (contract row 2: 400 in class-validator wording; row 1: a bad key is 401 first)", () => {

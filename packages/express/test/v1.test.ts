@@ -24,7 +24,7 @@ afterAll(() => {
 const SUBMIT = "/v1/peppol/invoice";
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 const CodeBody = z.strictObject({ code: z.string(), message: z.string().min(10) });
-const BadRequestBody = z.strictObject({ statusCode: z.literal(400), message: z.union([z.string(), z.array(z.string())]), error: z.literal("Bad Request") });
+const BadRequestBody = z.strictObject({ statusCode: z.literal(400), message: z.array(z.string()), error: z.literal("Bad Request"), code: z.literal("invalid_request") });
 
 describe("POST /v1/accounts", () => {
   it("creates an account: 201 with accountId, companyId and a key shown once", async () => {
@@ -98,12 +98,12 @@ describe("POST /v1/peppol/invoice", () => {
       }
     });
 
-    it("answers unparseable JSON with a string message", async () => {
+    it("answers unparseable JSON with one message in the array, code invalid_request", async () => {
       const { app } = makeApp();
       const { apiKey } = await eligibleAccount(app);
       const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "application/json").send('{"xml": "abc",}');
       expect(res.status).toBe(400);
-      expect(typeof BadRequestBody.parse(res.body).message).toBe("string");
+      expect(BadRequestBody.parse(res.body).message).toHaveLength(1);
     });
 
     it("refuses a body sent without a content type instead of ignoring it", async () => {
@@ -111,7 +111,7 @@ describe("POST /v1/peppol/invoice", () => {
       const { apiKey } = await eligibleAccount(app);
       const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "").send(JSON.stringify({ xml: b64(invoiceXml()) }));
       expect(res.status).toBe(400);
-      expect(res.body.message).toBe("Content-Type must be application/json.");
+      expect(res.body.message).toEqual(["Content-Type must be application/json."]);
     });
 
     it("says where unparseable JSON breaks without echoing the body", async () => {
@@ -119,7 +119,7 @@ describe("POST /v1/peppol/invoice", () => {
       const { apiKey } = await eligibleAccount(app);
       const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "application/json").send('xml=SECRETPAYLOAD');
       expect(res.status).toBe(400);
-      expect(res.body.message).toMatch(/^Request body is not valid JSON/);
+      expect(res.body.message[0]).toMatch(/^Request body is not valid JSON/);
       expect(JSON.stringify(res.body)).not.toContain("SECRETPAYLOAD");
     });
 
@@ -128,7 +128,7 @@ describe("POST /v1/peppol/invoice", () => {
       const { apiKey } = await eligibleAccount(app);
       const res = await request(app).post(SUBMIT).set(bearer(apiKey)).set("Content-Type", "application/xml").send(invoiceXml());
       expect(res.status).toBe(400);
-      expect(res.body.message).toMatch(/application\/json/);
+      expect(res.body.message[0]).toMatch(/application\/json/);
     });
 
     it("comes before eligibility: a non-eligible company with a bad body gets 400", async () => {

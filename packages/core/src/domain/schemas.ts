@@ -374,10 +374,9 @@ export const ValidationReportSchema = z
 export const BadRequestSchema = z
   .object({
     statusCode: z.literal(400),
-    message: z
-      .union([z.array(z.string()), z.string()])
-      .meta({ description: "One message per problem (class-validator wording), or one string when the body is not JSON." }),
+    message: z.array(z.string()).meta({ description: "One message per problem (class-validator wording); one entry when the body is not JSON." }),
     error: z.literal("Bad Request"),
+    code: z.literal("invalid_request").meta({ description: "The same on every 400, so that a client reads every error by `code`." }),
   })
   .meta({ id: "BadRequestError" });
 /** The body of `payload_too_large` (413). */
