@@ -1,0 +1,196 @@
+// Rule family: where UBL.BE 1.31's own copy of the EN 16931 rules (GLOBALUBL.BE, patterns ubl-model, UBL-syntax and
+// Codesmodel) is stricter than CEN 1.3.16, which always runs with it. GLOBALUBL.BE embeds an older edition of the CEN
+// rules; where its assertion is the same as CEN 1.3.16's or weaker, CEN 1.3.16 already gives the verdict (the rule
+// set is basedOn CEN), so only what UBL.BE adds is here:
+//   - its older code lists (BR-CL-*, BR-CO-09), which lack codes added since: reported only for a code CEN 1.3.16
+//     accepts (CEN reports the others itself);
+//   - BR-51 as a fatal rule (4 to 6 digits of the card number), BR-66 and BR-67 (one card, one mandate);
+//   - BR-AE-08, BR-G-08, BR-IC-08 (a warning), BR-O-08 and BR-Z-08 computed from the lines' own VAT breakdowns
+//     (cac:InvoiceLine/cac:TaxTotal/cac:TaxSubtotal) instead of the line net amounts: reported only where the CEN
+//     1.3.16 sum holds (CEN reports the others itself);
+//   - UBL-SR-27 (one payment instruction note), UBL-SR-38 (one exemption reason per line item) and the fatal
+//     ubl-CR-666 (no attachment on an invoiced object reference).
+// Not carried over: the lower-case ubl-CR-* and ubl-DT-* warnings (UBL.BE's renamed copies of UBL-CR-* and
+// UBL-DT-*, which CEN 1.3.16 already reports under their own names), see docs/validation-ublbe.md.
+import * as CEN from "../codelists/cen.js";
+import * as BE from "../codelists/ublbe.js";
+import { sum, type Decimal } from "../decimal.js";
+import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../model.js";
+import { all, categoryCode, chargeIndicator, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
+import { q, xlength } from "./peppol-support.js";
+
+/** A list UBL.BE checks and the CEN 1.3.16 list of the same rule. */
+interface Lists { be: ReadonlySet<string>; cen: ReadonlySet<string> }
+const lists = (be: readonly string[], cen: readonly string[]): Lists => ({ be: new Set(be), cen: new Set(cen) });
+const INVOICE_TYPES = lists(BE.INVOICE_TYPE_CODES, CEN.INVOICE_TYPE_CODES);
+const CREDIT_NOTE_TYPES = lists(BE.CREDIT_NOTE_TYPE_CODES, CEN.CREDIT_NOTE_TYPE_CODES);
+const CURRENCIES = lists(BE.CURRENCY_CODES, CEN.CURRENCY_CODES);
+const OBJECT_SCHEMES = lists(BE.OBJECT_IDENTIFIER_SCHEMES, CEN.OBJECT_IDENTIFIER_SCHEMES);
+const PARTY_SCHEMES = lists(BE.PARTY_ID_SCHEMES, CEN.ICD_SCHEMES);
+const LEGAL_SCHEMES = lists(BE.LEGAL_ID_SCHEMES, CEN.ICD_SCHEMES);
+const ITEM_SCHEMES = lists(BE.ITEM_ID_SCHEMES, CEN.ICD_SCHEMES);
+const LOCATION_SCHEMES = lists(BE.DELIVERY_LOCATION_SCHEMES, CEN.ICD_SCHEMES);
+const CLASSIFICATION = lists(BE.ITEM_CLASSIFICATION_SCHEMES, CEN.ITEM_CLASSIFICATION_SCHEMES);
+const ORIGIN_COUNTRIES = lists(BE.ORIGIN_COUNTRY_CODES, CEN.COUNTRY_CODES);
+const PAYMENT_MEANS = lists(BE.PAYMENT_MEANS_CODES, CEN.PAYMENT_MEANS_CODES);
+const ALLOWANCE_REASONS = lists(BE.ALLOWANCE_REASON_CODES, CEN.ALLOWANCE_REASON_CODES);
+const CHARGE_REASONS = lists(BE.CHARGE_REASON_CODES, CEN.CHARGE_REASON_CODES);
+const ENDPOINT_SCHEMES = lists(BE.ENDPOINT_SCHEMES, CEN.EAS_CODES);
+const CEN_VAT_PREFIX_TEXT = ` ${CEN.VAT_PREFIXES.join(" ")} `;
+
+/** The code is valid under CEN 1.3.16 but not in UBL.BE's older list. */
+const onlyCen = (l: Lists, code: string) => l.cen.has(code) && !l.be.has(code);
+const attr = (n: UblNode, name: string) => normalizeSpace(n.attrs[name] ?? "");
+
+/** The categories whose breakdown sum UBL.BE computes from the lines' VAT breakdowns, with their flags. */
+const LINE_BREAKDOWN_RULES: readonly [string, string, "fatal" | "warning", string][] = [
+  ["AE", "BR-AE-08", "fatal", "reverse charge"], ["G", "BR-G-08", "fatal", "export outside the EU"],
+  ["K", "BR-IC-08", "warning", "intra-community supply"], ["O", "BR-O-08", "fatal", "not subject to VAT"],
+  ["Z", "BR-Z-08", "fatal", "zero rated"],
+];
+
+export const ublbeCenRules: RuleFamily = (ctx) => {
+  const root = ctx.root;
+  const fatal = (rule: string, message: string, node: UblNode | null) => ctx.report(rule, "fatal", message, node);
+  const older = "UBL.BE 1.31 uses an older list that does not have it";
+
+  // Code lists.
+  for (const [qn, l, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "credit note"]] as const) {
+    for (const n of all(root, qn)) if (onlyCen(l, norm(n))) fatal("BR-CL-01", `The ${what} type code (BT-3) ${q(norm(n))} is not allowed: ${older}.`, n);
+  }
+  for (const qn of AMOUNTS) {
+    for (const n of all(root, qn)) {
+      const cur = attr(n, "currencyID");
+      if (onlyCen(CURRENCIES, cur)) fatal("BR-CL-03", `The currency ${q(cur)} of the amount in ${n.name} is not allowed: ${older}.`, n);
+    }
+  }
+  for (const [qn, rule, what] of [["cbc:DocumentCurrencyCode", "BR-CL-04", "invoice currency (BT-5)"], ["cbc:TaxCurrencyCode", "BR-CL-05", "VAT accounting currency (BT-6)"]] as const) {
+    for (const n of all(root, qn)) if (onlyCen(CURRENCIES, norm(n))) fatal(rule, `The ${what} ${q(norm(n))} is not allowed: ${older}.`, n);
+  }
+  for (const id of all(root, "cbc:ID")) {
+    if (id.attrs.schemeID === undefined) continue;
+    const p = id.parent!, scheme = attr(id, "schemeID");
+    let hit: [string, string] | null = null;
+    if ((p.qname === "cac:AdditionalDocumentReference" || p.qname === "cac:DocumentReference") && children(p, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130")) {
+      if (onlyCen(OBJECT_SCHEMES, scheme)) hit = ["BR-CL-07", "invoiced object identifier (BT-18)"];
+    } else if (p.qname === "cac:PartyIdentification") {
+      if (onlyCen(PARTY_SCHEMES, scheme)) hit = ["BR-CL-10", "party identifier"];
+    } else if (p.qname === "cac:StandardItemIdentification") {
+      if (onlyCen(ITEM_SCHEMES, scheme)) hit = ["BR-CL-21", "item standard identifier"];
+    } else if (p.qname === "cac:DeliveryLocation") {
+      if (onlyCen(LOCATION_SCHEMES, scheme)) hit = ["BR-CL-26", "delivery location identifier"];
+    }
+    if (hit) fatal(hit[0], `The scheme ${q(scheme)} of the ${hit[1]} ${q(norm(id))} is not allowed: ${older}.`, id);
+  }
+  for (const id of all(root, "cbc:CompanyID")) {
+    if (id.attrs.schemeID !== undefined && id.parent?.qname === "cac:PartyLegalEntity" && onlyCen(LEGAL_SCHEMES, attr(id, "schemeID"))) {
+      fatal("BR-CL-11", `The scheme ${q(attr(id, "schemeID"))} of the legal registration identifier ${q(norm(id))} is not allowed: ${older}.`, id);
+    }
+  }
+  for (const c of all(root, "cbc:ItemClassificationCode")) {
+    if (c.attrs.listID !== undefined && c.parent?.qname === "cac:CommodityClassification" && onlyCen(CLASSIFICATION, attr(c, "listID"))) {
+      fatal("BR-CL-13", `The item classification scheme ${q(attr(c, "listID"))} of ${q(norm(c))} is not allowed: ${older}.`, c);
+    }
+  }
+  for (const c of all(root, "cbc:IdentificationCode")) {
+    if (c.parent?.qname === "cac:OriginCountry" && onlyCen(ORIGIN_COUNTRIES, norm(c))) fatal("BR-CL-15", `The item's origin country code ${q(norm(c))} is not allowed: ${older}.`, c);
+  }
+  for (const c of all(root, "cbc:PaymentMeansCode")) {
+    if (c.parent?.qname === "cac:PaymentMeans" && onlyCen(PAYMENT_MEANS, norm(c))) fatal("BR-CL-16", `The payment means code (BT-81) ${q(norm(c))} is not allowed: ${older}.`, c);
+  }
+  for (const c of all(root, "cbc:AllowanceChargeReasonCode")) {
+    if (c.parent?.qname !== "cac:AllowanceCharge") continue;
+    const charge = chargeIndicator(c.parent);
+    if (charge === false && onlyCen(ALLOWANCE_REASONS, norm(c))) fatal("BR-CL-19", `The allowance reason code ${q(norm(c))} is not allowed: ${older}.`, c);
+    else if (charge === true && onlyCen(CHARGE_REASONS, norm(c))) fatal("BR-CL-20", `The charge reason code ${q(norm(c))} is not allowed: ${older}.`, c);
+  }
+  for (const n of all(root, "cbc:EndpointID")) {
+    if (n.attrs.schemeID !== undefined && onlyCen(ENDPOINT_SCHEMES, attr(n, "schemeID"))) {
+      fatal("BR-CL-25", `The electronic address scheme ${q(attr(n, "schemeID"))} of ${q(norm(n))} is not allowed: ${older}.`, n);
+    }
+  }
+  for (const p of all(root, "cac:PartyTaxScheme")) {
+    if (!isVat(p) || children(p, "cbc:CompanyID").length > 1) continue;
+    const prefix = [...stringValue(child(p, "cbc:CompanyID"))].slice(0, 2).join("");
+    if (!BE.VAT_PREFIX_TEXT.includes(prefix) && CEN_VAT_PREFIX_TEXT.includes(prefix)) {
+      fatal("BR-CO-09", `The VAT identifier ${q(norm(child(p, "cbc:CompanyID")))} starts with ${q(prefix)}, a country code UBL.BE 1.31's older list does not have.`, p);
+    }
+  }
+
+  // Payment card and mandate.
+  for (const card of all(root, "cac:CardAccount")) {
+    if (card.parent?.qname !== "cac:PaymentMeans") continue;
+    const pans = children(card, "cbc:PrimaryAccountNumberID");
+    if (pans.length > 1) continue;
+    const len = xlength(stringValue(pans[0]));
+    if (len < 4 || len > 6) {
+      fatal("BR-51", pans.length === 0
+        ? "The payment card (BG-18) has no card number (BT-87): give its last 4 to 6 digits."
+        : `The payment card number (BT-87) ${q(stringValue(pans[0]))} must be only the last 4 to 6 digits of the card number.`, pans[0] ?? card);
+    }
+  }
+  if (isUblRoot(root)) {
+    const cards = select(root, "cac:PaymentMeans/cac:CardAccount"), mandates = select(root, "cac:PaymentMeans/cac:PaymentMandate");
+    if (cards.length > 1) fatal("BR-66", `The document gives ${cards.length} payment cards (cac:CardAccount); at most one is allowed.`, cards[1]!);
+    if (mandates.length > 1) fatal("BR-67", `The document gives ${mandates.length} direct debit mandates (cac:PaymentMandate); at most one is allowed.`, mandates[1]!);
+    // ubl-CR-666: no attachment on the invoiced object reference.
+    const attached = all(root, "cac:AdditionalDocumentReference").find((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130") && child(r, "cac:Attachment"));
+    if (attached) fatal("ubl-CR-666", "The invoiced object reference (document type code 130) must not carry an attachment (cac:Attachment).", child(attached, "cac:Attachment"));
+  }
+  for (const pm of all(root, "cac:PaymentMeans")) {
+    const notes = children(pm, "cbc:InstructionNote");
+    if (notes.length > 1) fatal("UBL-SR-27", `The payment means has ${notes.length} payment instruction notes (cbc:InstructionNote); at most one is allowed.`, notes[1]!);
+  }
+  for (const line of [...all(root, "cac:InvoiceLine"), ...all(root, "cac:CreditNoteLine")]) {
+    const reasons = select(line, "cac:Item/cac:ClassifiedTaxCategory/cbc:TaxExemptionReason");
+    if (reasons.length > 1) fatal("UBL-SR-38", `Line ${q(norm(child(line, "cbc:ID")))} gives ${reasons.length} VAT exemption reasons for its item; at most one is allowed.`, reasons[1]!);
+  }
+
+  lineBreakdownRules(root, ctx.report);
+};
+
+/**
+ * BR-AE-08, BR-G-08, BR-IC-08, BR-O-08, BR-Z-08 as UBL.BE computes them: in an invoice whose lines carry VAT
+ * breakdowns, the breakdown's taxable amount equals the lines' taxable amounts of that category plus the document
+ * charges minus the document allowances of that category. (UBL.BE's test only looks at invoice lines, so a credit
+ * note always passes it.)
+ */
+function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null) => void): void {
+  const invoiceLines = all(root, "cac:InvoiceLine");
+  if (!invoiceLines.some((l) => select(l, "cac:TaxTotal/cac:TaxSubtotal").length > 0)) return;
+  const lines = children(root, "cac:InvoiceLine");
+  for (const [code, rule, flag, what] of LINE_BREAKDOWN_RULES) {
+    for (const tt of children(root, "cac:TaxTotal")) {
+      for (const st of children(tt, "cac:TaxSubtotal")) {
+        for (const cat of children(st, "cac:TaxCategory")) {
+          if (categoryCode(cat) !== code || !isVat(cat)) continue;
+          const taxable = decAt(st, "cbc:TaxableAmount");
+          const lineParts = lines.flatMap((l) => select(l, "cac:TaxTotal/cac:TaxSubtotal").filter((s) => children(s, "cac:TaxCategory").some((c) => norm(child(c, "cbc:ID")) === code)));
+          const lineAmounts = lineParts.map((s) => decAt(s, "cbc:TaxableAmount"));
+          const charges = docAllowanceCharges(root, code, true), allowances = docAllowanceCharges(root, code, false);
+          if (taxable === null || lineAmounts.includes(null) || charges === null || allowances === null) continue;
+          const expected = sum(lineAmounts as Decimal[]).plus(charges).minus(allowances);
+          if (expected.eq(taxable)) continue;
+          // CEN 1.3.16 computes the same sum from the line net amounts; where that one fails, CEN reports it.
+          const netAmounts = lines.filter((l) => select(l, "cac:Item/cac:ClassifiedTaxCategory").some((c) => norm(child(c, "cbc:ID")) === code)).map((l) => decAt(l, "cbc:LineExtensionAmount"));
+          if (netAmounts.includes(null) || !sum(netAmounts as Decimal[]).plus(charges).minus(allowances).eq(taxable)) continue;
+          report(rule, flag, `The taxable amount of the ${what} VAT breakdown (category ${code}) is ${money(taxable)}, but the lines' own VAT breakdowns of category ${code} (${lineParts.length} line${lineParts.length === 1 ? "" : "s"}) add up to ${money(sum(lineAmounts as Decimal[]))}${charges.eq(0) && allowances.eq(0) ? "" : `, plus document charges ${money(charges)} minus document allowances ${money(allowances)}`}: ${money(expected)}.`, cat);
+        }
+      }
+    }
+  }
+}
+
+/** Σ document-level charges (or allowances) of a VAT category, or null when an amount is not a decimal. */
+function docAllowanceCharges(root: UblNode, code: string, charge: boolean): Decimal | null {
+  const amounts = children(root, "cac:AllowanceCharge")
+    .filter((ac) => chargeIndicator(ac) === charge && children(ac, "cac:TaxCategory").some((c) => norm(child(c, "cbc:ID")) === code))
+    .map((ac) => decOf(child(ac, "cbc:Amount")));
+  return amounts.includes(null) ? null : sum(amounts as Decimal[]);
+}
+
+const AMOUNTS = [
+  "cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount",
+  "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount", "cbc:PrepaidAmount",
+  "cbc:PayableRoundingAmount", "cbc:PayableAmount",
+];
