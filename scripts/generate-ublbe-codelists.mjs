@@ -101,19 +101,23 @@ export function render(xsltText) {
 // from UN/CEFACT, ISO and UBL.BE's own Belgian lists); the rules themselves are written in rules/ublbe*.ts.
 // Each list is as the rules write it, in their order (UBL.BE's copy of the CEN and Peppol lists is older than 1.3.16).
 `];
+  const written = new Map(); // a list the rules repeat (the ICD list of four rules, say) is written once
   for (const [name, [variable, sep, doc]] of Object.entries(VARIABLES)) {
     const v = variables.get(variable);
     if (v === undefined) throw new Error(`the rules have no list $${variable}`);
     const codes = v.split(sep).filter((c) => c !== "");
     out.push(`/** ${doc}; the rules' $${variable} (${codes.length}). */`);
     out.push(`export const ${name}: readonly string[] = ${wrap(codes)};\n`);
+    if (!written.has(JSON.stringify(codes))) written.set(JSON.stringify(codes), name);
   }
   for (const [name, [rule, index, doc]] of Object.entries(INLINE)) {
     const lists = inlineLists(tests.get(rule) ?? "");
     const codes = lists[index];
     if (!codes) throw new Error(`the rules' ${rule} has no list ${index}`);
-    out.push(`/** ${doc} (${codes.length}). */`);
-    out.push(`export const ${name}: readonly string[] = ${wrap(codes)};\n`);
+    const key = JSON.stringify(codes);
+    out.push(`/** ${doc} (${codes.length}${written.has(key) ? `, the same list as ${written.get(key)}` : ""}). */`);
+    out.push(`export const ${name}: readonly string[] = ${written.get(key) ?? wrap(codes)};\n`);
+    if (!written.has(key)) written.set(key, name);
   }
   out.push(`/** BR-CO-09 (UBL.BE's copy): the text the VAT identifier's first two characters must be found in (a substring test). */`);
   out.push(`export const VAT_PREFIX_TEXT = ${JSON.stringify(br_co_09(tests.get("BR-CO-09") ?? ""))};\n`);

@@ -15,7 +15,7 @@
 import * as CEN from "../codelists/cen.js";
 import * as BE from "../codelists/ublbe.js";
 import { sum, type Decimal } from "../decimal.js";
-import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all, categoryCode, chargeIndicator, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
 import { q, xlength } from "./peppol-support.js";
 

@@ -7,7 +7,7 @@
 // countries only; see docs/validation-ublbe.md).
 import * as L from "../codelists/ublbe.js";
 import { dec, type Decimal } from "../decimal.js";
-import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { glnCheckDigitValid, mod11Valid } from "./peppol-checkdigits.js";
 import { q, xlength, xsDate, xsubstring } from "./peppol-support.js";

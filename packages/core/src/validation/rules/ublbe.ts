@@ -3,7 +3,7 @@
 // (codelists/ublbe.ts, scripts/generate-ublbe-codelists.mjs).
 import * as L from "../codelists/ublbe.js";
 import { dec } from "../decimal.js";
-import { child, children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { q, xlength, xsDate } from "./peppol-support.js";
 

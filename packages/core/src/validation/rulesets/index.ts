@@ -4,6 +4,7 @@ import { cen } from "./cen.js";
 import { nlcius } from "./nlcius.js";
 import { peppol } from "./peppol.js";
 import type { RuleSet } from "./types.js";
+import { ublbe } from "./ublbe.js";
 
 export type { RuleSet } from "./types.js";
 
@@ -11,4 +12,5 @@ export const RULE_SETS: readonly RuleSet[] = [
   cen,
   peppol,
   nlcius,
+  ublbe,
 ];
