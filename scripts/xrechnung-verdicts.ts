@@ -1,6 +1,6 @@
 // Regenerates the official verdicts the XRechnung tests compare against (test-time only; the product never runs the
-// official rules). Needs the oracle of ../shared/oracle (national.mjs, with saxon-js resolvable from it; ORACLE_DIR
-// points elsewhere). Writes, in testdata/xrechnung/:
+// official rules). Needs the national oracle (national.mjs with its rules/ and saxon-js resolvable from it):
+// ../shared/oracle by default, ORACLE_DIR points elsewhere. The corpus is testdata/corpus. Writes, in testdata/xrechnung/:
 //   official-verdicts-corpus.jsonl: for every corpus document with an XRechnung CustomizationID, the official verdict
 //     of CEN + XRechnung 3.0.2 with KoSIT's levels ({file, fatal, warning}, as national.mjs gives it);
 //   official-verdicts-mutants.jsonl: the same for the national mutants of test/support/xrechnung-mutations.ts
@@ -11,12 +11,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { CORPUS_DIR } from "../testdata/index.js";
 import { allMutants, XRECHNUNG_TESTDATA } from "../packages/core/test/support/xmute.js";
 import { xrechnungMutants } from "../packages/core/test/support/xrechnung-mutations.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const oracleDir = resolve(process.env.ORACLE_DIR ?? join(repo, "..", "shared", "oracle"));
-const corpus = resolve(process.env.CORPUS_DIR ?? join(repo, "..", "shared", "corpus"));
+const corpus = CORPUS_DIR;
 const XR = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
 
 const { nationalValidate } = await import(pathToFileURL(join(oracleDir, "national.mjs")).href);

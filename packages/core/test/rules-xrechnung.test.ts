@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseXml } from "../src/document/xml.js";
 import { runRules } from "../src/validation/engine.js";
-import { select, stringValue } from "../src/validation/model.js";
+import { select, stringValue } from "../src/document/model.js";
 import { ibanValid, withoutWhitespace } from "../src/validation/rules/xrechnung-support.js";
 import { xrechnung } from "../src/validation/rulesets/xrechnung.js";
 import { validateInvoice, validateModel } from "../src/validation/validate.js";

@@ -6,10 +6,11 @@
 // fire (invalid) or stay silent (valid) on the result. This expands each instruction into its mutants, with xmldom
 // (the test's own reader, independent of the code under test).
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { DOMParser, XMLSerializer, type Element, type Node, type ProcessingInstruction } from "@xmldom/xmldom";
+import { TESTDATA_DIR } from "../../../../testdata/index.js";
 
-export const XRECHNUNG_TESTDATA = resolve(import.meta.dirname, "../../../../testdata/xrechnung");
+export const XRECHNUNG_TESTDATA = join(TESTDATA_DIR, "xrechnung");
 export const SCHEMATRON_TESTS = join(XRECHNUNG_TESTDATA, "schematron-tests");
 export const SCHEMATRON_TEST_DIRS = ["ubl-inv", "ubl-cn"];
 

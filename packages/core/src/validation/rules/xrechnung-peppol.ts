@@ -6,7 +6,7 @@
 // Within the pattern an element is checked by the first (highest-priority) rule whose context matches it.
 import Big from "big.js";
 import { dec, round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, exists, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { isUblRoot } from "./cen-common.js";
 import { q, xsDate } from "./peppol-support.js";
 

@@ -1,7 +1,7 @@
 // What the XRechnung rule families share: the CustomizationIDs, the Schematron's way of searching its code lists,
 // its regular expressions in JavaScript form, and the IBAN check of BR-DE-19/20 done exactly.
 import { CVD_VERSION, XR_VERSION } from "../codelists/xrechnung.js";
-import { NS, type UblNode } from "../model.js";
+import { NS, type UblNode } from "../../document/model.js";
 
 /** $XR-CIUS-ID: XRechnung 3.0 (the CIUS). */
 export const XR_CIUS_ID = `urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_${XR_VERSION}`;

@@ -5,7 +5,7 @@
 // context (a missing element at the element that should hold it), with the official flag; BR-DE-TMP-32, flagged
 // "information", is reported as a warning here and levelled to information by the rule set (rulesets/xrechnung.ts).
 import { dec, round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import {
   CEF_EAS_CODES, CVA_CODES, CVD_CODE, CVD_VEHICLE_CATEGORIES, DIGA_CODES, EMAIL_REGEX, ISO6523_ICD_CODES, SKONTO_REGEX,
   UNTDID7143_CODES, URL_REGEX,
