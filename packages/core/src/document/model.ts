@@ -44,6 +44,7 @@ export function qnameOf(ns: string, local: string, isRoot: boolean): string {
 /** The first child with this qname, or null. */
 export function child(node: UblNode | null | undefined, qname: string): UblNode | null {
   if (!node) return null;
+  if (node.children.length >= INDEX_FROM) return named(node, qname)[0] ?? null;
   for (const c of node.children) if (c.qname === qname) return c;
   return null;
 }
@@ -51,9 +52,32 @@ export function child(node: UblNode | null | undefined, qname: string): UblNode 
 /** Every child with this qname. */
 export function children(node: UblNode | null | undefined, qname: string): UblNode[] {
   if (!node) return [];
+  if (node.children.length >= INDEX_FROM) return named(node, qname).slice();
   const out: UblNode[] = [];
   for (const c of node.children) if (c.qname === qname) out.push(c);
   return out;
+}
+
+// A node with many children (the root of a document with many lines) gets its children grouped by qname
+// once, so that a rule asking the root for one element per line does not scan every line each time: the
+// cost of the rules stays linear in the document.
+const INDEX_FROM = 16;
+const childIndexes = new WeakMap<UblNode, Map<string, UblNode[]>>();
+const NONE: readonly UblNode[] = Object.freeze([]);
+
+/** The children of `node` with this qname, read-only (shared by every caller). */
+function named(node: UblNode, qname: string): readonly UblNode[] {
+  let index = childIndexes.get(node);
+  if (!index) {
+    index = new Map();
+    for (const c of node.children) {
+      const list = index.get(c.qname);
+      if (list) list.push(c);
+      else index.set(c.qname, [c]);
+    }
+    childIndexes.set(node, index);
+  }
+  return index.get(qname) ?? NONE;
 }
 
 /**
@@ -68,7 +92,10 @@ export function select(node: UblNode | null | undefined, path: string): UblNode[
   let cur: UblNode[] = [node];
   for (const step of steps) {
     const next: UblNode[] = [];
-    for (const n of cur) for (const c of n.children) if (c.qname === step) next.push(c);
+    for (const n of cur) {
+      if (n.children.length >= INDEX_FROM) next.push(...named(n, step));
+      else for (const c of n.children) if (c.qname === step) next.push(c);
+    }
     cur = next;
     if (cur.length === 0) break;
   }
@@ -80,7 +107,23 @@ const pathSteps = new Map<string, string[]>();
 
 /** The first node at a relative path, or null. */
 export function first(node: UblNode | null | undefined, path: string): UblNode | null {
-  return select(node, path)[0] ?? null;
+  if (!node) return null;
+  let steps = pathSteps.get(path);
+  if (!steps) pathSteps.set(path, (steps = path.split("/")));
+  return firstAt(node, steps, 0);
+}
+
+// Depth first in document order: the first match without collecting the others.
+function firstAt(node: UblNode, steps: readonly string[], i: number): UblNode | null {
+  const step = steps[i]!;
+  const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
+  for (const c of candidates) {
+    if (c.qname !== step) continue;
+    if (i === steps.length - 1) return c;
+    const found = firstAt(c, steps, i + 1);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** Every descendant (not the node itself) with this qname, in document order. */

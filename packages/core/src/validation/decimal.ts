@@ -6,11 +6,37 @@ export type Decimal = Big;
 // xs:decimal lexical form: optional sign, digits with at most one point, no exponent.
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 
-/** The xs:decimal value of a text (XML whitespace trimmed), or null when it is not one. */
+/**
+ * The widest decimal the rules read: at most 19 digits before the point and 19 after, as written. The UBL
+ * schema's xs:decimal has no bound, but arithmetic on unbounded digits costs the square of their length (a
+ * 20,000-digit amount took seconds); 19 + 19 digits hold any amount, quantity or rate of a real invoice (the
+ * corpus needs at most 8 and 9), up to SQL's DECIMAL(38, 19). `requireBoundedDecimals` refuses a document
+ * with a longer value before any rule runs.
+ */
+export const MAX_INTEGER_DIGITS = 19;
+export const MAX_FRACTION_DIGITS = 19;
+
+/** The digits before and after the point of a decimal or xs:double text as written (sign, exponent and whitespace aside), or null when it is neither. */
+export function digitsOf(text: string): { integer: number; fraction: number } | null {
+  const m = /^[ \t\r\n]*[+-]?(\d*)(?:\.(\d*))?(?:[eE][+-]?\d+)?[ \t\r\n]*$/.exec(text);
+  if (!m || (m[1] === "" && !m[2])) return null;
+  return { integer: m[1]!.length, fraction: m[2]?.length ?? 0 };
+}
+
+/** True when a decimal text is within MAX_INTEGER_DIGITS and MAX_FRACTION_DIGITS. */
+export function withinDigits(text: string): boolean {
+  const d = digitsOf(text);
+  return d === null || (d.integer <= MAX_INTEGER_DIGITS && d.fraction <= MAX_FRACTION_DIGITS);
+}
+
+/**
+ * The xs:decimal value of a text (XML whitespace trimmed), or null when it is not one, or when it has more
+ * digits than the rules read (see MAX_INTEGER_DIGITS; a document with one is refused before the rules run).
+ */
 export function dec(text: string | null | undefined): Decimal | null {
   if (text == null) return null;
   const t = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  if (!DECIMAL.test(t)) return null;
+  if (!DECIMAL.test(t) || !withinDigits(t)) return null;
   return new Big(t.startsWith("+") ? t.slice(1) : t.startsWith(".") ? "0" + t : t.startsWith("-.") ? "-0" + t.slice(1) : t);
 }
 

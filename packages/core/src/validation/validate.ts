@@ -6,9 +6,10 @@ import { base64DecodedSize, checkBase64 } from "../document/base64.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "../document/text.js";
 import { requireUblRoot, type UblDocumentType } from "../document/ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "../document/xml.js";
+import { requireBoundedDecimals } from "./bounds.js";
 import { runRules } from "./engine.js";
 import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
-import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
+import { familiesOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
 import type { RuleSet } from "./rulesets/types.js";
 import { RULE_SETS } from "./rulesets/index.js";
 import { cen } from "./rulesets/cen.js";
@@ -46,21 +47,19 @@ export const UNCHECKED_RULES = "EINVOICE-RULESET-MISSING";
  * Runs the registered rule sets that apply (rulesets/index.ts) on the model of a UBL Invoice or
  * CreditNote: each set whose `appliesTo` matches cbc:CustomizationID, with the sets it is basedOn,
  * each once, bases first. A CustomizationID naming a specification none of them covers gets a
- * warning (`EINVOICE-RULESET-MISSING`) saying which rules were not checked.
+ * warning (`EINVOICE-RULESET-MISSING`) saying which rules were not checked. A number longer than the rules
+ * read (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`) is `invalid_ubl_xml`, thrown before any rule runs.
  */
 export function validateModel(root: UblNode): ValidationReport {
+  requireBoundedDecimals(root);
   const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
   const cid = child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
   const sets = ruleSetsApplying(customizationId);
   const findings = runRules(root, familiesOf(sets));
-  const levels = levelsOf(sets, { documentType, customizationId });
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
-  for (const f of findings) {
-    const level = levels?.[f.rule] ?? f.flag;
-    if (level !== "information") (level === "fatal" ? errors : warnings).push(item(f));
-  }
+  for (const f of findings) (f.flag === "fatal" ? errors : warnings).push(item(f));
   const unchecked = uncheckedSpecification(customizationId, sets);
   if (unchecked !== null) warnings.unshift(uncheckedItem(unchecked, sets, locationOf(cid ?? root)));
   return { valid: errors.length === 0, documentType, customizationId, ruleSets: sets.map((s) => s.id), errors, warnings };

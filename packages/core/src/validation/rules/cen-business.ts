@@ -55,10 +55,11 @@ function documentRules(ctx: RuleContext, report: Report): void {
   missing("BR-16", exists(d, "cac:InvoiceLine") || exists(d, "cac:CreditNoteLine"), "The invoice has no invoice lines (BG-25); it needs at least one.");
 
   // BR-53: every $taxcurrency in cbc:TaxCurrencyCode satisfies exists(//cac:TaxTotal/cbc:TaxAmount[@currencyID=$taxcurrency])
-  const taxAmounts = all(d, "cac:TaxTotal").flatMap((t) => children(t, "cbc:TaxAmount"));
+  // (the currencies read once: a document repeating the code and the totals costs n + n, not n × n)
+  const taxAmountCurrencies = new Set(all(d, "cac:TaxTotal").flatMap((t) => children(t, "cbc:TaxAmount")).map((a) => a.attrs.currencyID));
   for (const tc of children(d, "cbc:TaxCurrencyCode")) {
     const cur = stringValue(tc);
-    if (!taxAmounts.some((a) => a.attrs.currencyID === cur)) {
+    if (!taxAmountCurrencies.has(cur)) {
       report("BR-53", `The VAT accounting currency (BT-6) is ${quote(tc)}, but no VAT total amount is given in that currency (BT-111).`, d);
     }
   }
@@ -70,9 +71,17 @@ function documentRules(ctx: RuleContext, report: Report): void {
 
   // BR-CO-15: every $Currency in cbc:DocumentCurrencyCode satisfies exactly one VAT total in that currency and
   // TaxInclusiveAmount = round((TaxExclusiveAmount + that VAT total) * 100) div 100.
+  const rootTaxAmounts = new Map<string | undefined, UblNode[]>();
+  for (const t of children(d, "cac:TaxTotal")) {
+    for (const a of children(t, "cbc:TaxAmount")) {
+      const list = rootTaxAmounts.get(a.attrs.currencyID);
+      if (list) list.push(a);
+      else rootTaxAmounts.set(a.attrs.currencyID, [a]);
+    }
+  }
   for (const cc of children(d, "cbc:DocumentCurrencyCode")) {
     const cur = stringValue(cc);
-    const inCurrency = children(d, "cac:TaxTotal").flatMap((t) => children(t, "cbc:TaxAmount").filter((a) => a.attrs.currencyID === cur));
+    const inCurrency = rootTaxAmounts.get(cur) ?? [];
     const lmt = child(d, "cac:LegalMonetaryTotal");
     const incl = decAt(lmt, "cbc:TaxInclusiveAmount"), excl = decAt(lmt, "cbc:TaxExclusiveAmount");
     const vat = inCurrency.length === 1 ? decOf(inCurrency[0]) : null;

@@ -272,8 +272,10 @@ function breakdownRules(root: UblNode, report: Report): void {
         const near = (s: Decimal) => taxable !== null && xpathDoubleShift(taxable, -1).lt(s) && xpathDoubleShift(taxable, 1).gt(s);
         let ok: boolean;
         if (cat.code === "S") {
-          const acAtRate = all(root, "cac:AllowanceCharge").some((ac) => matches(children(ac, "cac:TaxCategory"), "S", rate));
-          const lineAtRate = (q: string) => all(root, q).some((l) => matches(select(l, "cac:Item/cac:ClassifiedTaxCategory"), "S", rate));
+          // //cac:AllowanceCharge / //cac:InvoiceLine / //cac:CreditNoteLine of category S at the rate, from the per-document index.
+          const index = categorySums(root), key = rateKey(rate);
+          const acAtRate = index.sAllowanceRates.has(key);
+          const lineAtRate = (q: (typeof LINE_KINDS)[number]) => index.sLineRates.get(q)!.has(key);
           ok = ((lineAtRate("cac:InvoiceLine") || acAtRate) && near(inv)) || ((lineAtRate("cac:CreditNoteLine") || acAtRate) && near(cn));
         } else {
           ok = (all(root, "cac:InvoiceLine").length > 0 && near(inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(cn));
@@ -322,24 +324,92 @@ function breakdownRules(root: UblNode, report: Report): void {
 
 const ZERO = round2(sum([]));
 
-/** Some category of the list is `code` and some has the rate (two independent tests, as the Schematron writes). */
-function matches(categories: UblNode[], code: string, rate: Decimal | null): boolean {
-  return categories.some((c) => categoryCode(c) === code) && (rate === null || categories.some((c) => eq(decAt(c, "cbc:Percent"), rate)));
+// ---------------------------------------------------------------------------------------------------------
+// The -08 sums, computed once per document: one pass over the lines, allowances and charges files each amount
+// under every (category code, rate) it matches, so that n breakdowns over n lines cost n + n, not n × n.
+
+/**
+ * What one line, allowance or charge matches: its category codes and its rates (as `rateKey`s). The Schematron
+ * tests them independently: some category is `code` and some category has the rate.
+ */
+interface Matched { codes: Set<string>; rates: Set<string> }
+
+interface CategorySums {
+  /** Σ by kind ("cac:InvoiceLine", "cac:CreditNoteLine") and `code` or `code rate`. */
+  sums: Map<string, Decimal>;
+  /** The `S rate` keys some //cac:AllowanceCharge matches, and those some line of each kind matches (any depth). */
+  sAllowanceRates: Set<string>;
+  sLineRates: Map<string, Set<string>>;
 }
+
+/** Equal decimals get the same key (5, 5.00 and +5 are "5"; -0 is "0"). */
+const rateKey = (d: Decimal): string => (d.eq(0) ? "0" : d.toFixed());
+
+const matchedOf = (categories: UblNode[]): Matched => {
+  const codes = new Set<string>(), rates = new Set<string>();
+  for (const c of categories) {
+    codes.add(categoryCode(c));
+    const r = decAt(c, "cbc:Percent");
+    if (r !== null) rates.add(rateKey(r));
+  }
+  return { codes, rates };
+};
+
+const sumsCache = new WeakMap<UblNode, CategorySums>();
+
+function categorySums(root: UblNode): CategorySums {
+  const cached = sumsCache.get(root);
+  if (cached) return cached;
+  const sums = new Map<string, Decimal>();
+  // Only the nine category codes are ever asked for.
+  const file = (kind: string, m: Matched, amount: Decimal, negate: boolean) => {
+    for (const code of m.codes) {
+      if (!byCode.has(code)) continue;
+      const keys = [code];
+      for (const rate of m.rates) keys.push(`${code} ${rate}`);
+      for (const k of keys) {
+        const key = `${kind}|${k}`;
+        const s = sums.get(key) ?? ZERO;
+        sums.set(key, negate ? s.minus(amount) : s.plus(amount));
+      }
+    }
+  };
+  for (const kind of LINE_KINDS) {
+    for (const l of children(root, kind)) {
+      const amount = decAt(l, "cbc:LineExtensionAmount");
+      if (amount !== null) file(kind, matchedOf(select(l, "cac:Item/cac:ClassifiedTaxCategory")), amount, false);
+    }
+  }
+  for (const ac of children(root, "cac:AllowanceCharge")) {
+    const charge = chargeIndicator(ac), amount = decAt(ac, "cbc:Amount");
+    if (charge === null || amount === null) continue;
+    const m = matchedOf(children(ac, "cac:TaxCategory"));
+    for (const kind of LINE_KINDS) file(kind, m, amount, !charge);
+  }
+  const sRates = (list: readonly UblNode[], categoriesOf: (n: UblNode) => UblNode[]) => {
+    const out = new Set<string>();
+    for (const n of list) {
+      const m = matchedOf(categoriesOf(n));
+      if (m.codes.has("S")) for (const r of m.rates) out.add(r);
+    }
+    return out;
+  };
+  const lineCategories = (l: UblNode) => select(l, "cac:Item/cac:ClassifiedTaxCategory");
+  const result: CategorySums = {
+    sums,
+    sAllowanceRates: sRates(all(root, "cac:AllowanceCharge"), (ac) => children(ac, "cac:TaxCategory")),
+    sLineRates: new Map(LINE_KINDS.map((kind) => [kind, sRates(all(root, kind), lineCategories)])),
+  };
+  sumsCache.set(root, result);
+  return result;
+}
+
+const LINE_KINDS = ["cac:InvoiceLine", "cac:CreditNoteLine"] as const;
 
 /**
  * Σ line net amounts (lines of kind `lineQ`, children of the root) + Σ document charges - Σ document allowances
  * whose category is `code` (and whose rate is `rate`, when given). No VAT scheme test, as published.
  */
-function categorySum(root: UblNode, lineQ: string, code: string, rate: Decimal | null): Decimal {
-  let s = sum(children(root, lineQ)
-    .filter((l) => matches(select(l, "cac:Item/cac:ClassifiedTaxCategory"), code, rate))
-    .map((l) => decAt(l, "cbc:LineExtensionAmount")).filter((x): x is Decimal => x !== null));
-  for (const ac of children(root, "cac:AllowanceCharge")) {
-    const charge = chargeIndicator(ac);
-    if (charge === null || !matches(children(ac, "cac:TaxCategory"), code, rate)) continue;
-    const amount = decAt(ac, "cbc:Amount");
-    if (amount !== null) s = charge ? s.plus(amount) : s.minus(amount);
-  }
-  return s;
+function categorySum(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): Decimal {
+  return categorySums(root).sums.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`) ?? ZERO;
 }

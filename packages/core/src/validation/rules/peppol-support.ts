@@ -2,7 +2,7 @@
 // $supplierCountry, ...) computed once, and the few XPath behaviours the rules depend on (number(),
 // xs:date, substring on code points), written out so each rule reads like its official test.
 import { children, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../../document/model.js";
-import { dec, type Decimal } from "../decimal.js";
+import { dec, lit, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";
 
@@ -144,7 +144,7 @@ export function isNumber(s: string | null | undefined): boolean {
 export function xnumber(s: string | null | undefined): Decimal | null {
   if (!isNumber(s)) return null;
   const t = s!.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  if (t.endsWith("INF")) return dec(t.startsWith("-") ? "-1e400" : "1e400") ?? bigOf(t.startsWith("-") ? "-1e400" : "1e400");
+  if (t.endsWith("INF")) return lit(t.startsWith("-") ? "-1e400" : "1e400");
   return dec(t) ?? bigOf(t);
 }
 
@@ -154,7 +154,7 @@ function bigOf(t: string): Decimal | null {
   const base = dec(`${m[1]}${m[2] || "0"}.${m[3] || "0"}`);
   if (!base) return null;
   const exp = Number(m[4]);
-  return exp >= 0 ? base.times(dec("1" + "0".repeat(Math.min(exp, 400)))!) : base.div(dec("1" + "0".repeat(Math.min(-exp, 400)))!);
+  return exp >= 0 ? base.times(lit(`1e${Math.min(exp, 400)}`)) : base.div(lit(`1e${Math.min(-exp, 400)}`));
 }
 
 const XS_DATE = /^(-?(?:[1-9][0-9]{3,}|0[0-9]{3}))-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))?$/;

@@ -1,0 +1,37 @@
+// The values the rules compute with, bounded before any rule runs: a decimal longer than any invoice needs
+// refuses the document (its arithmetic would cost the square of its length).
+import { ApiError } from "../domain/errors.js";
+import { digitsOf, MAX_FRACTION_DIGITS, MAX_INTEGER_DIGITS } from "./decimal.js";
+import { locationOf, NS, type UblNode } from "../document/model.js";
+
+// UBL names an element by its representation term: these are the decimal ones (AmountType, QuantityType,
+// MeasureType, NumericType, PercentType, RateType), e.g. cbc:TaxableAmount, cbc:InvoicedQuantity, cbc:Percent.
+const DECIMAL_TERM = /(Amount|Quantity|Measure|Numeric|Percent|Rate)$/;
+
+/**
+ * Throws `invalid_ubl_xml` naming the first decimal element (cbc:*Amount, *Quantity, *Measure, *Numeric,
+ * *Percent, *Rate) whose number has more than MAX_INTEGER_DIGITS digits before the point or
+ * MAX_FRACTION_DIGITS after, as written. One pass over the document; text that is not a number is left to
+ * the rules.
+ */
+export function requireBoundedDecimals(root: UblNode): void {
+  const stack: UblNode[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.children.length === 0) {
+      if (n.ns === NS.cbc && DECIMAL_TERM.test(n.name)) checkDigits(n);
+    } else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+}
+
+function checkDigits(n: UblNode): void {
+  // Only a text with more characters than either bound needs the look.
+  if (n.text.length <= Math.min(MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS)) return;
+  const d = digitsOf(n.text);
+  if (d === null || (d.integer <= MAX_INTEGER_DIGITS && d.fraction <= MAX_FRACTION_DIGITS)) return;
+  const shown = n.text.trim();
+  throw new ApiError(
+    "invalid_ubl_xml",
+    `The number at ${locationOf(n)} ('${shown.length > 40 ? shown.slice(0, 37) + "..." : shown}') has ${d.integer} digits before the decimal point and ${d.fraction} after; einvoice reads numbers of at most ${MAX_INTEGER_DIGITS} digits before the point and ${MAX_FRACTION_DIGITS} after. Write the value with fewer digits.`,
+  );
+}
