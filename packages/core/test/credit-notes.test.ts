@@ -148,7 +148,7 @@ describe("submitCreditNote", () => {
     for (const f of failed) expect(f.errorMessage).toMatch(new RegExp(`^Duplicate credit note: .*${sending[0]!.submissionId}`));
   });
 
-  it("fails a credit note routed to KSeF at submit, saying KSeF correction invoices are not supported yet", async () => {
+  it("fails a credit note routed to KSeF at submit, saying KOR needs a KSeF connection the server does not have", async () => {
     const { store, auth, options } = await setup({ country: "PL" });
     const polish = readFileSync(`${CORPUS_DIR}/${SNIPPET_CN}`, "utf8").replace(
       '<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>',
@@ -156,7 +156,7 @@ describe("submitCreditNote", () => {
     );
     for (const targetNetwork of ["ksef", "auto"] as const) {
       const r = await submitCreditNote(store, auth, { xml: b64(polish + (targetNetwork === "auto" ? " " : "")), targetNetwork }, options);
-      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices.*not supported yet/) });
+      expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are sent only through a KSeF connection, and this server has none/) });
       expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null });
     }
   });

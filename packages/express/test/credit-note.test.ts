@@ -61,7 +61,7 @@ describe("POST /v1/peppol/credit-note", () => {
     const plain = makeApp();
     const a = await eligibleAccount(plain.app, { country: "PL" });
     const refused = await request(plain.app).post(CREDIT_NOTE).set(bearer(a.apiKey)).send({ xml: polish("plain") });
-    expect(refused.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are not supported yet/) });
+    expect(refused.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are sent only through a KSeF connection, and this server has none/) });
     const kor = makeApp({ ksef: { ksefCorrections: true } });
     const b = await eligibleAccount(kor.app, { country: "PL" });
     const accepted = await request(kor.app).post(CREDIT_NOTE).set(bearer(b.apiKey)).send({ xml: polish("kor") });

@@ -1,6 +1,6 @@
 // The part of the core's document model (UblNode in @einvoice/core's document/model.ts) the FA(3)
 // mapping reads. Structural: the core's UblNode is assignable to it, and so is any tree built the same
-// way (readUbl below builds one from bytes).
+// way (readUbl in read.ts builds one from bytes).
 export interface Fa3Node {
   readonly ns: string;
   /** Local name. */

@@ -14,13 +14,15 @@ import type { UblDocumentType } from "./ubl.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
-/** 512 KiB: documents larger than this (decoded) are read on a worker thread. */
+/** 512 KiB: documents larger than this are read on a worker thread (see `threshold` for how the size is measured). */
 export const DEFAULT_WORKER_THRESHOLD = 512 * 1024;
 
 export interface InvoiceWorkerOptions {
   /**
-   * Documents whose decoded size is above this many bytes are read on a worker thread; smaller
-   * ones on the calling thread, where they cost less than the trip. `Infinity` turns workers off.
+   * Documents above this many bytes are read on a worker thread; smaller ones on the calling
+   * thread, where they cost less than the trip. The size compared is what is known without
+   * decoding: for `readInvoice`, the decoded size estimated from the base64 length (3/4 of it); for
+   * `readRequest`, the raw JSON body's length (about 4/3 of the decoded document, plus the JSON). `Infinity` turns workers off.
    * Default 512 KiB (such a document takes about 40 ms to read: longer would stall other requests).
    */
   threshold?: number;

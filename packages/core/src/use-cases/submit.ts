@@ -46,7 +46,7 @@ export async function submitCreditNote(store: Store, auth: AuthContext, request:
 
 async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = parseWith(InvoiceRequestSchema, request);
-  // Large documents are read on a worker thread (see pipeline/pool.ts): the event loop stays free.
+  // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
   return submitChecked(root, store, auth, body.targetNetwork, (limits, recipientOptional) => readInvoiceAsync(body.xml, limits, root, recipientOptional), options);
 }
 
@@ -139,7 +139,7 @@ async function submitChecked(
     decision = {
       ok: false,
       reason:
-        "KSeF correction invoices (KOR) are not supported yet: a credit note cannot be sent to KSeF until the corrected invoice's KSeF number is mapped. Send it on Peppol (targetNetwork \"peppol\") or correct the invoice in KSeF directly.",
+        "KSeF correction invoices (KOR) are sent only through a KSeF connection, and this server has none: a credit note cannot be sent to KSeF here. Send it on Peppol (targetNetwork \"peppol\") or correct the invoice in KSeF directly.",
     };
   }
   // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.

@@ -9,7 +9,7 @@ import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } 
 import { requireBoundedDecimals } from "./bounds.js";
 import { runRules } from "./engine.js";
 import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
-import { familiesOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
+import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
 import type { RuleSet } from "./rulesets/types.js";
 import { RULE_SETS } from "./rulesets/index.js";
 import { cen } from "./rulesets/cen.js";
@@ -57,9 +57,13 @@ export function validateModel(root: UblNode): ValidationReport {
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
   const sets = ruleSetsApplying(customizationId);
   const findings = runRules(root, familiesOf(sets));
+  const levels = levelsOf(sets, { documentType, customizationId });
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
-  for (const f of findings) (f.flag === "fatal" ? errors : warnings).push(item(f));
+  for (const f of findings) {
+    const level = levels?.[f.rule] ?? f.flag;
+    if (level !== "information") (level === "fatal" ? errors : warnings).push(item(f));
+  }
   const unchecked = uncheckedSpecification(customizationId, sets);
   if (unchecked !== null) warnings.unshift(uncheckedItem(unchecked, sets, locationOf(cid ?? root)));
   return { valid: errors.length === 0, documentType, customizationId, ruleSets: sets.map((s) => s.id), errors, warnings };

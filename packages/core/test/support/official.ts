@@ -18,8 +18,25 @@ export const OFFICIAL_RULES_DIR = RULES_DIR;
 export const PEPPOL_BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 const SETS = { cen: RULE_SETS.cen, peppol: RULE_SETS.peppol } as const;
 /** The national sets by exact (whitespace-normalised) CustomizationID: CEN runs first, then this one. */
+const XRECHNUNG = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
+const XRECHNUNG_EXTENSION = `${XRECHNUNG}#conformant#urn:xeinkauf.de:kosit:extension:xrechnung_3.0`;
 export const NATIONAL_OFFICIAL: Readonly<Record<string, (typeof RULE_SETS)[keyof typeof RULE_SETS]>> = {
   "urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0": RULE_SETS.nlcius,
+  [XRECHNUNG]: RULE_SETS.xrechnung,
+  [XRECHNUNG_EXTENSION]: RULE_SETS.xrechnung,
+};
+/**
+ * The levels KoSIT's validator configuration for XRechnung (itplr-kosit/validator-configuration-xrechnung v2026-01-31,
+ * scenarios.xml <customLevel>) gives, by scenario: what German buyers' validators report. KoSIT has no extension
+ * scenario for credit notes; the extension's levels are used for both (as the oracle's national.mjs does).
+ */
+const KOSIT_LEVELS: Record<string, Record<string, string>> = {
+  Invoice: { "BR-CL-21": "warning", "BR-CL-23": "warning", "UBL-CR-646": "fatal" },
+  CreditNote: { "BR-CL-21": "warning", "BR-CL-23": "warning" },
+  extension: {
+    "BR-CL-23": "warning",
+    ...Object.fromEntries(["BR-CL-10", "BR-CL-11", "BR-CL-21", "BR-CL-24", "BR-CL-25", "BR-CL-26", "BR-CO-16", "UBL-CR-470", "UBL-CR-646"].map((id) => [id, "information"])),
+  },
 };
 const sheets = new Map<string, unknown>();
 const sheet = (name: (typeof RULE_SETS)[keyof typeof RULE_SETS]) => {
@@ -54,6 +71,11 @@ export function officialVerdict(xml: string): OfficialVerdict {
       fired.push([s.slice(0, i), s.slice(i + 1) || "fatal"]);
     }
   }
+  if (national === RULE_SETS.xrechnung) {
+    const root = SaxonJS.XPath.evaluate("local-name(/*)", doc) as string;
+    const levels = KOSIT_LEVELS[cid === XRECHNUNG_EXTENSION ? "extension" : root]!;
+    for (const f of fired) f[1] = levels[f[0]] ?? f[1];
+  }
   const uniq = (a: string[]) => [...new Set(a)].sort();
   return {
     ruleSets,
@@ -61,6 +83,14 @@ export function officialVerdict(xml: string): OfficialVerdict {
     fatal: uniq(fired.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)),
     warning: uniq(fired.filter(([, f]) => f === "warning").map(([id]) => id)),
   };
+}
+
+/** Every assertion one official rule set alone fails on a document (its ids, sorted unique; any flag). */
+export function officialRuleSetFired(name: (typeof RULE_SETS)[keyof typeof RULE_SETS], xml: string): string[] {
+  const doc = SaxonJS.XPath.evaluate("parse-xml($t)", null, { params: { t: xml } });
+  const r = SaxonJS.transform({ stylesheetInternal: sheet(name), sourceNode: doc, destination: "raw" }, "sync");
+  const fired = SaxonJS.XPath.evaluate(FIRED, r.principalResult, { resultForm: "array" }) as string[];
+  return [...new Set(fired.map((s) => s.slice(0, s.lastIndexOf(" "))))].sort();
 }
 
 /**

@@ -5,12 +5,14 @@ import { nlcius } from "./nlcius.js";
 import { peppol } from "./peppol.js";
 import type { RuleSet } from "./types.js";
 import { ublbe } from "./ublbe.js";
+import { xrechnung } from "./xrechnung.js";
 
-export type { RuleSet } from "./types.js";
+export type { RuleLevel, RuleSet } from "./types.js";
 
 export const RULE_SETS: readonly RuleSet[] = [
   cen,
   peppol,
   nlcius,
   ublbe,
+  xrechnung,
 ];

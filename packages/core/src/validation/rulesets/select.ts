@@ -2,7 +2,7 @@
 // with everything they are basedOn, each once, every set after the sets it is based on.
 import type { RuleFamily } from "../../document/model.js";
 import { RULE_SETS } from "./index.js";
-import type { RuleSet } from "./types.js";
+import type { RuleLevel, RuleSet } from "./types.js";
 
 /** The sets that run on a document with this CustomizationID, in run order (basedOn first). */
 export function ruleSetsApplying(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS): RuleSet[] {
@@ -29,6 +29,19 @@ export function ruleSetsApplying(customizationId: string | null, registry: reado
 /** The rule families of these sets, in order. */
 export function familiesOf(sets: readonly RuleSet[]): RuleFamily[] {
   return sets.flatMap((s) => Object.values(s.families));
+}
+
+/**
+ * The severities the applied sets' validator configurations give (later sets win), or null when none does: a rule
+ * listed there is reported at that level instead of its own flag, "information" not at all.
+ */
+export function levelsOf(
+  sets: readonly RuleSet[],
+  document: { documentType: "Invoice" | "CreditNote"; customizationId: string | null },
+): Readonly<Record<string, RuleLevel>> | null {
+  let out: Record<string, RuleLevel> | null = null;
+  for (const s of sets) if (s.levels) out = { ...(out ?? {}), ...s.levels(document) };
+  return out;
 }
 
 /** The rule-set ids for a CustomizationID (what `ruleSets` of the report will say). */

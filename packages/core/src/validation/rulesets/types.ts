@@ -2,6 +2,9 @@
 // the sets it builds on, and its rule families. One module per set; see docs/validation.md.
 import type { RuleFamily } from "../../document/model.js";
 
+/** A rule's severity: "information" is reported neither as an error nor as a warning. */
+export type RuleLevel = "fatal" | "warning" | "information";
+
 export interface RuleSet {
   /** The id reported in `ruleSets`, e.g. "CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13". */
   readonly id: string;
@@ -18,4 +21,9 @@ export interface RuleSet {
   readonly basedOn: readonly string[];
   /** The rule families by name (names are for reports and the per-family benchmark). */
   readonly families: Readonly<Record<string, RuleFamily>>;
+  /**
+   * Severities this set's official validator configuration gives, overriding the rules' own flags, also for rules
+   * of the sets it is based on (KoSIT's scenarios.xml `customLevel` for XRechnung), for one document.
+   */
+  levels?(document: { documentType: "Invoice" | "CreditNote"; customizationId: string | null }): Readonly<Record<string, RuleLevel>>;
 }
