@@ -141,8 +141,11 @@ export function testNetwork(name: string, factory: NetworkFactory, options: Netw
       });
     }
 
-    it("has a name", () => {
-      expect(f.network.name.length).toBeGreaterThan(0);
+    it("names itself for the dispatcher's messages (\"The <name> network call failed\"): one trimmed line of at most 40 characters, the same after sending", async () => {
+      const name = f.network.name;
+      expect(name).toMatch(/^\S(?:[^\r\n]{0,38}\S)?$/);
+      await f.network.send(to(f.deliverable));
+      expect(f.network.name).toBe(name);
     });
   });
 }
