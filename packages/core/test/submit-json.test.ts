@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoiceJson, updateCompany } from "../src/index.js";
+import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoice, submitInvoiceJson, updateCompany } from "../src/index.js";
 import { invoiceWorkerCount } from "../src/document/pool.js";
 import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
@@ -16,6 +16,30 @@ afterAll(async () => {
 });
 
 describe("submitInvoiceJson: the raw JSON body, large ones parsed on a worker", () => {
+  it("reads the company once per submission, small body or large, JSON or parsed", async () => {
+    const { store, auth, options } = await setup();
+    let reads = 0;
+    const counting = new Proxy(store, {
+      get: (target, key, receiver) => {
+        const v = Reflect.get(target, key, receiver);
+        if (key !== "getCompany" || typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          reads++;
+          return v.apply(target, args);
+        };
+      },
+    });
+    const small = Buffer.from(JSON.stringify({ xml: b64(invoiceXml()) }));
+    for (const body of [small, bigBody(600)]) {
+      reads = 0;
+      expect((await submitInvoiceJson(counting, auth, body, options)).status).toBe("sending");
+      expect(reads).toBe(1);
+    }
+    reads = 0;
+    expect((await submitInvoice(counting, auth, { xml: b64(invoiceXml().replace("INV-1", "INV-2")) }, options)).status).toBe("sending");
+    expect(reads).toBe(1);
+  });
+
   it("accepts a large body read on a worker thread, with the same record as a small one", async () => {
     const { store, auth, options } = await setup();
     const body = bigBody(900, { targetNetwork: "peppol" });

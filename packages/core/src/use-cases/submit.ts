@@ -46,8 +46,12 @@ export async function submitCreditNote(store: Store, auth: AuthContext, request:
 
 async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = parseWith(InvoiceRequestSchema, request);
+  const o = resolveOptions(options);
+  const s = guardStore(store);
+  const company = await s.getCompany(auth.companyId);
+  const plan = await planFor(company, body.targetNetwork, o);
   // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
-  return submitChecked(root, store, auth, body.targetNetwork, (limits, recipientOptional) => readInvoiceAsync(body.xml, limits, root, recipientOptional), options);
+  return submitChecked(root, s, company, plan, body.targetNetwork, (limits, recipientOptional) => readInvoiceAsync(body.xml, limits, root, recipientOptional), o);
 }
 
 /**
@@ -92,10 +96,12 @@ async function submitUblJson(
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
   const o = resolveOptions(options);
-  // The company's checks first (a store read): a company that may not submit on any network costs
-  // no document work. The contract puts the body's shape (400) before them, so such a company's body
-  // is checked for its shape only (no base64 decoding, no XML), then its refusal is the answer.
-  const plans = await plansByTarget(await guardStore(store).getCompany(auth.companyId), o);
+  const s = guardStore(store);
+  // The company's checks first (its one store read): a company that may not submit on any network
+  // costs no document work. The contract puts the body's shape (400) before them, so such a company's
+  // body is checked for its shape only (no base64 decoding, no XML), then its refusal is the answer.
+  const company = await s.getCompany(auth.companyId);
+  const plans = await plansByTarget(company, o);
   if (TARGET_NETWORKS.every((t) => plans[t].refusal)) {
     const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
     throw plans[target].refusal;
@@ -104,33 +110,33 @@ async function submitUblJson(
   const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root, recipientOptionalFor });
   return submitChecked(
     root,
-    store,
-    auth,
+    s,
+    company,
+    plans[read.targetNetwork],
     read.targetNetwork,
     async () => {
       if (read.doc) return read.doc;
       throw read.error;
     },
-    options,
+    o,
   );
 }
 
-/** The checks after the body's shape, in order: eligibility, preconditions, the document, duplicates and routing. */
+/**
+ * The checks after the body's shape, in order: eligibility and preconditions (the plan of the company,
+ * read once by the caller, for the asked target), the document, duplicates and routing.
+ */
 async function submitChecked(
   root: UblDocumentType,
-  store: Store,
-  auth: AuthContext,
+  s: Store,
+  company: Company | null,
+  plan: Plan,
   targetNetwork: TargetNetwork,
   readDocument: (limits: ResolvedOptions["limits"], recipientOptional: boolean) => Promise<ReadInvoice>,
-  options?: CoreOptions,
+  o: ResolvedOptions,
 ): Promise<Submission> {
   const body = { targetNetwork };
-  const o = resolveOptions(options);
-  const s = guardStore(store);
-
-  const company = await s.getCompany(auth.companyId);
-  // Row 3 needs the network: the routing decides it from the company and the asked target, before the document.
-  const plan = await planFor(company, targetNetwork, o);
+  // Row 3 needs the network: the routing decided it from the company and the asked target, before the document.
   if (plan.refusal || !company) throw plan.refusal;
 
   const doc = await readDocument(o.limits, plan.recipientOptional);
