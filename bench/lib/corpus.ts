@@ -15,6 +15,13 @@ export function baseExample(): string {
   return readFileSync(BASE_EXAMPLE, "utf8");
 }
 
+/** An XRechnung 3.0 example (KoSIT's test suite, business case 01.01a): CEN + XRechnung 3.0.2 apply to it. */
+export const XRECHNUNG_EXAMPLE = join(CORPUS_DIR, "xrechnung-testsuite", "business-cases", "standard", "01.01a-INVOICE_ubl.xml");
+
+export function xrechnungExample(): string {
+  return readFileSync(XRECHNUNG_EXAMPLE, "utf8");
+}
+
 /** The same document with another invoice number: distinct bytes, so a submission is not a duplicate. */
 export function withInvoiceId(xml: string, id: string): string {
   const out = xml.replace(/<cbc:ID>[^<]*<\/cbc:ID>/, `<cbc:ID>${id}</cbc:ID>`);

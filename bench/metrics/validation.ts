@@ -1,10 +1,11 @@
 // validate_vs_official: validateInvoice against the official rules (the CEN and Peppol Schematron run
-// by SaxonJS), ms per document on base-example.xml; rule_families: what each rule family costs on the
+// by SaxonJS), ms per document on base-example.xml; validate_vs_official_xrechnung: the same with a national
+// rule set, CEN + XRechnung 3.0.2 (with KoSIT's levels) on an XRechnung example; rule_families: what each rule family costs on the
 // same document and on a 1,000-line invoice, beside the reader's own pass.
 import { CEN_FAMILIES, PEPPOL_FAMILIES, parseXml, validateInvoice } from "../../packages/core/src/index.ts";
 import { runRules } from "../../packages/core/src/validation/engine.ts";
 import { officialVerdict } from "../../packages/core/test/support/official.ts";
-import { baseExample, largeInvoice } from "../lib/corpus.ts";
+import { baseExample, largeInvoice, xrechnungExample } from "../lib/corpus.ts";
 import { alternate, median, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
@@ -22,6 +23,20 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
     warmup: 1,
     a: () => perCallSync(400, () => validateInvoice(bytes)),
     b: () => perCallSync(5, () => officialVerdict(xml)),
+  });
+
+  // The same comparison with a national rule set: CEN + XRechnung 3.0.2 on KoSIT's business case 01.01a.
+  const xr = xrechnungExample();
+  const xrBytes = Buffer.from(xr);
+  const xrOurs = validateInvoice(xrBytes), xrTheirs = officialVerdict(xr);
+  const xrSame = xrOurs.ruleSets.includes("XRECHNUNG-UBL-3.0.2")
+    && JSON.stringify([...new Set(xrOurs.errors.map((e) => e.rule))].sort()) === JSON.stringify(xrTheirs.fatal);
+  perCallSync(200, () => validateInvoice(xrBytes));
+  const xrRun = await alternate({
+    rounds: 7,
+    warmup: 1,
+    a: () => perCallSync(400, () => validateInvoice(xrBytes)),
+    b: () => perCallSync(5, () => officialVerdict(xr)),
   });
 
   // Per family: the rules alone on a model already read, against the read itself.
@@ -45,6 +60,12 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
       goal: "<= 0.01",
       ok: r.ratio <= 0.01 && same,
       note: `validateInvoice ${round(median(r.a), 3)} ms/doc vs official rules under SaxonJS ${round(median(r.b), 1)} ms/doc (base-example.xml, CEN + Peppol; same fatal set: ${same})`,
+    },
+    validate_vs_official_xrechnung: {
+      value: round(xrRun.ratio, 4),
+      goal: "<= 0.01",
+      ok: xrRun.ratio <= 0.01 && xrSame,
+      note: `validateInvoice ${round(median(xrRun.a), 3)} ms/doc vs official rules under SaxonJS ${round(median(xrRun.b), 1)} ms/doc (xrechnung-testsuite 01.01a-INVOICE_ubl.xml, ${xr.length} B, CEN + XRechnung 3.0.2; same fatal set: ${xrSame})`,
     },
     rule_families: {
       value: round(rules(small) / small.read!, 2),
