@@ -1,12 +1,11 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
 export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode, type RuleError } from "./domain/errors.js";
 export { validateDocument } from "./use-cases/validate.js";
+export { validateInvoice } from "./document/validate.js";
+export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";
 export {
-  validateInvoice,
   validateModel,
   UNCHECKED_RULES,
-  rulesError,
-  MAX_REPORTED_ERRORS,
   type ValidationReport,
   type ValidationItem,
 } from "./validation/validate.js";
@@ -90,7 +89,7 @@ export { ksefCredentials, ksefCorrectedInvoices, KsefCorrectionPendingError, typ
 export { tokenCipher, parseTokenKey, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
 export { isValidNip, normaliseNip } from "./domain/nip.js";
 export { defaultEligibility, PEPPOL_COUNTRIES, KSEF_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";
-export { defaultRouting, POLISH_VAT_SCHEME } from "./domain/routing.js";
+export { defaultRouting, POLISH_VAT_SCHEME } from "./routing/routing.js";
 export { memoryStore } from "./adapters/memory-store.js";
 export { isIsoCountry } from "./domain/countries.js";
 export { isPeppolParticipantScheme, PARTICIPANT_SCHEMES, PARTICIPANT_SCHEMES_VERSION } from "./document/codelists/index.js";
@@ -147,7 +146,7 @@ export {
   type DiscoveryCacheOptions,
 } from "./adapters/cached-discovery.js";
 export { sandboxDiscovery, SANDBOX_DOCUMENT_TYPES, SANDBOX_OTHER_DOCUMENT_TYPES } from "./adapters/sandbox-discovery.js";
-export { checkRecipient, type RecipientCheck } from "./domain/routing.js";
+export { checkRecipient, type RecipientCheck } from "./routing/routing.js";
 export { ParticipantQuerySchema, ParticipantSchema, DiscoveryEndpointSchema, type Participant, type ParticipantQuery } from "./domain/participant-schemas.js";
 export { lookupParticipant, parseParticipantId, normalizeDocumentType } from "./use-cases/participants.js";
 export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./document/doctype.js";

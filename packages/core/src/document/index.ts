@@ -6,7 +6,7 @@ export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYN
 export { isZip } from "./text.js";
 export { CAC, CBC, UBL_INVOICE_NS, UBL_CREDIT_NOTE_NS, requireInvoiceRoot, requireUblRoot, type UblDocumentType } from "./ubl.js";
 export { parseXml, XmlNode, xmlTrim, DEFAULT_XML_LIMITS, type XmlDocument, type XmlLimits } from "./xml.js";
-export { readInvoice, decodeDocument, readDocument, type ReadInvoice } from "./read.js";
+export { readInvoice, decodeDocument, readDocument, readXml, type ReadInvoice } from "./read.js";
 export {
   readInvoiceAsync,
   readRequestAsync,

@@ -2,14 +2,15 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
-import { rulesError, validateModel, type ValidationItem } from "../validation/validate.js";
+import { validateModel, type ValidationItem } from "../validation/validate.js";
+import { rulesError } from "./rules-error.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
 import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type DocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireSubmitRoot, type UblDocumentType } from "./ubl.js";
-import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlLimits } from "./xml.js";
+import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlDocument, type XmlLimits } from "./xml.js";
 
 /** A base64 UBL invoice that passed every check of the pipeline. */
 export interface ReadInvoice {
@@ -66,23 +67,42 @@ export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer =
 }
 
 /**
+ * Steps 2 to 8, the checks before the root: one document, UTF-8 XML text, within the size limit, and
+ * the one read that builds the model (and finds a second document, a DOCTYPE, a passed limit). Takes
+ * the decoded bytes, or XML text already decoded (then only the markup, size and read remain).
+ * Submit (readDocument) and validateInvoice both read through here.
+ */
+export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument {
+  let text: string;
+  let size: number;
+  if (typeof input === "string") {
+    text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+    size = Buffer.byteLength(text, "utf8");
+  } else {
+    rejectZip(input);
+    const decoded = decodeUtf8(input);
+    if (decoded === null) {
+      // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
+      probeForSecondDocument(decodeUtf8Lossy(input), limits);
+      throw notUtf8Error();
+    }
+    text = decoded;
+    size = input.length;
+  }
+  requireMarkupStart(text);
+  // Row 8, the size first: nothing is read or built for a document over it.
+  if (size > limits.maxBytes) throw tooLarge(size, limits);
+  return parseXml(text, limits);
+}
+
+/**
  * Steps 2 to 9a on decoded bytes: one document, UTF-8 XML text, one read that builds the model
  * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, rules and fields,
  * one hash. With `recipientOptional` (the KSeF route) a missing recipient is no error (row 9 is
  * the Peppol route's): `recipient` is then null.
  */
 export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
-  rejectZip(bytes);
-  const text = decodeUtf8(bytes);
-  if (text === null) {
-    // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
-    probeForSecondDocument(decodeUtf8Lossy(bytes), limits);
-    throw notUtf8Error();
-  }
-  requireMarkupStart(text);
-  // Row 8, the size first: nothing is read or built for a document over it.
-  if (bytes.length > limits.maxBytes) throw tooLarge(bytes.length, limits);
-  const invoice = requireSubmitRoot(parseXml(text, limits), root);
+  const invoice = requireSubmitRoot(readXml(bytes, limits), root);
   const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
   const report = validateModel(invoice);
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets);

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isApiError } from "../domain/errors.js";
 import { parseXml } from "../document/xml.js";
-import { validateInvoice } from "../validation/validate.js";
+import { validateInvoice } from "../document/validate.js";
 import { invoiceDataArb } from "../../test/support/invoice-data-arb.js";
 import { buildInvoice, buildUbl, normaliseInvoiceData, parseInvoiceData, readInvoiceData, type InvoiceDataInput } from "./index.js";
 import { round2 } from "./totals.js";

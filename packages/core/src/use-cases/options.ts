@@ -4,7 +4,7 @@ import { defaultEligibility, type EligibilityPolicy } from "../domain/eligibilit
 import { ApiError } from "../domain/errors.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/xml.js";
 import type { Routing, Store } from "../ports/store.js";
-import { defaultRouting } from "../domain/routing.js";
+import { defaultRouting } from "../routing/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import { withDefaults, type CachedDiscovery } from "../adapters/cached-discovery.js";
 import type { TokenCipher } from "../domain/token-cipher.js";

@@ -1,6 +1,6 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
 import { ApiError } from "../domain/errors.js";
-import { checkRecipient } from "../domain/routing.js";
+import { checkRecipient } from "../routing/routing.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { RoutingDecision, Store } from "../ports/store.js";

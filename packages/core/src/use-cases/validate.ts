@@ -1,7 +1,8 @@
 // Use case: validate a document against the official rules without submitting it (POST /v1/validate).
 import { decodeDocument } from "../document/read.js";
 import { parseWith, ValidateRequestSchema } from "../domain/schemas.js";
-import { validateInvoice, type ValidationReport } from "../validation/validate.js";
+import { validateInvoice } from "../document/validate.js";
+import type { ValidationReport } from "../validation/validate.js";
 import { resolveOptions, type CoreOptions } from "./options.js";
 
 /**

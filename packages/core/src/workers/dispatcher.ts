@@ -8,7 +8,7 @@ import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/
 import { withDefaults } from "../adapters/cached-discovery.js";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
 import { statusChangedEvent } from "../domain/webhook-events.js";
-import { checkRecipient } from "../domain/routing.js";
+import { checkRecipient } from "../routing/routing.js";
 import { documentTypeOf } from "../document/doctype.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import type { InvoiceRecord, Network, ParticipantId } from "../domain/types.js";

@@ -1,9 +1,9 @@
 // The default routing: the issuer decides. A company in Poland issues through KSeF on `auto`; every other company sends through Peppol.
 import type { Routing, RoutingDecision } from "../ports/store.js";
-import type { Company, ParticipantId, TargetNetwork } from "./types.js";
+import type { Company, ParticipantId, TargetNetwork } from "../domain/types.js";
 import { DiscoveryError, type DiscoveryPort } from "../ports/discovery.js";
 import type { DocumentType } from "../document/doctype.js";
-import { KSEF_COUNTRIES } from "./eligibility.js";
+import { KSEF_COUNTRIES } from "../domain/eligibility.js";
 
 /** ISO 6523 / EAS code of the Polish VAT number. */
 export const POLISH_VAT_SCHEME = "9945";
