@@ -3,7 +3,7 @@
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
 import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome } from "../ports/network.js";
-import { causeOf, pollingLoop, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
+import { queueWorker, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { withDefaults } from "../adapters/cached-discovery.js";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
@@ -86,7 +86,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const random = options.random ?? Math.random;
   const logger = options.logger;
   const discovery = options.discovery ? withDefaults(options.discovery) : null;
-  const inFlight = new Set<string>();
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -227,36 +226,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return { kind: e.kind, mediaType: e.mediaType, content: e.content, reference: e.reference ?? null, documentHash: e.documentHash ?? null };
   }
 
-  async function runOnce(): Promise<number> {
-    const nowMs = clock().getTime();
-    const jobs = await store.claimDeliveries({ owner, now: iso(nowMs), leaseUntil: iso(nowMs + leaseMs), limit: batchSize });
-    await Promise.all(
-      jobs.map(async (job) => {
-        inFlight.add(job.invoice.id);
-        try {
-          await attempt(job);
-        } catch (e) {
-          logger?.error({ submissionId: job.invoice.id, ...causeOf(e) }, "delivery attempt could not be recorded");
-        } finally {
-          inFlight.delete(job.invoice.id);
-        }
-      }),
-    );
-    return jobs.length;
-  }
-
-  const loop = pollingLoop(runOnce, { name: "dispatcher", pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
-
-  return {
-    owner,
-    runOnce,
-    start: loop.start,
-    status: loop.status,
-    async stop() {
-      await loop.stop();
-      const held = [...inFlight];
-      const released = await Promise.all(held.map((id) => store.releaseDelivery(id, owner).then(() => true, () => false)));
-      if (held.length > 0) logger?.info?.({ released: released.filter(Boolean).length, held: held.length }, "dispatcher stopped: delivery leases given back");
+  const worker = queueWorker<DeliveryJob>(
+    {
+      name: "dispatcher",
+      owner,
+      leaseMs,
+      batchSize,
+      clock,
+      claim: (window) => store.claimDeliveries(window),
+      attempt,
+      describe: (job) => ({ submissionId: job.invoice.id }),
+      release: (job) => store.releaseDelivery(job.invoice.id, owner),
     },
-  };
+    { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },
+  );
+  return { owner, ...worker };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { pollingLoop } from "./polling-loop.js";
+import { pollingLoop, queueWorker, type ClaimWindow } from "./polling-loop.js";
 
 function recorder() {
   const lines: Array<{ level: string; msg: string; obj: Record<string, unknown> }> = [];
@@ -51,5 +51,59 @@ describe("pollingLoop while rounds fail", () => {
     expect(loop.status()).toEqual({ running: true, failures: 1, lastError: "TypeError" });
     await loop.stop();
     expect(loop.status().running).toBe(false);
+  });
+});
+
+describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () => {
+  it("claims a batch under a lease from the clock, attempts each item, and logs an attempt that throws without stopping the others", async () => {
+    const { lines, logger } = recorder();
+    const windows: ClaimWindow[] = [];
+    const done: string[] = [];
+    const worker = queueWorker<string>(
+      {
+        name: "test worker",
+        owner: "w-1",
+        leaseMs: 60_000,
+        batchSize: 3,
+        clock: () => new Date("2026-01-01T00:00:00.000Z"),
+        claim: async (w) => (windows.push(w), ["a", "bad", "c"]),
+        attempt: async (job) => {
+          if (job === "bad") throw Object.assign(new Error("secret detail"), { code: "ECONNRESET" });
+          done.push(job);
+        },
+        describe: (job) => ({ job }),
+      },
+      { pollIntervalMs: 10, stopTimeoutMs: 100, logger },
+    );
+    expect(await worker.runOnce()).toBe(3);
+    expect(windows).toEqual([{ owner: "w-1", now: "2026-01-01T00:00:00.000Z", leaseUntil: "2026-01-01T00:01:00.000Z", limit: 3 }]);
+    expect(done.sort()).toEqual(["a", "c"]);
+    expect(lines).toEqual([{ level: "error", msg: "test worker attempt could not be recorded", obj: { job: "bad", error: "Error", errorCode: "ECONNRESET" } }]);
+  });
+
+  it("on stop, gives back the claims of the attempts still in flight, and only those", async () => {
+    const released: string[] = [];
+    let finish!: () => void;
+    const hung = new Promise<void>((r) => (finish = r));
+    let claimed = false;
+    const worker = queueWorker<string>(
+      {
+        name: "test worker",
+        owner: "w-1",
+        leaseMs: 60_000,
+        batchSize: 2,
+        clock: () => new Date(),
+        claim: async () => (claimed ? [] : ((claimed = true), ["quick", "slow"])),
+        attempt: (job) => (job === "slow" ? hung : Promise.resolve()),
+        describe: (job) => ({ job }),
+        release: async (job) => void released.push(job),
+      },
+      { pollIntervalMs: 10, stopTimeoutMs: 50 },
+    );
+    worker.start();
+    await vi.waitFor(() => expect(claimed).toBe(true));
+    await worker.stop();
+    expect(released).toEqual(["slow"]);
+    finish();
   });
 });

@@ -121,6 +121,82 @@ export function pollingLoop(round: () => Promise<number>, options: PollingLoopOp
   };
 }
 
+/** A claim window: who claims, at what time, until when the claim holds, how many items. */
+export interface ClaimWindow {
+  owner: string;
+  now: string;
+  leaseUntil: string;
+  limit: number;
+}
+
+/** What a queue worker does with its store and its items; `queueWorker` does the rest. */
+export interface QueueWorkerParts<J> {
+  /** The worker's name in log lines (`dispatcher`, `webhook sender`). */
+  name: string;
+  owner: string;
+  leaseMs: number;
+  batchSize: number;
+  clock: () => Date;
+  /** Claims up to `limit` due items for `owner` until `leaseUntil` (the store's claim). */
+  claim(window: ClaimWindow): Promise<J[]>;
+  /** One attempt on one claimed item, recorded in the store. */
+  attempt(job: J): Promise<void>;
+  /** The item's fields for a log line (`{ submissionId }`, `{ eventId }`). */
+  describe(job: J): Record<string, unknown>;
+  /** Gives an item's claim back on `stop()` while its attempt is still in flight (else its lease runs out). */
+  release?(job: J): Promise<void>;
+}
+
+/** A queue worker: its round, and its polling loop's start, stop and status. */
+export interface QueueWorker extends PollingLoop {
+  /** One round: claim a batch, attempt each in parallel; answers how many were claimed. */
+  runOnce(): Promise<number>;
+}
+
+/**
+ * The scaffold of the queue workers (the dispatcher, the webhook sender): each round claims a batch
+ * under a lease, attempts the items in parallel (an attempt that throws is logged with its cause,
+ * never its message, and does not stop the others), and the polling loop runs the rounds. `stop()`
+ * stops the loop, then gives back (with `release`) the claims of attempts still in flight.
+ */
+export function queueWorker<J>(parts: QueueWorkerParts<J>, options: QueueWorkerOptions & { pollIntervalMs: number; stopTimeoutMs: number }): QueueWorker {
+  const { logger } = options;
+  const inFlight = new Set<J>();
+
+  async function runOnce(): Promise<number> {
+    const nowMs = parts.clock().getTime();
+    const jobs = await parts.claim({ owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit: parts.batchSize });
+    await Promise.all(
+      jobs.map(async (job) => {
+        inFlight.add(job);
+        try {
+          await parts.attempt(job);
+        } catch (e) {
+          logger?.error({ ...parts.describe(job), ...causeOf(e) }, `${parts.name} attempt could not be recorded`);
+        } finally {
+          inFlight.delete(job);
+        }
+      }),
+    );
+    return jobs.length;
+  }
+
+  const loop = pollingLoop(runOnce, { name: parts.name, pollIntervalMs: options.pollIntervalMs, stopTimeoutMs: options.stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
+  return {
+    runOnce,
+    start: loop.start,
+    status: loop.status,
+    async stop() {
+      await loop.stop();
+      const release = parts.release;
+      const held = [...inFlight];
+      if (!release || held.length === 0) return;
+      const released = await Promise.all(held.map((job) => release(job).then(() => true, () => false)));
+      logger?.info?.({ released: released.filter(Boolean).length, held: held.length }, `${parts.name} stopped: leases given back`);
+    },
+  };
+}
+
 /** The options every queue worker (the dispatcher, the webhook sender) takes. */
 export interface QueueWorkerOptions {
   /** How long a claim holds; a worker killed mid-send loses its claims after this. */

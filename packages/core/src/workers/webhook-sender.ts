@@ -2,7 +2,7 @@
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
-import { causeOf, pollingLoop, type QueueWorkerOptions, type WorkerStatus } from "./polling-loop.js";
+import { queueWorker, type QueueWorkerOptions, type WorkerStatus } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
 import { signWebhook } from "../domain/webhook-signature.js";
@@ -126,32 +126,23 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     if (!recorded) logger?.error({ eventId: job.event.id, owner }, "webhook lease lost before the attempt was recorded");
   }
 
-  async function runOnce(): Promise<number> {
-    const nowMs = clock().getTime();
-    const jobs = await store.claimWebhookEvents({
+  const worker = queueWorker<WebhookJob>(
+    {
+      name: "webhook sender",
       owner,
-      now: new Date(nowMs).toISOString(),
-      leaseUntil: new Date(nowMs + leaseMs).toISOString(),
-      limit: batchSize,
-    });
-    await Promise.all(
-      jobs.map((job) =>
-        attempt(job).catch((e: unknown) =>
-          logger?.error({ eventId: job.event.id, ...causeOf(e) }, "webhook attempt could not be recorded"),
-        ),
-      ),
-    );
-    return jobs.length;
-  }
-
-  const loop = pollingLoop(runOnce, { name: "webhook sender", pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
-
+      leaseMs,
+      batchSize,
+      clock,
+      claim: (window) => store.claimWebhookEvents(window),
+      attempt,
+      describe: (job) => ({ eventId: job.event.id }),
+    },
+    { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },
+  );
   return {
-    runOnce,
-    start: loop.start,
-    status: loop.status,
+    ...worker,
     async stop() {
-      await loop.stop();
+      await worker.stop();
       await agent?.close().catch(() => undefined);
     },
   };
