@@ -493,6 +493,8 @@ export interface components {
             events: components["schemas"]["InvoiceEvent"][];
             /** @description The warning rules of the rule sets that apply (EN 16931, Peppol BIS Billing 3.0, a national CIUS) the document breaks (they never block a submission). */
             warnings: components["schemas"]["RuleFinding"][];
+            /** @description For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256) that is not failed. Null otherwise. */
+            duplicateOf: string | null;
         };
         Party: {
             name: string | null;
@@ -774,7 +776,10 @@ export interface operations {
     submitInvoice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -787,6 +792,8 @@ export interface operations {
             /** @description Processed: `sending` or `failed`. */
             200: {
                 headers: {
+                    /** @description Present on an answer replayed for an `Idempotency-Key` (nothing new was stored). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -832,6 +839,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with this `Idempotency-Key` is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "idempotency_in_progress";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
             /** @description The JSON body is over 10 MiB. */
             413: {
                 headers: {
@@ -841,7 +862,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The invoice or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
+            /** @description The invoice or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -849,7 +870,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -903,7 +924,10 @@ export interface operations {
     submitCreditNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -916,6 +940,8 @@ export interface operations {
             /** @description Processed: `sending` or `failed`. */
             200: {
                 headers: {
+                    /** @description Present on an answer replayed for an `Idempotency-Key` (nothing new was stored). */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -961,6 +987,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A request with this `Idempotency-Key` is still being processed: retry once it has been answered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "idempotency_in_progress";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
             /** @description The JSON body is over 10 MiB. */
             413: {
                 headers: {
@@ -970,7 +1010,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The credit note or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. */
+            /** @description The credit note or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -978,7 +1018,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */

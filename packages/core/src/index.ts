@@ -45,6 +45,8 @@ export type {
   DeliveryJob,
   WebhookStore,
   WebhookJob,
+  IdempotencyStore,
+  IdempotencyBegin,
   AttemptRecord,
   Routing,
   RoutingDecision,
@@ -70,6 +72,14 @@ export {
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
 export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
 export { readinessCheck, type Readiness, type ReadinessOptions } from "./use-cases/readiness.js";
+export {
+  idempotent,
+  keepsIdempotencyKeys,
+  requestFingerprint,
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotentAnswer,
+} from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";

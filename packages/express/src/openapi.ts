@@ -75,6 +75,24 @@ const SECURITY: Record<RouteAuth, Array<Record<string, string[]>> | undefined> =
 };
 const UNAUTHORIZED: Record<RouteAuth, ZodOpenApiResponsesObject> = { apiKey: r401, admin: adminR401, none: {} };
 
+/** The request header of the submit routes. */
+const IDEMPOTENCY_HEADER = z.object({
+  "Idempotency-Key": z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        "Makes a retry safe (as Stripe defines it): the same key with the same body within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key.",
+      example: "5f2b1c9e-0a7d-4c1b-9e3f-6d8a2b4c7e10",
+    }),
+});
+/** The answer header of a replay. */
+const REPLAYED_HEADER = z.object({
+  "Idempotent-Replayed": z.literal("true").optional().meta({ description: "Present on an answer replayed for an `Idempotency-Key` (nothing new was stored)." }),
+});
+
 /** One operation of the document, from its route. */
 function operation(route: Route<never>): ZodOpenApiOperationObject {
   const security = SECURITY[route.auth];
@@ -93,20 +111,23 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
       }
     : undefined;
   const query = route.query ? { query: route.query } : undefined;
+  const header = route.idempotent ? { header: IDEMPOTENCY_HEADER } : undefined;
+  const success = {
+    description: route.success.description,
+    ...(route.success.schema ? json(route.success.schema) : {}),
+    ...(route.idempotent ? { headers: REPLAYED_HEADER } : {}),
+  };
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     ...(security ? { security } : {}),
-    ...(params || query ? { requestParams: { ...params, ...query } } : {}),
+    ...(params || query || header ? { requestParams: { ...params, ...query, ...header } } : {}),
     ...(route.body?.schema
       ? { requestBody: { required: true, ...json(route.body.schema, route.body.examples ? { examples: route.body.examples } : {}) } }
       : {}),
     responses: responses({
-      [String(route.success.status)]: {
-        description: route.success.description,
-        ...(route.success.schema ? json(route.success.schema) : {}),
-      },
+      [String(route.success.status)]: success,
       ...r400,
       ...UNAUTHORIZED[route.auth],
       ...(route.body ? r413 : {}),

@@ -1,5 +1,5 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
-import { ApiError, authenticate, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
+import { ApiError, authenticate, keepsIdempotencyKeys, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -12,7 +12,10 @@ import { PARTICIPANT_ROUTES } from "./routes/participants.js";
 import { hasWebhooks, WEBHOOK_ROUTES } from "./routes/webhooks.js";
 
 export interface V1RouterOptions extends CoreOptions {
-  /** The store; when it also keeps webhooks (`WebhookStore`), the /webhooks routes exist. */
+  /**
+   * The store; when it also keeps webhooks (`WebhookStore`), the /webhooks routes exist; when it
+   * keeps idempotency keys (`IdempotencyStore`), the submit routes take an `Idempotency-Key`.
+   */
   store: Store & Partial<WebhookStore>;
   /** Which webhook targets are allowed. Default: public https only (SSRF guard). */
   webhookTargets?: TargetPolicy;
@@ -89,6 +92,8 @@ export function createV1Router(options: V1RouterOptions): Router {
     signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP") : null,
     authOf,
     bodyGate: bodyGateFor(options.bodyBudget, limit),
+    // The submit routes take an Idempotency-Key when the store keeps keys (IdempotencyStore).
+    idempotency: keepsIdempotencyKeys(store) ? { store, options } : null,
   };
 
   router.use(requestId());

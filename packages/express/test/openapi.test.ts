@@ -31,7 +31,7 @@ describe("the OpenAPI document", () => {
   });
 
   it("documents every status the submit endpoint answers", () => {
-    expect(Object.keys(doc.paths["/v1/peppol/invoice"]!.post!.responses).sort()).toEqual(["200", "400", "401", "403", "413", "422", "429", "500", "503"]);
+    expect(Object.keys(doc.paths["/v1/peppol/invoice"]!.post!.responses).sort()).toEqual(["200", "400", "401", "403", "409", "413", "422", "429", "500", "503"]);
   });
 
   it("holds no secrets in its examples", () => {

@@ -351,6 +351,26 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX invoices_company_number_idx ON ${s}.invoices (company_id, invoice_number, created_at DESC, id DESC) WHERE invoice_number IS NOT NULL`,
     ],
   },
+  {
+    version: 10,
+    name: "Idempotency-Keys of the submit endpoints; a duplicate names the submission it repeats",
+    statements: (s) => [
+      // Set on failed duplicates only (insert_accepted does not write it: accepted submissions are no duplicates).
+      `ALTER TABLE ${s}.invoices ADD COLUMN duplicate_of uuid`,
+      `CREATE TABLE ${s}.idempotency_keys (
+        company_id uuid NOT NULL REFERENCES ${s}.companies (id),
+        key text NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+        fingerprint text NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        locked_until timestamptz(3) NOT NULL,
+        response_status integer,
+        response_body text,
+        PRIMARY KEY (company_id, key),
+        CHECK ((response_status IS NULL) = (response_body IS NULL))
+      )`,
+      `CREATE INDEX idempotency_keys_created_idx ON ${s}.idempotency_keys (created_at)`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

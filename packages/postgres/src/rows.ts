@@ -242,6 +242,7 @@ export const INVOICES = rowMapping({
     document_type: "text",
     billing_reference: "text",
     client_id: "uuid",
+    duplicate_of: "uuid",
   },
   toRow: (inv: InvoiceRecord) => ({
     id: inv.id,
@@ -268,6 +269,7 @@ export const INVOICES = rowMapping({
     document_type: inv.documentType,
     billing_reference: inv.billingReference,
     client_id: inv.clientId,
+    duplicate_of: inv.duplicateOf ?? null,
   }),
   fromRow: (r): InvoiceRecord => ({
     id: text(r.id),
@@ -304,6 +306,7 @@ export const INVOICES = rowMapping({
       message: text(w.message),
       location: text(w.location),
     })),
+    duplicateOf: textOrNull(r.duplicate_of),
   }),
 });
 
@@ -312,9 +315,12 @@ export const INVOICES = rowMapping({
  * failed submission, the upserted client's id in `insert_accepted`). In this order they are the
  * first parameters of `insert_accepted` (migration 6, which added `document_type` and
  * `billing_reference` after `warnings`); a
- * column added later is set by a new version of that function.
+ * column added later is set by a new version of that function (or, like `duplicate_of`, only
+ * written for failed submissions: `INVOICE_WRITE_FAILED`).
  */
-export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id");
+export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id" && n !== "duplicate_of");
+/** The columns of a failed submission: `INVOICE_WRITE` and `duplicate_of` (migration 10). */
+export const INVOICE_WRITE_FAILED = [...INVOICE_WRITE, "duplicate_of" as const];
 
 export const WEBHOOKS = rowMapping({
   columns: {

@@ -14,6 +14,7 @@ export interface Tables {
   webhooks: string;
   webhookEvents: string;
   deliveryEvidence: string;
+  idempotencyKeys: string;
 }
 
 /** The tables of the quoted schema `s`. */
@@ -29,6 +30,7 @@ export function tablesOf(s: string): Tables {
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
     deliveryEvidence: `${s}.delivery_evidence`,
+    idempotencyKeys: `${s}.idempotency_keys`,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { encodeDocument } from "./documents.js";
-import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE } from "./rows.js";
+import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED } from "./rows.js";
 import { isId, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
@@ -40,9 +40,9 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
   /** Inserts a failed submission's invoice: no client, not queued for delivery. */
   async function insertFailedInvoice(tx: Queryable, inv: InvoiceRecord): Promise<void> {
     await tx.query(
-      `INSERT INTO ${t.invoices} (${INVOICES.list(INVOICE_WRITE)}, client_id, attempts, next_attempt_at)
-       VALUES (${INVOICES.placeholders(INVOICE_WRITE)}, NULL, 0, NULL)`,
-      INVOICES.params(inv, INVOICE_WRITE),
+      `INSERT INTO ${t.invoices} (${INVOICES.list(INVOICE_WRITE_FAILED)}, client_id, attempts, next_attempt_at)
+       VALUES (${INVOICES.placeholders(INVOICE_WRITE_FAILED)}, NULL, 0, NULL)`,
+      INVOICES.params(inv, INVOICE_WRITE_FAILED),
     );
   }
 

@@ -1,6 +1,7 @@
 // The in-memory store: the default in tests and in the quickstart. Nothing survives the process.
 // One file per port under memory/ (store-port.ts, delivery-store.ts, webhook-store.ts), over one shared state.
-import type { DeliveryStore, Store, WebhookStore } from "../ports/store.js";
+import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "../ports/store.js";
+import { memoryIdempotencyStore } from "./memory/idempotency-store.js";
 import { memoryDeliveryStore } from "./memory/delivery-store.js";
 import { emptyState } from "./memory/state.js";
 import { memoryStorePort } from "./memory/store-port.js";
@@ -12,7 +13,7 @@ import { memoryWebhookStore } from "./memory/webhook-store.js";
  *
  * @example const store = memoryStore(); const v1 = createV1Router({ store })
  */
-export function memoryStore(): Store & DeliveryStore & WebhookStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
+export function memoryStore(): Store & DeliveryStore & WebhookStore & IdempotencyStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
   const state = emptyState();
   return {
     name: "memory",
@@ -20,6 +21,7 @@ export function memoryStore(): Store & DeliveryStore & WebhookStore & { readonly
     ...memoryStorePort(state),
     ...memoryDeliveryStore(state),
     ...memoryWebhookStore(state),
+    ...memoryIdempotencyStore(state),
     health: async () => "ok" as const,
   };
 }

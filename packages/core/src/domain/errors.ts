@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   too_many_api_keys: 409,
   /** The invoice exists but has no delivery evidence (still sending, failed, or delivered without any). */
   evidence_not_available: 409,
+  /** An `Idempotency-Key` whose first request is still being processed. */
+  idempotency_in_progress: 409,
   payload_too_large: 413,
   /** Over a rate limit; the answer carries `Retry-After`. */
   rate_limited: 429,
@@ -39,6 +41,8 @@ export const ERROR_STATUS = {
   ksef_seller_mismatch: 422,
   /** A company patch with a KSeF token while the deployment has no key to encrypt it with. */
   ksef_token_key_not_configured: 422,
+  /** An `Idempotency-Key` used before with another request (another body or endpoint). */
+  idempotency_key_reused: 422,
   internal_error: 500,
   participant_lookup_failed: 502,
   server_busy: 503,

@@ -274,6 +274,10 @@ export const InvoiceSchema = z
     warnings: z
       .array(RuleFindingSchema)
       .meta({ description: "The warning rules of the rule sets that apply (EN 16931, Peppol BIS Billing 3.0, a national CIUS) the document breaks (they never block a submission)." }),
+    duplicateOf: z
+      .uuid()
+      .nullable()
+      .meta({ description: "For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256) that is not failed. Null otherwise." }),
   })
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;

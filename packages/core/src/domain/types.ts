@@ -68,8 +68,10 @@ export type Totals = Invoice["totals"];
 export type InvoiceEvent = z.output<typeof InvoiceEventSchema>;
 
 /** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */
-export interface InvoiceRecord extends Invoice {
+export interface InvoiceRecord extends Omit<Invoice, "duplicateOf"> {
   companyId: string;
+  /** For a duplicate (always `failed`): the earlier submission it repeats. Absent or null otherwise. */
+  duplicateOf?: string | null;
 }
 
 /** One per recipient identifier of a company (value compared case-insensitively). */

@@ -26,6 +26,7 @@ export function invoiceView(r: InvoiceRecord): Invoice {
     updatedAt: r.updatedAt,
     events: r.events.map((e) => ({ ...e })),
     warnings: (r.warnings ?? []).map((w) => ({ ...w })),
+    duplicateOf: r.duplicateOf ?? null,
   };
 }
 

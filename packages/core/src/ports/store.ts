@@ -309,3 +309,39 @@ export interface WebhookStore {
   /** The webhook's most recent events, newest first (by createdAt, then id), at most `limit`. */
   listWebhookEvents(companyId: string, webhookId: string, limit: number): Promise<WebhookEventRecord[]>;
 }
+
+/** What `IdempotencyStore.beginIdempotentRequest` found. */
+export type IdempotencyBegin =
+  /** The key is this request's now: process it, then `complete` or `abandon` it. */
+  | { state: "started" }
+  /** Another request holds the key and is still being processed. */
+  | { state: "in_progress"; fingerprint: string }
+  /** A request with this key was answered: its fingerprint and answer, to replay or refuse. */
+  | { state: "completed"; fingerprint: string; status: number; body: string };
+
+/**
+ * The `Idempotency-Key`s of the companies (one namespace per company), so that a client retrying a
+ * request gets the first answer again, on any instance on the store and after a restart.
+ */
+export interface IdempotencyStore {
+  /**
+   * Takes `key` for a request, atomically: of any number of concurrent calls with one key, exactly
+   * one is `started`. A key is taken over (`started`) when it is unknown, when its record was
+   * created at or before `expiredBefore` (its 24 hours are over), or when it is still in progress
+   * but its lock ended at or before `now` (the instance processing it died). Otherwise the record as
+   * it is: `in_progress` or `completed`, with the fingerprint it was taken with. Taking records
+   * `fingerprint`, `createdAt = now` and `lockedUntil`.
+   */
+  beginIdempotentRequest(input: {
+    companyId: string;
+    key: string;
+    fingerprint: string;
+    now: string;
+    lockedUntil: string;
+    expiredBefore: string;
+  }): Promise<IdempotencyBegin>;
+  /** Keeps the answer of the request that holds the key (`status`, `body` as JSON text); the key is `completed` from then on. */
+  completeIdempotentRequest(input: { companyId: string; key: string; fingerprint: string; status: number; body: string }): Promise<void>;
+  /** Gives up a key still in progress with this fingerprint (the request failed without an answer to keep): the next request with it starts afresh. */
+  abandonIdempotentRequest(input: { companyId: string; key: string; fingerprint: string }): Promise<void>;
+}

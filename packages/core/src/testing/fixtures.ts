@@ -62,6 +62,7 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     updatedAt: at,
     events: [{ status: "sending", at, detail: "Accepted." }],
     warnings: [],
+    duplicateOf: null,
     ...overrides,
   };
 }

@@ -1,7 +1,8 @@
 // testStore: the storage port's conformance suite. Run it against every Store implementation.
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClientUpsert, Store } from "../ports/store.js";
+import type { ClientUpsert, IdempotencyStore, Store } from "../ports/store.js";
+import { keepsIdempotencyKeys } from "../use-cases/idempotency.js";
 import type { Company, InvoiceRecord } from "../domain/types.js";
 import { sampleAccount, sampleApiKey, sampleCompany, sampleInvoiceRecord } from "./fixtures.js";
 import { tokenCipher } from "../domain/token-cipher.js";
@@ -65,6 +66,51 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(await store.health()).toBe("ok");
         expect(await store.health()).toBe("ok");
         expect(await store.getCompany(company.id)).toEqual(company);
+      });
+    });
+
+    describe("Idempotency-Keys (IdempotencyStore, when the store keeps them)", () => {
+      const times = (n: number) => ({ now: ts(n), lockedUntil: ts(n + 60), expiredBefore: ts(n - 86_400) });
+      const keys = () => store as Store & IdempotencyStore;
+      const has = () => keepsIdempotencyKeys(store);
+
+      it("takes an unknown key, answers in_progress while it runs and completed with its answer after, per company", async () => {
+        if (!has()) return;
+        const other = await newCompany();
+        const k = { companyId: company.id, key: "key-1", fingerprint: "f1" };
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(10) })).toEqual({ state: "started" });
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(11) })).toEqual({ state: "in_progress", fingerprint: "f1" });
+        expect(await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(11) })).toEqual({ state: "in_progress", fingerprint: "f1" });
+        // The same key in another company is another key.
+        expect(await keys().beginIdempotentRequest({ ...k, companyId: other.id, ...times(11) })).toEqual({ state: "started" });
+        await keys().completeIdempotentRequest({ ...k, status: 200, body: '{"data":{"a":1}}' });
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(12) })).toEqual({ state: "completed", fingerprint: "f1", status: 200, body: '{"data":{"a":1}}' });
+        // A completed key is not taken over when its lock ends: only when its 24 hours are over.
+        expect((await keys().beginIdempotentRequest({ ...k, ...times(1000) })).state).toBe("completed");
+        expect(await keys().beginIdempotentRequest({ ...k, fingerprint: "f3", ...times(10 + 86_400) })).toEqual({ state: "started" });
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(10 + 86_401) })).toEqual({ state: "in_progress", fingerprint: "f3" });
+      });
+
+      it("frees an abandoned key, takes over one whose lock ended, and ignores a complete or abandon with another fingerprint", async () => {
+        if (!has()) return;
+        const k = { companyId: company.id, key: "key-2", fingerprint: "f1" };
+        expect((await keys().beginIdempotentRequest({ ...k, ...times(10) })).state).toBe("started");
+        await keys().abandonIdempotentRequest({ ...k, fingerprint: "other" });
+        await keys().completeIdempotentRequest({ ...k, fingerprint: "other", status: 200, body: "{}" });
+        expect((await keys().beginIdempotentRequest({ ...k, ...times(11) })).state).toBe("in_progress");
+        await keys().abandonIdempotentRequest(k);
+        expect((await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(12) })).state).toBe("started");
+        // Its instance died: the lock (60 s) ends, and the next request takes the key.
+        expect((await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(71) })).state).toBe("in_progress");
+        expect((await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(72) })).state).toBe("started");
+      });
+
+      it("of 20 concurrent begins with one key, exactly one is started", async () => {
+        if (!has()) return;
+        const k = { companyId: company.id, key: randomUUID(), fingerprint: "f" };
+        const results = await Promise.all(Array.from({ length: 20 }, () => keys().beginIdempotentRequest({ ...k, ...times(10) })));
+        expect(results.filter((r) => r.state === "started")).toHaveLength(1);
+        expect(results.filter((r) => r.state === "in_progress")).toHaveLength(19);
       });
     });
 
@@ -234,6 +280,17 @@ export function testStore(name: string, factory: StoreFactory): void {
           firstInvoiceAt: inv.createdAt,
           lastInvoiceAt: inv.createdAt,
         });
+      });
+
+      it("keeps the duplicateOf of a failed duplicate, and null for the others", async () => {
+        const first = sampleInvoiceRecord(company.id, { createdAt: ts(1) });
+        await accept(first);
+        const dup = sampleInvoiceRecord(company.id, { status: "failed", network: null, errorMessage: "duplicate", createdAt: ts(2), duplicateOf: first.id });
+        await store.insertSubmission({ invoice: dup, document: null, client: null });
+        expect((await store.getInvoice(company.id, dup.id))?.duplicateOf).toBe(first.id);
+        expect((await store.getInvoice(company.id, first.id))?.duplicateOf ?? null).toBeNull();
+        const listed = await store.listInvoices(company.id, { limit: 10, after: null, status: "failed", clientId: null });
+        expect(listed.map((i) => [i.id, i.duplicateOf])).toEqual([[dup.id, first.id]]);
       });
 
       it("keeps a credit note's document type and billing reference, accepted or failed, and filters the list by document type", async () => {

@@ -165,14 +165,14 @@ async function submitChecked(
   const ksefProblem = decision.ok && decision.network === "ksef" ? ksefRefusal(root, company, doc, o) : null;
   if (ksefProblem) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
-    if (earlier) return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier))));
+    if (earlier) return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier)), earlier)));
     throw ksefProblem;
   }
 
   if (!decision.ok) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
     const reason = earlier ? duplicateMessage(root, earlier) : decision.reason;
-    return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, reason)));
+    return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier)));
   }
 
   const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
@@ -193,7 +193,12 @@ async function submitChecked(
       : null,
   });
   if (result.inserted) return { submissionId: id, success: true, status: "sending" };
-  return failed(await insertFailed(s, record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf))));
+  return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf)), result.duplicateOf)));
+}
+
+/** A failed record that repeats `earlier` (when given) says so in `duplicateOf`. */
+function duplicate(invoice: InvoiceRecord, earlier: string | null): InvoiceRecord {
+  return earlier ? { ...invoice, duplicateOf: earlier } : invoice;
 }
 
 /** What one target network means for a company: the routing's decision, the refusal (rows 3 and 4) or null, whether the recipient is optional. */
@@ -293,6 +298,7 @@ function record(
         : { status: "failed", at: now, detail: errorMessage },
     ],
     warnings: doc.warnings,
+    duplicateOf: null,
   };
 }
 

@@ -1,9 +1,10 @@
 // The shape of a route: one entry of a route table, from which both the Express router and the
 // OpenAPI document are built. Adding an endpoint is adding an entry (see docs/architecture.md).
-import { ERROR_STATUS, type AuthContext, type ErrorCode } from "@einvoice/core";
+import { ApiError, ERROR_STATUS, idempotent, requestFingerprint, type AuthContext, type CoreOptions, type ErrorCode, type IdempotencyStore, type Store } from "@einvoice/core";
 import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import type { ZodOpenApiResponsesObject } from "zod-openapi";
+import { toHttp } from "../http-errors.js";
 import { declaredSizeLimit, jsonBody, noQuery, rawJsonBody, rawQuery, wrap } from "../middleware.js";
 
 export type Method = "get" | "post" | "patch" | "delete";
@@ -65,6 +66,11 @@ export interface Route<D> {
   body?: { kind: "json" | "raw"; schema?: z.ZodType; examples?: Record<string, { summary: string; value: unknown }> };
   /** The success answer: its status and, unless 204, its body's schema. */
   success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType };
+  /**
+   * Takes an `Idempotency-Key` header (when the router's store keeps keys): the same key and body
+   * replay the first answer (`idempotent` in the core). For `apiKey` routes with a body.
+   */
+  idempotent?: boolean;
   /** The other answers the operation documents by code. */
   errors?: readonly RouteError[];
   /** Answers of other shapes, as OpenAPI responses (zod schemas), by status. */
@@ -100,6 +106,15 @@ export interface MountOptions {
   authOf(req: Request): AuthContext;
   /** The body budget's gate (body-budget.ts), for routes with a body: a large body waits for room before it is read. */
   bodyGate?: RequestHandler;
+  /** Where `idempotent` routes keep their keys; without it the header is ignored. */
+  idempotency?: { store: Store & IdempotencyStore; options: CoreOptions } | null;
+}
+
+/** The bytes of a request body as the route got it (raw chunks, or the parsed JSON), for its fingerprint. */
+function bodyBytes(body: unknown): Uint8Array[] | string {
+  if (Buffer.isBuffer(body)) return [body];
+  if (Array.isArray(body) && body.every((c) => Buffer.isBuffer(c))) return body as Buffer[];
+  return JSON.stringify(body ?? {});
 }
 
 /**
@@ -119,19 +134,43 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
     if (route.body) chain.push(...(route.body.kind === "raw" ? rawJsonBody(mount.limit) : jsonBody(mount.limit)));
     chain.push(
       wrap(async (req, res) => {
-        const answer = await route.handle({
-          deps,
-          req,
-          // Read on use: a route that is not `apiKey` has none, and reading it throws.
-          get auth() {
-            return mount.authOf(req);
+        const handle = () =>
+          route.handle({
+            deps,
+            req,
+            // Read on use: a route that is not `apiKey` has none, and reading it throws.
+            get auth() {
+              return mount.authOf(req);
+            },
+            params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
+            query: rawQuery(req),
+            body: req.body,
+          });
+        const key = route.idempotent && mount.idempotency ? req.get("idempotency-key") : undefined;
+        if (key === undefined || !mount.idempotency) {
+          const answer = await handle();
+          if (route.success.status === 204) res.status(204).end();
+          else res.status(route.success.status).json(answer);
+          return;
+        }
+        const fingerprint = requestFingerprint(`${route.method.toUpperCase()} ${route.path}`, bodyBytes(req.body));
+        const { answer, replayed } = await idempotent(
+          mount.idempotency.store,
+          mount.authOf(req),
+          { key, fingerprint },
+          async () => {
+            try {
+              return { status: route.success.status, body: await handle() };
+            } catch (e) {
+              // A documented refusal is the request's answer, kept and replayed like a success; a failure (5xx) is not.
+              if (e instanceof ApiError && ERROR_STATUS[e.code] < 500) return toHttp(e);
+              throw e;
+            }
           },
-          params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
-          query: rawQuery(req),
-          body: req.body,
-        });
-        if (route.success.status === 204) res.status(204).end();
-        else res.status(route.success.status).json(answer);
+          mount.idempotency.options,
+        );
+        if (replayed) res.set("Idempotent-Replayed", "true");
+        res.status(answer.status).json(answer.body);
       }),
     );
     router[route.method](expressPath(route.path), ...chain);

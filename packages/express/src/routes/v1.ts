@@ -80,11 +80,13 @@ function submitRoute(r: {
     auth: "apiKey",
     body: { kind: "raw", schema: InvoiceRequestSchema, examples: r.examples },
     success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
+    idempotent: true,
     errors: [
       { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
+      { codes: ["idempotency_in_progress"], description: "A request with this `Idempotency-Key` is still being processed: retry once it has been answered." },
       {
         codes: codesOf(422).filter((c) => c !== "ksef_token_key_not_configured"),
-        description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`.`,
+        description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`. \`idempotency_key_reused\`: this \`Idempotency-Key\` was used with another body or endpoint in the last 24 hours.`,
       },
     ],
     handle: async ({ deps, auth, body }) => ({

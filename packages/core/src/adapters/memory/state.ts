@@ -37,6 +37,18 @@ export interface MemoryState {
   evidence: Map<string, StoredEvidence>;
   webhooks: Map<string, WebhookRecord>;
   webhookEvents: Map<string, WebhookEventRecord & Lease>;
+  /** `${companyId} ${key}` -> the idempotency key's record. */
+  idempotency: Map<string, IdempotencyRecord>;
+}
+
+/** An `Idempotency-Key` as the memory store keeps it. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  createdAt: string;
+  lockedUntil: string;
+  /** The kept answer, once completed. */
+  status: number | null;
+  body: string | null;
 }
 
 export function emptyState(): MemoryState {
@@ -53,6 +65,7 @@ export function emptyState(): MemoryState {
     evidence: new Map(),
     webhooks: new Map(),
     webhookEvents: new Map(),
+    idempotency: new Map(),
   };
 }
 
