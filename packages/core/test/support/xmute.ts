@@ -13,12 +13,18 @@ import { TESTDATA_DIR } from "../../../../testdata/index.js";
 export const XRECHNUNG_TESTDATA = join(TESTDATA_DIR, "xrechnung");
 export const SCHEMATRON_TESTS = join(XRECHNUNG_TESTDATA, "schematron-tests");
 export const SCHEMATRON_TEST_DIRS = ["ubl-inv", "ubl-cn"];
+/**
+ * The UBL test instances of KoSIT's validator configuration for XRechnung (v2026-01-31, src/test; copied to
+ * testdata/xrechnung/validator-configuration-tests): they assert CEN rules ("cenubl:") and XRechnung rules ("xrubl:").
+ */
+export const VALIDATOR_CONFIGURATION_TESTS = join(XRECHNUNG_TESTDATA, "validator-configuration-tests");
+export const VALIDATOR_CONFIGURATION_TEST_DIRS = ["cen-unit-test", "instances", "unexpected"];
 
 export interface Mutant {
   /** `<dir>/<file>#<n>` plus `:<value>` for one of several values. */
   id: string;
   xml: string;
-  /** Rules that must fire. */
+  /** Rules that must fire (ids without the "xrubl:"/"cenubl:" prefix). */
   invalid: string[];
   /** Rules that must stay silent. */
   valid: string[];
@@ -31,7 +37,7 @@ function attributes(data: string): Record<string, string> {
 }
 
 const rules = (s: string | undefined): string[] =>
-  (s ?? "").split(/\s+/).filter(Boolean).map((r) => r.replace(/^xrubl:/, ""));
+  (s ?? "").split(/\s+/).filter(Boolean).map((r) => r.replace(/^[a-z]+:/, ""));
 
 function nextElement(n: Node): Element | null {
   for (let s = n.nextSibling; s; s = s.nextSibling) if (s.nodeType === 1) return s as Element;
@@ -46,9 +52,9 @@ function pis(n: Node, out: ProcessingInstruction[] = []): ProcessingInstruction[
   return out;
 }
 
-/** Every mutant of one test file. */
-export function mutantsOf(dir: string, file: string): Mutant[] {
-  const text = readFileSync(join(SCHEMATRON_TESTS, dir, file), "utf8");
+/** Every mutant of one test file (`base`: SCHEMATRON_TESTS or VALIDATOR_CONFIGURATION_TESTS). */
+export function mutantsOf(dir: string, file: string, base = SCHEMATRON_TESTS): Mutant[] {
+  const text = readFileSync(join(base, dir, file), "utf8");
   const count = pis(new DOMParser().parseFromString(text, "text/xml")).length;
   const out: Mutant[] = [];
   for (let i = 0; i < count; i++) {
@@ -89,7 +95,12 @@ export function mutantsOf(dir: string, file: string): Mutant[] {
 }
 
 /** Every mutant of every UBL test file, in file order. */
-export function allMutants(): Mutant[] {
-  return SCHEMATRON_TEST_DIRS.flatMap((dir) =>
-    readdirSync(join(SCHEMATRON_TESTS, dir)).filter((f) => f.endsWith(".xml")).sort().flatMap((f) => mutantsOf(dir, f)));
+export function allMutants(base = SCHEMATRON_TESTS, dirs = SCHEMATRON_TEST_DIRS): Mutant[] {
+  return dirs.flatMap((dir) =>
+    readdirSync(join(base, dir)).filter((f) => f.endsWith(".xml")).sort().flatMap((f) => mutantsOf(dir, f, base)));
+}
+
+/** Every mutant of the validator configuration's UBL test instances. */
+export function validatorConfigurationMutants(): Mutant[] {
+  return allMutants(VALIDATOR_CONFIGURATION_TESTS, VALIDATOR_CONFIGURATION_TEST_DIRS);
 }
