@@ -2,7 +2,9 @@
 export { createV1Router, type V1RouterOptions } from "./v1.js";
 export { createAdminRouter, type AdminRouterOptions } from "./admin.js";
 export { toHttp, stderrLogger, type Logger, type HttpAnswer } from "./http-errors.js";
-export { bearerToken, DEFAULT_BODY_LIMIT, notFound } from "./middleware.js";
+export { bearerToken } from "./middleware/auth.js";
+export { DEFAULT_BODY_LIMIT } from "./middleware/body.js";
+export { notFound } from "./middleware/paths.js";
 export { openApiDocument } from "./openapi.js";
 export {
   createRateLimiter,

@@ -3,7 +3,11 @@ import { ApiError, authenticate, keepsIdempotencyKeys, type AuthContext, type Co
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { apiHeaders, bearerToken, DEFAULT_BODY_LIMIT, errorHandler, malformedPath, missingBearerScheme, notFound, requestId } from "./middleware.js";
+import { bearerToken, missingBearerScheme } from "./middleware/auth.js";
+import { DEFAULT_BODY_LIMIT } from "./middleware/body.js";
+import { errorHandler } from "./middleware/errors.js";
+import { malformedPath, notFound } from "./middleware/paths.js";
+import { apiHeaders, requestId } from "./middleware/request.js";
 import { openApiDocument } from "./openapi.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { mountRoutes } from "./routes/route.js";

@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 import { ApiError, closeInvoiceWorkers, memoryStore } from "@einvoice/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawJsonBody } from "../src/middleware.js";
+import { rawJsonBody } from "../src/middleware/body.js";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
 import { answers, eligibleAccount, makeApp } from "./support.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";

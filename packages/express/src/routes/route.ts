@@ -5,7 +5,9 @@ import type { Request, RequestHandler, Router } from "express";
 import type { z } from "zod";
 import type { ZodOpenApiResponsesObject } from "zod-openapi";
 import { toHttp } from "../http-errors.js";
-import { declaredSizeLimit, jsonBody, noQuery, rawJsonBody, rawQuery, wrap } from "../middleware.js";
+import { declaredSizeLimit, jsonBody, rawJsonBody } from "../middleware/body.js";
+import { wrap } from "../middleware/errors.js";
+import { noQuery, rawQuery } from "../middleware/paths.js";
 
 export type Method = "get" | "post" | "patch" | "delete";
 
