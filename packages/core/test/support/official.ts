@@ -99,6 +99,10 @@ export function officialRuleSetFired(name: (typeof RULE_SETS)[keyof typeof RULE_
  */
 export async function officialOracle(path: string | undefined): Promise<(xml: string) => Omit<OfficialVerdict, "ruleSets">> {
   if (!path) return officialVerdict;
-  const mod = (await import(path)) as { officialValidate: (xml: string) => Omit<OfficialVerdict, "ruleSets"> };
-  return mod.officialValidate;
+  // official.mjs exports officialValidate; national.mjs (CEN plus a national set, such as a locally compiled UBL.BE) nationalValidate.
+  type Validate = (xml: string) => Omit<OfficialVerdict, "ruleSets">;
+  const mod = (await import(path)) as { officialValidate?: Validate; nationalValidate?: Validate };
+  const validate = mod.nationalValidate ?? mod.officialValidate;
+  if (!validate) throw new Error(`${path} exports neither nationalValidate nor officialValidate`);
+  return validate;
 }

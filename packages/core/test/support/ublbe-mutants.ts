@@ -81,7 +81,7 @@ export const MUTATIONS: Readonly<Record<string, Edit>> = {
   "two-notes": sub(/(<cbc:DocumentCurrencyCode)/, "<cbc:Note>one</cbc:Note><cbc:Note>two</cbc:Note>$1"),
   "empty-note": sub(/(<cbc:DocumentCurrencyCode)/, "<cbc:Note></cbc:Note>$1"),
   "no-buyer-reference": seq(sub(/<cac:OrderReference>[\s\S]*?<\/cac:OrderReference>/, ""), sub(/<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, "")),
-  "no-buyer-endpoint": sub(/(<cac:AccountingCustomerParty>\s*<cac:Party>\s*)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, "$1"),
+  "no-buyer-endpoint": sub(/(<cac:AccountingCustomerParty>[\s\S]*?<cac:Party>\s*)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, "$1"),
   "no-seller-endpoint": sub(/(<cac:AccountingSupplierParty>\s*<cac:Party>\s*)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, "$1"),
   "payable-in-usd": sub(/<cbc:PayableAmount currencyID="EUR">/, "<cbc:PayableAmount currencyID=\"USD\">"),
   "payable-in-xyz": sub(/<cbc:PayableAmount currencyID="EUR">/, "<cbc:PayableAmount currencyID=\"XYZ\">"),
@@ -110,6 +110,19 @@ export const MUTATIONS: Readonly<Record<string, Edit>> = {
   "card-last-four": before("<cac:PaymentMeans><cbc:PaymentMeansCode>54</cbc:PaymentMeansCode><cac:CardAccount><cbc:PrimaryAccountNumberID>1111</cbc:PrimaryAccountNumberID><cbc:NetworkID>VISA</cbc:NetworkID></cac:CardAccount></cac:PaymentMeans>", ...PAYMENT_TERMS_AT),
   "two-instruction-notes": before("<cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode><cbc:InstructionNote>a</cbc:InstructionNote><cbc:InstructionNote>b</cbc:InstructionNote><cac:PayeeFinancialAccount><cbc:ID>BE71096123456769</cbc:ID></cac:PayeeFinancialAccount></cac:PaymentMeans>", ...PAYMENT_TERMS_AT),
   "invoiced-object-attachment": before("<cac:AdditionalDocumentReference><cbc:ID>OBJ-1</cbc:ID><cbc:DocumentTypeCode>130</cbc:DocumentTypeCode><cac:Attachment><cac:ExternalReference><cbc:URI>https://example.com/o</cbc:URI></cac:ExternalReference></cac:Attachment></cac:AdditionalDocumentReference>", "cac:AccountingSupplierParty"),
+  // VAT categories L and M (BR-IG-*, BR-IP-*, which CEN 1.3.16 no longer has).
+  "all-categories-l": (xml) => xml.replace(/(<cac:(?:Classified)?TaxCategory>\s*<cbc:ID[^>]*>)S</g, "$1L<"),
+  "item-category-m": inFirstLine(sub(/(<cac:ClassifiedTaxCategory>\s*<cbc:ID[^>]*>)[^<]*</, "$1M<")),
+  "breakdown-category-m": inDocCategory(sub(/(<cbc:ID[^>]*>)[^<]*</, "$1M<")),
+  // Sellers from the countries whose Peppol national rules UBL.BE embeds.
+  "seller-greek-vat": sub(/(<cac:AccountingSupplierParty>[\s\S]*?<cac:PartyTaxScheme>\s*<cbc:CompanyID[^>]*>)[^<]*/, "$1EL123456783"),
+  "seller-norwegian-vat": sub(/(<cac:AccountingSupplierParty>[\s\S]*?<cac:PartyTaxScheme>\s*<cbc:CompanyID[^>]*>)[^<]*/, "$1NO999999999MVA"),
+  "seller-italian-vat": sub(/(<cac:AccountingSupplierParty>[\s\S]*?<cac:PartyTaxScheme>\s*<cbc:CompanyID[^>]*>)[^<]*/, "$1IT12345678901"),
+  "seller-in-sweden": sub(/(<cac:AccountingSupplierParty>[\s\S]*?<cac:Country>\s*<cbc:IdentificationCode[^>]*>)[^<]*/, "$1SE"),
+  "seller-and-buyer-in-denmark": seq(
+    sub(/(<cac:AccountingSupplierParty>[\s\S]*?<cac:Country>\s*<cbc:IdentificationCode[^>]*>)[^<]*/, "$1DK"),
+    sub(/(<cac:AccountingCustomerParty>[\s\S]*?<cac:Country>\s*<cbc:IdentificationCode[^>]*>)[^<]*/, "$1DK"),
+  ),
 };
 
 /** The documents each mutation is applied to: a spread of the corpus (invoices and both credit notes). */

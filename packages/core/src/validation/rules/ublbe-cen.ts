@@ -9,7 +9,8 @@
 //     (cac:InvoiceLine/cac:TaxTotal/cac:TaxSubtotal) instead of the line net amounts: reported only where the CEN
 //     1.3.16 sum holds (CEN reports the others itself);
 //   - UBL-SR-27 (one payment instruction note), UBL-SR-38 (one exemption reason per line item) and the fatal
-//     ubl-CR-666 (no attachment on an invoiced object reference).
+//     ubl-CR-666 (no attachment on an invoiced object reference);
+//   - BR-IG-01 to 04 and BR-IP-01 to 04 (VAT categories L and M), which CEN 1.3.16 no longer has.
 // Not carried over: the lower-case ubl-CR-* and ubl-DT-* warnings (UBL.BE's renamed copies of UBL-CR-* and
 // UBL-DT-*, which CEN 1.3.16 already reports under their own names), see docs/validation-ublbe.md.
 import * as CEN from "../codelists/cen.js";
@@ -147,7 +148,37 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
   }
 
   lineBreakdownRules(root, ctx.report);
+  if (isUblRoot(root)) for (const [code, prefix, name] of [["L", "BR-IG", "IGIC (Canary Islands)"], ["M", "BR-IP", "IPSI (Ceuta and Melilla)"]] as const) canaryCeutaRules(root, code, prefix, name, fatal);
 };
+
+/**
+ * BR-IG-01 to 04 (category L, IGIC) and BR-IP-01 to 04 (category M, IPSI), which CEN 1.3.16 no longer has: a
+ * document using the category needs it in the VAT breakdown, and a seller VAT identifier (or the tax
+ * representative's). As UBL.BE writes them, BR-IG-01 finds the breakdown's category by its exact text, and the
+ * seller may give any tax scheme's identifier.
+ */
+function canaryCeutaRules(root: UblNode, code: string, prefix: string, name: string, fatal: (rule: string, message: string, node: UblNode | null) => void): void {
+  const isCode = (cat: UblNode) => categoryCode(cat) === code && isVat(cat);
+  const exactly = (cat: UblNode) => children(cat, "cbc:ID").some((id) => stringValue(id) === code);
+  const acCats = (charge: boolean | null) => all(root, "cac:AllowanceCharge").filter((ac) => charge === null || chargeIndicator(ac) === charge).flatMap((ac) => children(ac, "cac:TaxCategory"));
+  const itemCats = all(root, "cac:ClassifiedTaxCategory").filter(isCode);
+  const used = acCats(null).filter(isCode).length + itemCats.length;
+  const breakdown = select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory");
+  const inBreakdown = breakdown.filter((c) => exactly(c) && (code === "L" || isVat(c))).length;
+  if (!((used > 0 && inBreakdown > 0) || (used === 0 && breakdown.filter(isCode).length === 0))) {
+    fatal(`${prefix}-01`, used > 0
+      ? `The document uses VAT category ${code} (${name}) on ${used} line(s), allowance(s) or charge(s), but its VAT breakdown has no category ${code}.`
+      : `The VAT breakdown has category ${code} (${name}), but no line, allowance or charge uses it.`, root);
+  }
+  const sellerVat = select(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID").length > 0 ||
+    all(root, "cac:TaxRepresentativeParty").some((t) => children(t, "cac:PartyTaxScheme").some((p) => isVat(p) && child(p, "cbc:CompanyID")));
+  if (sellerVat) return;
+  const missing = (rule: string, what: string) => fatal(rule, `The document has ${what} with VAT category ${code} (${name}), so the seller's VAT identifier (or the tax representative's) is required.`, root);
+  if (itemCats.length > 0) missing(`${prefix}-02`, "an item");
+  if (acCats(false).some(isCode)) missing(`${prefix}-03`, "a document allowance");
+  // BR-IG-04's "none" side tests the exact text: a category ' L ' passes it.
+  if (acCats(true).some(code === "L" ? (c) => exactly(c) && isVat(c) : isCode)) missing(`${prefix}-04`, "a document charge");
+}
 
 /**
  * BR-AE-08, BR-G-08, BR-IC-08, BR-O-08, BR-Z-08 as UBL.BE computes them: in an invoice whose lines carry VAT

@@ -1,9 +1,10 @@
 // UBL.BE 1.31 (GLOBALUBL.BE, published by UBL.BE): the Belgian rules ubl-BE-*, the Peppol BIS rules UBL.BE carries,
-// and where UBL.BE's own copy of the EN 16931 rules is stricter than CEN 1.3.16. GLOBALUBL.BE embeds its own (older)
-// copy of the CEN rules: that part is modelled as basedOn CEN 1.3.16, which runs first, and the families here add
+// the Peppol national rules it embeds, and where UBL.BE's own copy of the EN 16931 rules is stricter than CEN 1.3.16.
+// GLOBALUBL.BE embeds its own (older) copy of the CEN rules: that part is modelled as basedOn CEN 1.3.16, which runs first, and the families here add
 // only what UBL.BE checks beyond it (docs/validation-ublbe.md).
 import { ublbeRules } from "../rules/ublbe.js";
 import { ublbeCenRules } from "../rules/ublbe-cen.js";
+import { ublbeNationalRules } from "../rules/ublbe-national.js";
 import { UBLBE_CUSTOMIZATION, ublbePeppolRules } from "../rules/ublbe-peppol.js";
 import type { RuleSet } from "./types.js";
 
@@ -15,5 +16,5 @@ export const ublbe: RuleSet = {
   customizationIds: [UBLBE_CUSTOMIZATION],
   appliesTo: (cid) => cid === UBLBE_CUSTOMIZATION,
   basedOn: ["CEN-EN16931-UBL-2026.5"],
-  families: { belgium: ublbeRules, peppol: ublbePeppolRules, cen: ublbeCenRules },
+  families: { belgium: ublbeRules, peppol: ublbePeppolRules, national: ublbeNationalRules, cen: ublbeCenRules },
 };
