@@ -441,7 +441,9 @@ export interface components {
         };
         RuleFinding: {
             rule: string;
+            /** @description What is wrong, naming the values (at most 1,000 characters: a longer one is cut and ends with '...'). */
             message: string;
+            /** @description Where, such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount (at most 1,000 characters). */
             location: string;
         };
         ValidationReport: {
@@ -450,8 +452,24 @@ export interface components {
             documentType: "Invoice" | "CreditNote";
             customizationId: string | null;
             ruleSets: string[];
+            /** @description The broken fatal rules, in the order the rule sets report them: the first 100 (see `truncated`). */
             errors: components["schemas"]["RuleFinding"][];
+            /** @description The broken warning rules: the first 100. */
             warnings: components["schemas"]["RuleFinding"][];
+            /** @description How many fatal findings there are in all. */
+            errorCount: number;
+            /** @description How many warnings there are in all. */
+            warningCount: number;
+            /** @description Every broken rule, with its flag and how many times it is broken, in the order first reported (all of them, also past the first 100 findings). */
+            ruleCounts: components["schemas"]["RuleCount"][];
+            /** @description True when `errors` or `warnings` lists fewer items than `errorCount` or `warningCount`. */
+            truncated: boolean;
+        };
+        RuleCount: {
+            rule: string;
+            /** @enum {string} */
+            flag: "fatal" | "warning";
+            count: number;
         };
         Invoice: {
             /** Format: uuid */
@@ -1082,7 +1100,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The report: `valid` is false when a fatal rule is broken. */
+            /** @description The report: `valid` is false when a fatal rule is broken. `errors` and `warnings` list at most the first 100 findings each (`truncated` says when there are more); `errorCount`, `warningCount` and `ruleCounts` count them all. A message or location longer than 1,000 characters is cut. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,10 +1,11 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
 export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode, type RuleError } from "./domain/errors.js";
-export { validateDocument } from "./use-cases/validate.js";
+export { validateDocument, validateDocumentJson } from "./use-cases/validate.js";
 export { validateInvoice } from "./document/validate.js";
 export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";
 export {
   validateModel,
+  MAX_ITEM_CHARS,
   UNCHECKED_RULES,
   type ValidationReport,
   type ValidationItem,

@@ -28,6 +28,10 @@ describe("validateInvoice", () => {
       ruleSets: [CEN_RULESET, PEPPOL_RULESET],
       errors: [],
       warnings: [],
+      errorCount: 0,
+      warningCount: 0,
+      ruleCounts: [],
+      truncated: false,
     });
   });
 
@@ -136,3 +140,32 @@ describe("submit refuses a document that breaks fatal rules (contract row 9a)", 
     expect(err.message).toMatch(/breaks (\d{3}) fatal rules/);
   });
 });
+
+describe("reports of documents that break rules many times (issue 26, finding 2)", () => {
+  const emptyLines = (n: number) => invoiceXml().replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, "<cac:InvoiceLine/>".repeat(n));
+  const xml = emptyLines(3_000);
+
+  it("validateInvoice lists every finding by default, and counts them per rule", () => {
+    const r = validateInvoice(xml);
+    expect(r.errors).toHaveLength(r.errorCount);
+    expect(r.truncated).toBe(false);
+    expect(r.ruleCounts.find((c) => c.rule === "BR-21")).toEqual({ rule: "BR-21", flag: "fatal", count: 3_000 });
+  });
+
+  it("validateDocument (POST /v1/validate) keeps the first 100 of each list and counts them all", () => {
+    const full = validateInvoice(xml);
+    const r = validateDocument({ xml: b64(xml) });
+    expect(r.errors).toEqual(full.errors.slice(0, MAX_REPORTED_ERRORS));
+    expect(r).toMatchObject({ valid: false, truncated: true, errorCount: full.errorCount, warningCount: full.warningCount, ruleCounts: full.ruleCounts });
+  });
+
+  it("submit names the count of all fatal findings and lists the first 100", async () => {
+    const store = memoryStore();
+    const auth = await eligibleCompany(store);
+    const full = validateInvoice(xml);
+    const err = await submitInvoice(store, auth, { xml: b64(xml) }).then(() => null, (e: ApiError) => e);
+    expect(err?.message).toMatch(new RegExp(`^The invoice breaks ${full.errorCount} fatal rules .*\\(BR-`));
+    expect(err?.errors).toHaveLength(MAX_REPORTED_ERRORS);
+  });
+});
+

@@ -1,9 +1,12 @@
 // POST /v1/validate: any authenticated account, the rules' report in data, the submit codes for unreadable documents.
-import { ValidationReportSchema } from "@einvoice/core";
+import { memoryStore, ValidationReportSchema } from "@einvoice/core";
+import type { AddressInfo } from "node:net";
+import express from "express";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
+import { createApp } from "../../../examples/server/src/app.js";
 import { answers, eligibleAccount, makeApp, signUp } from "./support.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
@@ -54,6 +57,89 @@ describe("POST /v1/validate", () => {
     const res = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ xml: b64(invoiceXml()), targetNetwork: "auto" });
     expect(res.status).toBe(400);
     expect(res.body.message).toEqual(["property targetNetwork should not exist"]);
+  });
+});
+
+/** The valid invoice with its lines replaced by n empty ones: each breaks about ten rules. */
+const emptyLines = (n: number) => invoiceXml().replace(/<cac:InvoiceLine>[\s\S]*<\/cac:InvoiceLine>/, "<cac:InvoiceLine/>".repeat(n));
+
+describe("POST /v1/validate with a document that breaks rules many times (issue 26, finding 2)", () => {
+  it("30,000 empty lines: at most 100 errors and 100 warnings, every rule counted, a small answer", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const res = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ xml: b64(emptyLines(30_000)) });
+    expect(res.status).toBe(200);
+    // Before: a 44.7 MiB answer listing 300,003 errors.
+    expect(res.text.length).toBeLessThan(100 * 1024);
+    const report = ValidationReportSchema.strict().parse(res.body.data);
+    expect(report.errors).toHaveLength(100);
+    expect(report.warnings.length).toBeLessThanOrEqual(100);
+    expect(report.truncated).toBe(true);
+    expect(report.errorCount).toBeGreaterThan(300_000);
+    const fatal = report.ruleCounts.filter((c) => c.flag === "fatal");
+    expect(fatal.reduce((n, c) => n + c.count, 0)).toBe(report.errorCount);
+    expect(fatal.find((c) => c.rule === "BR-21")?.count).toBe(30_000); // every line without an identifier
+  });
+
+  it("cuts a message that quotes a long value at 1,000 characters", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const long = "Q".repeat(100_000);
+    const xml = invoiceXml().replace("<cbc:DocumentCurrencyCode>", `<cbc:TaxCurrencyCode>${long}</cbc:TaxCurrencyCode><cbc:DocumentCurrencyCode>`);
+    const res = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ xml: b64(xml) });
+    expect(res.status).toBe(200);
+    const items = [...res.body.data.errors, ...res.body.data.warnings] as Array<{ message: string }>;
+    expect(items.some((i) => i.message.includes("QQQQ"))).toBe(true);
+    for (const i of items) expect(i.message.length).toBeLessThanOrEqual(1000);
+    expect(res.text.length).toBeLessThan(100 * 1024);
+  });
+
+  it("is validated off the event loop: /health is answered while a large worst case runs on a worker", async () => {
+    const { app: inner } = makeApp();
+    const { apiKey } = await signUp(inner);
+    const app = express();
+    let bodyRead!: () => void;
+    const read = new Promise<void>((resolve) => (bodyRead = resolve));
+    // Resolves once the server has the whole validate body: what follows is the validation.
+    app.use((req, _res, next) => {
+      if (req.path === "/v1/validate") req.on("end", () => bodyRead());
+      next();
+    });
+    app.use(inner);
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const order: string[] = [];
+      // 150,000 empty lines (2.6 MiB): about 2 s of validation, over the worker threshold (512 KiB).
+      const body = JSON.stringify({ xml: b64(emptyLines(150_000)) });
+      const validation = fetch(`${base}/v1/validate`, { method: "POST", headers: { ...bearer(apiKey), "content-type": "application/json" }, body }).then(async (r) => {
+        order.push("validate");
+        return { status: r.status, data: ((await r.json()) as { data: unknown }).data };
+      });
+      await read;
+      const health = await fetch(`${base}/health`);
+      order.push("health");
+      expect(health.status).toBe(200);
+      const v = await validation;
+      expect(v.status).toBe(200);
+      expect(v.data).toMatchObject({ valid: false, truncated: true });
+      // Before: the validation ran on the event loop, and /health waited for it.
+      expect(order).toEqual(["health", "validate"]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("falls under the per-company rate limit like submit: past it, 429 without reading the body", async () => {
+    const limited = express().use(createApp({ store: memoryStore(), adminToken: "a".repeat(32), logger: { error: () => {} }, rateLimit: { requests: 2, windowMs: 60_000 } }));
+    const { apiKey } = await signUp(limited); // the sign-up is not a company request
+    const post = () => request(limited).post("/v1/validate").set(bearer(apiKey)).send({ xml: b64(invoiceXml()) });
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(200);
+    const res = await post();
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe("rate_limited");
   });
 });
 

@@ -3,8 +3,9 @@
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { ApiError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
-import type { WorkerReply, WorkerRequest } from "./pool.js";
+import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./pool.js";
 import { decodeDocument, readDocument } from "./read.js";
+import { validateBody } from "./validate.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 
 function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
@@ -13,8 +14,20 @@ function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
     : { kind: "other", name: e instanceof Error ? e.name : "Error", message: e instanceof Error ? e.message : String(e) };
 }
 
-/** Reads one request; never throws (every failure is in the reply). */
-export default function readOnWorker(req: WorkerRequest): WorkerReply {
+/** Reads one request, or validates one; never throws (every failure is in the reply). */
+export default function readOnWorker(req: WorkerRequest | ValidateTask): WorkerReply | ValidateReply {
+  return "validate" in req ? validateOnWorker(req) : readOne(req);
+}
+
+function validateOnWorker({ validate }: ValidateTask): ValidateReply {
+  try {
+    return { ok: true, report: validateBody(validate.chunks.map((c) => new Uint8Array(c)), validate.limits) };
+  } catch (e) {
+    return { ok: false, error: describe(e) };
+  }
+}
+
+function readOne(req: WorkerRequest): WorkerReply {
   let xml: string;
   let targetNetwork: TargetNetwork | undefined;
   if ("chunks" in req) {

@@ -5,11 +5,12 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
-import type { ValidationItem } from "../validation/validate.js";
+import type { ValidationItem, ValidationReport } from "../validation/validate.js";
 import type { ParticipantId, TargetNetwork } from "../domain/types.js";
 import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
+import { validateBody } from "./validate.js";
 import type { UblDocumentType } from "./ubl.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
@@ -50,7 +51,15 @@ export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: Arra
   recipientOptional?: boolean | TargetNetwork[];
 };
 
-type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
+/** A `POST /v1/validate` body to read and validate (its report capped at MAX_REPORTED_ERRORS items a list). */
+export interface ValidateTask {
+  validate: { chunks: ArrayBuffer[]; limits: XmlLimits };
+}
+
+/** What a validation comes back with: the capped report, or the body's (400) or the document's error. */
+export type ValidateReply = { ok: true; report: ValidationReport } | { ok: false; error: WorkerError };
+
+export type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
 
 /** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
 export type WorkerReply =
@@ -94,6 +103,8 @@ export interface ReadRequest {
 export interface InvoiceWorkers {
   /** `readInvoice`, on a worker thread when the document is above the threshold. */
   readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblDocumentType, recipientOptional?: boolean): Promise<ReadInvoice>;
+  /** Validates the document of a `POST /v1/validate` raw JSON body (see `validateRequestAsync`). */
+  validateRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<ValidationReport>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
   readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: ReadRequestOptions): Promise<ReadRequest>;
   /** Waits for the documents being read, then ends the threads. Later documents start them again. */
@@ -182,7 +193,7 @@ function settled<T>(read: () => T): Promise<T> {
  */
 export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): InvoiceWorkers {
   const config = resolveOptions(options);
-  let pool: Piscina<WorkerRequest, WorkerReply> | null = null;
+  let pool: Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply> | null = null;
   const pending = new Set<Promise<unknown>>();
   /** Set when the worker module could not be loaded: read inline from then on. */
   let unavailable = false;
@@ -195,9 +206,9 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   /** Reports a worker that failed outside a task (piscina's 'error' event): while loading, the pool is off. */
   let onPoolError: (e: unknown) => void = () => {};
 
-  function piscina(): Piscina<WorkerRequest, WorkerReply> {
+  function piscina(): Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply> {
     if (!pool) {
-      pool = new Piscina<WorkerRequest, WorkerReply>({
+      pool = new Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply>({
         filename: workerFile(),
         minThreads: 0,
         maxThreads: config.size,
@@ -233,13 +244,13 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   }
 
   /** Runs one request on a worker; a worker module that cannot be loaded turns the pool off and reads inline. */
-  function run<T>(request: () => [WorkerRequest, ArrayBuffer[]], answer: (m: WorkerReply) => T, inline: () => T): Promise<T> {
+  function run<T, R extends WorkerReply | ValidateReply = WorkerReply>(request: () => [WorkerRequest | ValidateTask, ArrayBuffer[]], answer: (m: R) => T, inline: () => T): Promise<T> {
     const p = workerLoads().then(async (ok) => {
       if (!ok) return inline();
       const [task, transferList] = request();
-      let m: WorkerReply;
+      let m: R;
       try {
-        m = await piscina().run(task, { transferList });
+        m = (await piscina().run(task, { transferList })) as R;
       } catch (e) {
         throw new Error(`the invoice worker stopped while reading a document: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -287,6 +298,24 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
           return { targetNetwork: m.targetNetwork ?? "auto", doc: docOf(m), error: m.ok ? null : rebuild(m.error) };
         },
         () => readRequestInline(chunks, limits, root, optionalFor),
+      );
+    },
+
+    validateRequest(body, limits = DEFAULT_XML_LIMITS, opts = {}) {
+      const chunks = body instanceof Uint8Array ? [body] : body;
+      let length = 0;
+      for (const c of chunks) length += c.byteLength;
+      if (unavailable || length <= config.threshold) return settled(() => validateBody(chunks, limits));
+      return run<ValidationReport, ValidateReply>(
+        () => {
+          const buffers = chunkBuffers(chunks, opts.transfer === true);
+          return [{ validate: { chunks: buffers, limits } }, buffers];
+        },
+        (m) => {
+          if (m.ok) return m.report;
+          throw rebuild(m.error);
+        },
+        () => validateBody(chunks, limits),
       );
     },
 
@@ -354,6 +383,15 @@ export function readRequestAsync(
   options: ReadRequestOptions = {},
 ): Promise<ReadRequest> {
   return workers().readRequest(body, limits, options);
+}
+
+/**
+ * Validates the document of a `POST /v1/validate` raw JSON body (`{"xml": base64}`), off the event loop
+ * when the body is over the threshold: the report with at most MAX_REPORTED_ERRORS items a list and the
+ * counts of every rule. Rejects with the body's 400 or the document's 422, as `validateDocument`.
+ */
+export function validateRequestAsync(body: Uint8Array | readonly Uint8Array[], limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<ValidationReport> {
+  return workers().validateRequest(body, limits, options);
 }
 
 /**

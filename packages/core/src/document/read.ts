@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
 import { validateModel, type ValidationItem } from "../validation/validate.js";
-import { rulesError } from "./rules-error.js";
+import { MAX_REPORTED_ERRORS, rulesError } from "./rules-error.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
 import { extractFields, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
@@ -104,8 +104,9 @@ export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument 
 export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
   const invoice = requireSubmitRoot(readXml(bytes, limits), root);
   const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
-  const report = validateModel(invoice);
-  if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets);
+  // The first 100 findings of each flag are kept (the error lists them; the warnings are stored), and all are counted.
+  const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
+  if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
   const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };

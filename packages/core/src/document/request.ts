@@ -1,6 +1,6 @@
 // The JSON body of a submit request, from raw bytes: parsed and checked against the request schema.
 import { ApiError } from "../domain/errors.js";
-import { InvoiceRequestSchema, parseWith } from "../domain/schemas.js";
+import { InvoiceRequestSchema, parseWith, ValidateRequestSchema } from "../domain/schemas.js";
 import type { TargetNetwork } from "../domain/types.js";
 import { isStrictBase64 } from "./base64.js";
 
@@ -21,6 +21,11 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 /** A submit request body, checked: `xml` and `targetNetwork`, or the 400 of its shape. */
 export function parseSubmitBody(bytes: Uint8Array): { xml: string; targetNetwork: TargetNetwork } {
   return parseWith(InvoiceRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
+}
+
+/** A `POST /v1/validate` body, checked: `xml`, or the 400 of its shape. */
+export function parseValidateBody(bytes: Uint8Array): { xml: string } {
+  return parseWith(ValidateRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
 }
 
 /** A body received in chunks, as one buffer (a single chunk as it is, without a copy). */

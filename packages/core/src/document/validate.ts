@@ -2,6 +2,8 @@
 // (validation/, the pipeline's leaf) on the model. Pure: no store.
 import { validateModel, type ValidationReport } from "../validation/validate.js";
 import { decodeDocument, readXml } from "./read.js";
+import { joinChunks, parseValidateBody } from "./request.js";
+import { MAX_REPORTED_ERRORS } from "./rules-error.js";
 import { requireUblRoot } from "./ubl.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
@@ -15,14 +17,24 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
  * bad base64 or not UTF-8 XML text → `invalid_base64_xml`; a ZIP or two documents → `single_xml_only`;
  * not well-formed, a DOCTYPE, another encoding, XML 1.1, over the limits, a root other than Invoice or
  * CreditNote → `invalid_ubl_xml`. A document that breaks rules is not an error: the report says so.
+ * `maxItems` keeps the first n findings of each list (all are counted); by default all are listed.
  *
  * @example const report = validateInvoice(readFileSync("invoice.xml")); if (!report.valid) console.log(report.errors)
  * @example validateInvoice(body.xml) // base64, as in POST /v1/validate
  */
-export function validateInvoice(document: Uint8Array | string, options: { limits?: XmlLimits } = {}): ValidationReport {
+export function validateInvoice(document: Uint8Array | string, options: { limits?: XmlLimits; maxItems?: number } = {}): ValidationReport {
   const limits = options.limits ?? DEFAULT_XML_LIMITS;
   let input: Buffer | string;
   if (typeof document === "string") input = /^\uFEFF?[ \t\r\n]*</.test(document) ? document : decodeDocument(document, limits);
   else input = Buffer.isBuffer(document) ? document : Buffer.from(document.buffer, document.byteOffset, document.byteLength);
-  return validateModel(requireUblRoot(readXml(input, limits), ["Invoice", "CreditNote"]));
+  return validateModel(requireUblRoot(readXml(input, limits), ["Invoice", "CreditNote"]), { maxItems: options.maxItems });
+}
+
+/**
+ * A `POST /v1/validate` raw JSON body: its shape (400), its document (422 with the codes of submit,
+ * strict base64 first), then the rules' report with at most MAX_REPORTED_ERRORS items a list.
+ */
+export function validateBody(chunks: readonly Uint8Array[], limits: XmlLimits): ValidationReport {
+  const { xml } = parseValidateBody(joinChunks(chunks));
+  return validateInvoice(decodeDocument(xml, limits), { limits, maxItems: MAX_REPORTED_ERRORS });
 }

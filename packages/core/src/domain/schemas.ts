@@ -242,8 +242,16 @@ export const InvoiceEventSchema = z
 
 /** One broken rule: the official rule id, what is wrong (naming the values), where (a path such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount). */
 export const RuleFindingSchema = z
-  .object({ rule: z.string(), message: z.string(), location: z.string() })
+  .object({
+    rule: z.string(),
+    message: z.string().meta({ description: "What is wrong, naming the values (at most 1,000 characters: a longer one is cut and ends with '...')." }),
+    location: z.string().meta({ description: "Where, such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount (at most 1,000 characters)." }),
+  })
   .meta({ id: "RuleFinding" });
+/** One broken rule of a validation report, and how many times it is broken. */
+export const RuleCountSchema = z
+  .object({ rule: z.string(), flag: z.enum(["fatal", "warning"]), count: z.number().int().positive() })
+  .meta({ id: "RuleCount" });
 export const InvoiceSchema = z
   .object({
     id: z.uuid(),
@@ -370,8 +378,14 @@ export const ValidationReportSchema = z
     documentType: z.enum(["Invoice", "CreditNote"]),
     customizationId: z.string().nullable(),
     ruleSets: z.array(z.string()),
-    errors: z.array(RuleFindingSchema),
-    warnings: z.array(RuleFindingSchema),
+    errors: z.array(RuleFindingSchema).meta({ description: "The broken fatal rules, in the order the rule sets report them: the first 100 (see `truncated`)." }),
+    warnings: z.array(RuleFindingSchema).meta({ description: "The broken warning rules: the first 100." }),
+    errorCount: z.number().int().nonnegative().meta({ description: "How many fatal findings there are in all." }),
+    warningCount: z.number().int().nonnegative().meta({ description: "How many warnings there are in all." }),
+    ruleCounts: z
+      .array(RuleCountSchema)
+      .meta({ description: "Every broken rule, with its flag and how many times it is broken, in the order first reported (all of them, also past the first 100 findings)." }),
+    truncated: z.boolean().meta({ description: "True when `errors` or `warnings` lists fewer items than `errorCount` or `warningCount`." }),
   })
   .meta({ id: "ValidationReport" });
 /** The body of `bad_request` (400). */

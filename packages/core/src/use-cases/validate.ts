@@ -1,5 +1,7 @@
 // Use case: validate a document against the official rules without submitting it (POST /v1/validate).
+import { validateRequestAsync } from "../document/pool.js";
 import { decodeDocument } from "../document/read.js";
+import { MAX_REPORTED_ERRORS } from "../document/rules-error.js";
 import { parseWith, ValidateRequestSchema } from "../domain/schemas.js";
 import { validateInvoice } from "../document/validate.js";
 import type { ValidationReport } from "../validation/validate.js";
@@ -7,9 +9,11 @@ import { resolveOptions, type CoreOptions } from "./options.js";
 
 /**
  * Checks the body (`{xml}`: base64, as in a submit), then returns the rules' report on the document
- * (an Invoice or a CreditNote). Any authenticated caller may ask; nothing is stored. Throws the
+ * (an Invoice or a CreditNote): at most 100 items in `errors` and in `warnings` (MAX_REPORTED_ERRORS),
+ * with the count of every broken rule. Any authenticated caller may ask; nothing is stored. Throws the
  * `ApiError` of a body of the wrong shape (400) or of a document the rules cannot read (422 with the
- * codes of submit: `invalid_base64_xml`, `single_xml_only`, `invalid_ubl_xml`).
+ * codes of submit: `invalid_base64_xml`, `single_xml_only`, `invalid_ubl_xml`). Runs on the calling
+ * thread: `validateDocumentJson` reads a large body off the event loop.
  *
  * @example const report = validateDocument({ xml: base64 })
  */
@@ -17,5 +21,18 @@ export function validateDocument(body: unknown, options?: CoreOptions): Validati
   const { xml } = parseWith(ValidateRequestSchema, body);
   const { limits } = resolveOptions(options);
   // Strict base64 first (row 5), exactly as submit: XML text where base64 belongs is invalid_base64_xml.
-  return validateInvoice(decodeDocument(xml, limits), { limits });
+  return validateInvoice(decodeDocument(xml, limits), { limits, maxItems: MAX_REPORTED_ERRORS });
+}
+
+/**
+ * `validateDocument` from the raw bytes of the JSON body (one buffer or the chunks as they arrived), as
+ * `submitInvoiceJson` is `submitInvoice`'s: a body over the worker threshold (512 KiB) is parsed and
+ * validated on a worker thread, so the event loop keeps serving other requests. With `transfer` the
+ * chunks are handed to the worker without a copy (they are emptied).
+ *
+ * @example app.post("/v1/validate", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await validateDocumentJson(req.body) }))
+ */
+export function validateDocumentJson(rawBody: Uint8Array | readonly Uint8Array[], options?: CoreOptions & { transfer?: boolean }): Promise<ValidationReport> {
+  const { limits } = resolveOptions(options);
+  return validateRequestAsync(rawBody, limits, { transfer: options?.transfer === true });
 }

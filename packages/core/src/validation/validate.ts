@@ -3,7 +3,7 @@
 // so), on the model the reader builds in one pass (document/model.ts, the only thing of document/ the
 // rules read; document/validate.ts reads the document and calls this). Pure: no store.
 import { requireBoundedDecimals } from "./bounds.js";
-import { runRules } from "./engine.js";
+import { runRulesCounted, type RuleCount } from "./engine.js";
 import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
 import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
 import type { RuleSet } from "./rulesets/types.js";
@@ -34,6 +34,14 @@ export interface ValidationReport {
   errors: ValidationItem[];
   /** Broken warning rules. */
   warnings: ValidationItem[];
+  /** How many fatal findings there are in all (`errors` may list only the first: see `truncated`). */
+  errorCount: number;
+  /** How many warnings there are in all. */
+  warningCount: number;
+  /** Every broken rule with its flag and how many times it is broken, in the order first reported. */
+  ruleCounts: RuleCount[];
+  /** True when `errors` or `warnings` lists fewer items than there are (the report was capped). */
+  truncated: boolean;
 }
 
 /** The rule id of the warning that says a specification's own rules were not checked. */
@@ -45,24 +53,41 @@ export const UNCHECKED_RULES = "EINVOICE-RULESET-MISSING";
  * each once, bases first. A CustomizationID naming a specification none of them covers gets a
  * warning (`EINVOICE-RULESET-MISSING`) saying which rules were not checked. A number longer than the rules
  * read (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`) is `invalid_ubl_xml`, thrown before any rule runs.
+ * `maxItems` keeps the first n findings of each flag (all are counted); by default every one is listed.
  */
-export function validateModel(root: UblNode): ValidationReport {
+export function validateModel(root: UblNode, options: { maxItems?: number } = {}): ValidationReport {
   requireBoundedDecimals(root);
+  const maxItems = options.maxItems ?? Infinity;
   const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
   const cid = child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
   const sets = ruleSetsApplying(customizationId);
-  const findings = runRules(root, familiesOf(sets));
-  const levels = levelsOf(sets, { documentType, customizationId });
+  const unchecked = uncheckedSpecification(customizationId, sets);
+  const run = runRulesCounted(root, familiesOf(sets), maxItems, levelsOf(sets, { documentType, customizationId }));
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
-  for (const f of findings) {
-    const level = levels?.[f.rule] ?? f.flag;
-    if (level !== "information") (level === "fatal" ? errors : warnings).push(item(f));
+  // The warning that rules were not checked comes first: it takes one of the warnings' places.
+  if (unchecked !== null) {
+    warnings.push(uncheckedItem(unchecked, sets, locationOf(cid ?? root)));
+    run.warningCount++;
+    run.counts.unshift({ rule: UNCHECKED_RULES, flag: "warning", count: 1 });
   }
-  const unchecked = uncheckedSpecification(customizationId, sets);
-  if (unchecked !== null) warnings.unshift(uncheckedItem(unchecked, sets, locationOf(cid ?? root)));
-  return { valid: errors.length === 0, documentType, customizationId, ruleSets: sets.map((s) => s.id), errors, warnings };
+  for (const f of run.findings) {
+    const list = f.flag === "fatal" ? errors : warnings;
+    if (list.length < maxItems) list.push(item(f));
+  }
+  return {
+    valid: run.errorCount === 0,
+    documentType,
+    customizationId,
+    ruleSets: sets.map((s) => s.id),
+    errors,
+    warnings,
+    errorCount: run.errorCount,
+    warningCount: run.warningCount,
+    ruleCounts: run.counts,
+    truncated: errors.length < run.errorCount || warnings.length < run.warningCount,
+  };
 }
 
 function uncheckedItem(spec: string, sets: readonly RuleSet[], location: string): ValidationItem {
@@ -74,6 +99,11 @@ function uncheckedItem(spec: string, sets: readonly RuleSet[], location: string)
   };
 }
 
+/** A message or location longer than this is cut (a rule may quote a value of the document). */
+export const MAX_ITEM_CHARS = 1000;
+
+const cut = (s: string): string => (s.length > MAX_ITEM_CHARS ? s.slice(0, MAX_ITEM_CHARS - 3) + "..." : s);
+
 function item(f: Finding): ValidationItem {
-  return { rule: f.rule, message: f.message, location: f.location };
+  return { rule: f.rule, message: cut(f.message), location: cut(f.location) };
 }

@@ -28,6 +28,7 @@ import {
   submitInvoiceJson,
   SubmissionSchema,
   validateDocument,
+  validateDocumentJson,
   ValidateRequestSchema,
   ValidationReportSchema,
   type CoreOptions,
@@ -142,15 +143,23 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     description:
       "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.",
     auth: "apiKey",
-    body: { kind: "json", schema: ValidateRequestSchema },
-    success: { status: 200, description: "The report: `valid` is false when a fatal rule is broken.", schema: data(ValidationReportSchema) },
+    body: { kind: "raw", schema: ValidateRequestSchema },
+    success: {
+      status: 200,
+      description:
+        "The report: `valid` is false when a fatal rule is broken. `errors` and `warnings` list at most the first 100 findings each (`truncated` says when there are more); `errorCount`, `warningCount` and `ruleCounts` count them all. A message or location longer than 1,000 characters is cut.",
+      schema: data(ValidationReportSchema),
+    },
     errors: [
       {
         codes: ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml"],
         description: "The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, or not a UBL Invoice or CreditNote.",
       },
     ],
-    handle: async ({ deps, body }) => ({ data: validateDocument(body, deps.options) }),
+    // The raw bytes go to the core: a large body is parsed and validated off the event loop.
+    handle: async ({ deps, body }) => ({
+      data: Buffer.isBuffer(body) || Array.isArray(body) ? await validateDocumentJson(body, { ...deps.options, transfer: true }) : validateDocument({}, deps.options),
+    }),
   },
   {
     method: "get",
