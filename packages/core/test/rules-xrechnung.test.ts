@@ -182,6 +182,8 @@ describe("XRechnung 3.0.2 in the report", () => {
     const r = validateInvoice(base.replace(/<cbc:Telephone>[^<]*<\/cbc:Telephone>/, "").replace(/<cbc:ElectronicMail>[^<]*</, "<cbc:ElectronicMail>seller at example<"));
     expect(r.errors).toContainEqual(expect.objectContaining({ rule: "BR-DE-6", location: "/Invoice/cac:AccountingSupplierParty[1]/cac:Party[1]/cac:Contact[1]" }));
     expect(r.warnings).toContainEqual(expect.objectContaining({ rule: "BR-DE-28", message: expect.stringContaining("'seller at example'") }));
+    // The warning that asks for three digits says the number is missing rather than quoting an empty value.
+    expect(r.warnings).toContainEqual(expect.objectContaining({ rule: "BR-DE-27", message: expect.stringContaining("is missing") }));
   });
 
   it("reports an unknown unit code (BR-CL-23) as a warning, as KoSIT's configuration does, not as an error", () => {

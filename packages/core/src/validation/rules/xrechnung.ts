@@ -205,11 +205,17 @@ function contactRules(contact: UblNode, fatal: Report, warning: Report): void {
   if (!someFilled(contact, "cbc:ElectronicMail")) fatal("BR-DE-7", "The seller contact's e-mail address (BT-43) is missing.", contact);
   const phones = children(contact, "cbc:Telephone");
   if (phones.length <= 1 && !threeDigits(norm(phones[0]))) {
-    warning("BR-DE-27", `The seller contact's telephone number (BT-42) ${q(norm(phones[0]))} should contain at least three digits.`, phones[0] ?? contact);
+    const phone = norm(phones[0]);
+    warning("BR-DE-27", phone === ""
+      ? "The seller contact's telephone number (BT-42) is missing; it should be a number with at least three digits."
+      : `The seller contact's telephone number (BT-42) ${q(phone)} should contain at least three digits.`, phones[0] ?? contact);
   }
   const mails = children(contact, "cbc:ElectronicMail");
   if (mails.length <= 1 && !EMAIL.test(norm(mails[0]))) {
-    warning("BR-DE-28", `The seller contact's e-mail address (BT-43) ${q(norm(mails[0]))} does not look like an e-mail address (one @ with a name before it and a domain after it).`, mails[0] ?? contact);
+    const mail = norm(mails[0]);
+    warning("BR-DE-28", mail === ""
+      ? "The seller contact's e-mail address (BT-43) is missing; it should be an address such as name@example.com."
+      : `The seller contact's e-mail address (BT-43) ${q(mail)} does not look like an e-mail address (one @ with a name before it and a domain after it).`, mails[0] ?? contact);
   }
 }
 
@@ -220,7 +226,9 @@ function paymentMeansRules(means: UblNode, fatal: Report, warning: Report): void
     if (code === "58") {
       const ids = select(means, "cac:PayeeFinancialAccount/cbc:ID");
       if (ids.length <= 1 && !ibanValid(withoutWhitespace(stringValue(ids[0])))) {
-        warning("BR-DE-19", `Payment means 58 is a SEPA credit transfer, so the payment account (BT-84) should be a valid IBAN; ${q(norm(ids[0]))} is not (wrong format or check digits).`, ids[0] ?? means);
+        warning("BR-DE-19", ids.length === 0 || norm(ids[0]) === ""
+          ? "Payment means 58 is a SEPA credit transfer, so the payment account (BT-84, cac:PayeeFinancialAccount/cbc:ID) should be given as an IBAN; it is missing."
+          : `Payment means 58 is a SEPA credit transfer, so the payment account (BT-84) should be a valid IBAN; ${q(norm(ids[0]))} is not (wrong format or check digits).`, ids[0] ?? means);
       }
     }
     if (!has("cac:PayeeFinancialAccount")) fatal("BR-DE-23-a", `Payment means ${code} is a credit transfer, so the account to pay into (BG-17, cac:PayeeFinancialAccount) is required.`, means);
@@ -235,7 +243,9 @@ function paymentMeansRules(means: UblNode, fatal: Report, warning: Report): void
   } else if (code === "59") {
     const ids = select(means, "cac:PaymentMandate/cac:PayerFinancialAccount/cbc:ID");
     if (ids.length <= 1 && !ibanValid(withoutWhitespace(stringValue(ids[0])))) {
-      warning("BR-DE-20", `Payment means 59 is a SEPA direct debit, so the debited account (BT-91) should be a valid IBAN; ${q(norm(ids[0]))} is not (wrong format or check digits).`, ids[0] ?? means);
+      warning("BR-DE-20", ids.length === 0 || norm(ids[0]) === ""
+        ? "Payment means 59 is a SEPA direct debit, so the debited account (BT-91, cac:PaymentMandate/cac:PayerFinancialAccount/cbc:ID) should be given as an IBAN; it is missing."
+        : `Payment means 59 is a SEPA direct debit, so the debited account (BT-91) should be a valid IBAN; ${q(norm(ids[0]))} is not (wrong format or check digits).`, ids[0] ?? means);
     }
     if (!has("cac:PaymentMandate")) fatal("BR-DE-25-a", "Payment means 59 is a direct debit, so the direct debit information (BG-19, cac:PaymentMandate) is required.", means);
     if (has("cac:PayeeFinancialAccount") || has("cac:CardAccount")) {
