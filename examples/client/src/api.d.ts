@@ -135,6 +135,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invoices/{id}/evidence/qr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the KSeF verification QR code of an invoice
+         * @description The invoice's KSeF verification link (KOD I, `verificationUrl` of the invoice) as a QR code, an SVG image with the invoice's KSeF number under the code, as KSeF asks it to be printed on any visualisation of a KSeF invoice (PDF, paper, e-mail). For an invoice delivered to KSeF.
+         */
+        get: operations["getInvoiceVerificationQr"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clients": {
         parameters: {
             query?: never;
@@ -502,6 +522,16 @@ export interface components {
             supplier: components["schemas"]["Party"];
             recipient: components["schemas"]["Party"];
             clientId: string | null;
+            /**
+             * @description The KSeF number KSeF gave the invoice once it accepted it (network `ksef`); null before, and on Peppol.
+             * @example 5260250995-20261120-0100001AF629-AF
+             */
+            ksefNumber: string | null;
+            /**
+             * @description The KSeF verification link (KOD I) of an invoice delivered to KSeF: `{qr host}/invoice/{seller NIP}/{issue date DD-MM-YYYY}/{SHA-256 of the FA(3), base64url}`. It must be printed as a QR code on any visualisation of the invoice (GET /v1/invoices/{id}/evidence/qr). Null until delivered, and on Peppol.
+             * @example https://qr-test.ksef.mf.gov.pl/invoice/5260250995/20-11-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE
+             */
+            verificationUrl: string | null;
             sha256: string;
             size: number;
             /** Format: date-time */
@@ -552,6 +582,8 @@ export interface components {
             reference: string | null;
             /** @description The hash of the delivered document as the network states it (the sandbox: SHA-256, hex); null when it states none. */
             documentHash: string | null;
+            /** @description For KSeF: the invoice's verification link (KOD I), as on the invoice record; null otherwise. */
+            verificationUrl: string | null;
             /**
              * Format: date-time
              * @description When the delivery was recorded (the invoice's delivered event).
@@ -1217,6 +1249,8 @@ export interface operations {
                 clientId?: string;
                 /** @description Only invoices and credit notes with this number (BT-1), exactly (case and spaces count). */
                 invoiceNumber?: string;
+                /** @description Only the invoice KSeF numbered so (`ksefNumber` of the record), exactly. */
+                ksefNumber?: string;
             };
             header?: never;
             path?: never;
@@ -1435,6 +1469,105 @@ export interface operations {
                 };
             };
             /** @description The invoice has no delivery evidence: it is still sending, it failed, or it was delivered without evidence (the message says which). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "evidence_not_available";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getInvoiceVerificationQr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The submissionId. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code, an SVG document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such invoice in this company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The invoice has no KSeF verification link: it is not a KSeF invoice, it is still being sent, or it failed (the message says which). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -20,7 +20,7 @@ import {
   type WebhookSender,
   type WebhookStore,
 } from "@einvoice/core";
-import { ksefNetwork } from "@einvoice/ksef";
+import { ksefNetwork, ksefQrBase } from "@einvoice/ksef";
 import { storecoveNetwork } from "@einvoice/storecove";
 
 export interface DeliveryConfig {
@@ -38,10 +38,12 @@ export interface DeliveryConfig {
   stopTimeoutMs?: number;
 }
 
-/** Direct KSeF delivery: the API base and the cipher of the companies' tokens. */
+/** Direct KSeF delivery: the API base, the cipher of the companies' tokens, where the verification links point. */
 export interface KsefSetup {
   baseUrl: string;
   cipher: TokenCipher;
+  /** The QR address of the invoices' verification links (KOD I): KSEF_URL's environment's, else KSEF_QR_URL, else KSEF_URL's origin. */
+  qrBase: string;
 }
 
 /**
@@ -76,7 +78,11 @@ export function ksefFromEnv(env: NodeJS.ProcessEnv): KsefSetup | null {
   } catch (e) {
     throw new Error(`KSEF_TOKEN_KEY: ${(e as Error).message}.`);
   }
-  return { baseUrl: url, cipher };
+  const qrUrl = env.KSEF_QR_URL?.trim() || "";
+  if (qrUrl && !/^https?:\/\/[^/?#]+\/?$/.test(qrUrl)) {
+    throw new Error(`KSEF_QR_URL must be the http(s) origin the KSeF verification links point to (such as https://qr-test.ksef.mf.gov.pl), not ${JSON.stringify(qrUrl)}.`);
+  }
+  return { baseUrl: url, cipher, qrBase: ksefQrBase(url, qrUrl) };
 }
 
 /** The sandbox retries within seconds (contract section 4); a real access point gets the default backoff. */
@@ -101,6 +107,7 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
   if (config.ksef) {
     ksef = ksefNetwork({
       baseUrl: config.ksef.baseUrl,
+      qrUrl: config.ksef.qrBase,
       credentials: ksefCredentials(store, config.ksef.cipher),
       // A credit note becomes a correction (KOR) of the invoice it names, by the KSeF number this
       // service got for it (the UPO kept as its evidence); the routers accept credit notes to KSeF (ksefCorrections).

@@ -162,7 +162,7 @@ console.log(
     `delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`,
     `participant discovery: ${discovery.description}`,
     ksef
-      ? `ksef: directly to KSeF at ${ksef.baseUrl} (KSEF_URL), as each company with its own NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object; tokens encrypted with KSEF_TOKEN_KEY, key id ${ksef.cipher.keyId})`
+      ? `ksef: directly to KSeF at ${ksef.baseUrl} (KSEF_URL), as each company with its own NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object; tokens encrypted with KSEF_TOKEN_KEY, key id ${ksef.cipher.keyId}); verification links (KOD I) to ${ksef.qrBase}`
       : `ksef: through the ${storecove ? "Storecove access point" : "sandbox network"}, like Peppol (set KSEF_URL and KSEF_TOKEN_KEY to send to KSeF directly)`,
     ...(webhooks.targets.allowPrivate ? ["webhooks: private and http targets allowed (WEBHOOK_ALLOW_PRIVATE=true)"] : []),
     ...(generatedToken ? [`ADMIN_TOKEN was not set; this run's admin token: ${adminToken}`] : []),

@@ -84,6 +84,7 @@ export {
 export type { CoreOptions } from "./use-cases/options.js";
 export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
+export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";
 export { invoiceView, clientView } from "./domain/views.js";
 export {
   createAccount,

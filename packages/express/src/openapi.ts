@@ -114,7 +114,11 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
   const header = route.idempotent ? { header: IDEMPOTENCY_HEADER } : undefined;
   const success = {
     description: route.success.description,
-    ...(route.success.schema ? json(route.success.schema) : {}),
+    ...(route.success.mediaType
+      ? { content: { [route.success.mediaType]: { schema: route.success.schema ?? z.string() } } }
+      : route.success.schema
+        ? json(route.success.schema)
+        : {}),
     ...(route.idempotent ? { headers: REPLAYED_HEADER } : {}),
   };
   return {

@@ -114,6 +114,14 @@ describe("tenant isolation: company B with its own key", () => {
     }
   });
 
+  it("GET /v1/invoices/{A's id}/evidence/qr → 404 invoice_not_found, as for an unknown id (A is told there is no KSeF link)", async () => {
+    for (const id of A.invoiceIds) {
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}/evidence/qr`), id, "invoice_not_found");
+      const own = await as(A).get(`/v1/invoices/${id}/evidence/qr`);
+      expect([own.status, own.body.code]).toEqual([409, "evidence_not_available"]);
+    }
+  });
+
   it("GET /v1/invoices lists only B's invoices, with any filter: A's client id gives an empty list", async () => {
     const all = await as(B).get("/v1/invoices?limit=100");
     expect(all.status).toBe(200);
@@ -199,6 +207,7 @@ describe("tenant isolation: company B with its own key", () => {
     const covered = new Set([
       "get /v1/invoices/{id}",
       "get /v1/invoices/{id}/evidence",
+      "get /v1/invoices/{id}/evidence/qr",
       "delete /v1/api-keys/{id}",
       "delete /v1/webhooks/{id}",
       "get /v1/webhooks/{id}/deliveries",

@@ -217,7 +217,8 @@ class Xml {
   }
 }
 
-function vatId(party: Fa3Node | null): string {
+/** The VAT identifier (scheme VAT) of a party, upper case, without spaces or hyphens; "" without one. */
+export function vatId(party: Fa3Node | null): string {
   for (const pts of childrenOf(party, "cac:PartyTaxScheme")) {
     if (text(firstAt(pts, "cac:TaxScheme/cbc:ID")).toUpperCase() === "VAT") return text(childOf(pts, "cbc:CompanyID")).replace(/[\s-]/g, "").toUpperCase();
   }

@@ -5,3 +5,4 @@ export { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
 export { ksefNetwork, type KsefNetworkOptions, type KsefCredentials } from "./network.js";
 export type { KsefState, KsefUpload } from "./state.js";
 export { readUbl } from "./read.js";
+export { KSEF_ENVIRONMENTS, ksefQrBase, verificationUrl, verificationFacts, fa3Sha256, type VerificationParts } from "./verification.js";

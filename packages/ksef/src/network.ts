@@ -18,11 +18,17 @@ import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from 
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
 import { readUbl } from "./read.js";
 import { readState, type KsefState, type KsefUpload } from "./state.js";
+import { ksefQrBase, verificationFacts, verificationUrl } from "./verification.js";
 import { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
 
 export interface KsefNetworkOptions {
   /** The API base URL including /v2 (test, demo or production environment). */
   baseUrl: string;
+  /**
+   * Where the invoices' verification links (KOD I) point when `baseUrl` is not one of KSeF's three
+   * environments (whose QR addresses are fixed: `ksefQrBase`); `baseUrl`'s origin by default.
+   */
+  qrUrl?: string;
   /**
    * Who sends: the company's NIP (the authentication context) and KSeF token, by the company id of
    * the submission; null when the company has none (the attempt fails, saying how to set them).
@@ -98,6 +104,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   const base = options.baseUrl.replace(/\/+$/, "");
+  const qrBase = ksefQrBase(base, options.qrUrl);
   const doFetch = options.fetch ?? fetch;
   const pollMs = options.pollIntervalMs ?? 1000;
   const statusTimeout = options.statusTimeoutMs ?? 60_000;
@@ -260,6 +267,22 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     }
   }
 
+  /**
+   * The KSeF number and the verification link (KOD I) of the accepted invoice: the seller's NIP and
+   * the issue date as the FA(3) carries them (read again from the UBL, as in any later attempt), the
+   * hash of the FA(3) that KSeF accepted. Without them (they were checked when it was mapped) the
+   * link is left out; the number stands.
+   */
+  function accepted(request: SendRequest, a: NonNullable<KsefState["accepted"]>): { ksefNumber: string; verificationUrl?: string } {
+    try {
+      const facts = verificationFacts(readUbl(request.document));
+      if (facts) return { ksefNumber: a.ksefNumber, verificationUrl: verificationUrl(qrBase, { ...facts, fa3Sha256: a.hash }) };
+    } catch {
+      // No link: the number is still the outcome's.
+    }
+    return { ksefNumber: a.ksefNumber };
+  }
+
   /** The UPO of the accepted invoice as the delivered outcome's evidence; a bounded wait when KSeF has none yet. */
   async function evidence(request: SendRequest, state: KsefState, auth: Auth): Promise<SendOutcome> {
     const a = state.accepted!;
@@ -269,7 +292,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       const { status, text } = await call("GET", `/sessions/${a.session}/invoices/ksef/${encodeURIComponent(a.ksefNumber)}/upo`, await accessToken(auth), undefined, auth, { accept: "application/xml", tolerate: [UPO_NOT_FOUND] });
       if (status === 200) {
         const upo: DeliveryEvidence = { kind: "ksef-upo", mediaType: "application/xml", content: text, reference: a.ksefNumber, documentHash: a.hash };
-        return { outcome: "delivered", detail, evidence: upo };
+        return { outcome: "delivered", detail, evidence: upo, ...accepted(request, a) };
       }
       if (Date.now() > deadline) break;
       await sleep(pollMs);
@@ -279,7 +302,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       await save(request, state);
       return { outcome: "retry", reason: `KSeF accepted the invoice as ${detail} but has no UPO for it yet; the next attempt fetches it (the invoice is not sent again)` };
     }
-    return { outcome: "delivered", detail: `${detail} (KSeF had no UPO for it after ${upoRetries + 1} attempts; it is in KSeF under session ${a.session})` };
+    return { outcome: "delivered", detail: `${detail} (KSeF had no UPO for it after ${upoRetries + 1} attempts; it is in KSeF under session ${a.session})`, ...accepted(request, a) };
   }
 
   async function attempt(request: SendRequest): Promise<SendOutcome> {

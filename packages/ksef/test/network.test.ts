@@ -39,6 +39,15 @@ function again(req: SendRequest, attempt = req.attempt + 1): SendRequest {
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64");
+/**
+ * The verification link (KOD I) recomputed from the FA(3) KSeF received, as kody-qr.md builds it:
+ * {qr host}/invoice/{Podmiot1 NIP}/{P_1 as DD-MM-YYYY}/{SHA-256 of the file, base64url, no padding}.
+ */
+function linkOf(fa3: string, qrHost: string): string {
+  const [y, m, d] = fa3Values(fa3, "P_1")[0]!.split("-");
+  const hash = createHash("sha256").update(fa3, "utf8").digest("base64").replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return `${qrHost}/invoice/${fa3Values(fa3, "NIP")[0]}/${d}-${m}-${y}/${hash}`;
+}
 const numberOf = (o: SendOutcome): string => (o.outcome === "delivered" ? /KSeF number (\S+)/.exec(o.detail ?? "")?.[1] ?? "" : "");
 
 describe("ksefNetwork against a fake KSeF", () => {
@@ -59,6 +68,8 @@ describe("ksefNetwork against a fake KSeF", () => {
       outcome: "delivered",
       detail: expect.stringMatching(/^KSeF number 5260250995-20261122-[0-9A-F]{12}-\d\d$/),
       evidence: { kind: "ksef-upo", mediaType: "application/xml", content: expect.stringContaining("<Potwierdzenie"), reference: numberOf(o), documentHash: sha256(fake.accepted[0]!) },
+      ksefNumber: numberOf(o),
+      verificationUrl: linkOf(fake.accepted[0]!, new URL(fake.url).origin),
     });
     const upo = o.outcome === "delivered" ? o.evidence!.content : "";
     expect(upo).toContain(`<NumerKSeFDokumentu>${numberOf(o)}</NumerKSeFDokumentu>`);
@@ -81,6 +92,13 @@ describe("ksefNetwork against a fake KSeF", () => {
     const before = fake.calls.filter((c) => c === "POST /auth/challenge").length;
     expect((await n.send(request())).outcome).toBe("delivered");
     expect(fake.calls.filter((c) => c === "POST /auth/challenge").length).toBe(before);
+  });
+
+  it("the verification link points to KSEF_QR_URL (qrUrl) for an API that is none of KSeF's environments, and carries the seller's NIP without its PL prefix", async () => {
+    const n = ksefNetwork({ baseUrl: fake.url, qrUrl: "https://qr.example.test/", credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, statusTimeoutMs: 20_000 });
+    const o = await n.send(request());
+    expect(o).toMatchObject({ outcome: "delivered", verificationUrl: linkOf(fake.accepted[0]!, "https://qr.example.test") });
+    expect((o as { verificationUrl: string }).verificationUrl).toMatch(/^https:\/\/qr\.example\.test\/invoice\/5260250995\/20-11-2026\/[A-Za-z0-9_-]{43}$/);
   });
 
   it("a resend with the saved state answers from KSeF and never sends the invoice twice", async () => {
@@ -137,7 +155,13 @@ describe("ksefNetwork against a fake KSeF", () => {
     // The state of an attempt that gave up on its upload (it was not yet listed in its session), so the next one uploads again.
     const gaveUp = JSON.stringify({ v: 1, uploads: [{ session: state.uploads[0].session, hash: state.uploads[0].hash, dead: true }] });
     const o = await network().send({ ...req, attempt: 2, state: gaveUp });
-    expect(o).toEqual({ outcome: "delivered", detail: `KSeF number ${numberOf(first)}`, evidence: expect.objectContaining({ reference: numberOf(first), documentHash: state.uploads[0].hash }) });
+    expect(o).toEqual({
+      outcome: "delivered",
+      detail: `KSeF number ${numberOf(first)}`,
+      evidence: expect.objectContaining({ reference: numberOf(first), documentHash: state.uploads[0].hash }),
+      ksefNumber: numberOf(first),
+      verificationUrl: linkOf(fake.accepted[0]!, new URL(fake.url).origin),
+    });
     expect(fake.invoicesSent).toBe(2);
     expect(fake.accepted).toHaveLength(1);
   });
@@ -157,7 +181,8 @@ describe("ksefNetwork against a fake KSeF", () => {
     const other = request();
     expect((await n.send(other)).outcome).toBe("retry");
     const last = await n.send(again(other));
-    expect(last).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number \S+ \(KSeF had no UPO for it after 2 attempts/) });
+    // Without the UPO, the KSeF number and the verification link are still the outcome's.
+    expect(last).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number \S+ \(KSeF had no UPO for it after 2 attempts/), ksefNumber: numberOf(last), verificationUrl: linkOf(fake.accepted[1]!, new URL(fake.url).origin) });
     expect(fake.invoicesSent).toBe(2);
   });
 

@@ -51,7 +51,9 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
              status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
              next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
              events = events || $8::jsonb,
-             delivery_state = CASE WHEN $3 = 'sending' THEN delivery_state END
+             delivery_state = CASE WHEN $3 = 'sending' THEN delivery_state END,
+             ksef_number = CASE WHEN $3 = 'delivered' AND $9::text IS NOT NULL THEN $9::text ELSE ksef_number END,
+             verification_url = CASE WHEN $3 = 'delivered' AND $9::text IS NOT NULL THEN $10::text ELSE verification_url END
            WHERE id = $1::uuid AND lease_owner = $2
            RETURNING ${INVOICES.select()}`,
           [
@@ -63,6 +65,8 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
             a.attempts,
             a.nextAttemptAt,
             JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
+            a.ksef?.ksefNumber ?? null,
+            a.ksef?.verificationUrl ?? null,
           ],
         );
         const updated = rows[0] ? INVOICES.fromRow(rows[0]) : null;

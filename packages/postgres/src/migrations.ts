@@ -371,6 +371,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX idempotency_keys_created_idx ON ${s}.idempotency_keys (created_at)`,
     ],
   },
+  {
+    version: 11,
+    name: "KSeF: the invoice's KSeF number and verification link (KOD I) on the record; invoices by KSeF number",
+    statements: (s) => [
+      // Set by the delivery that KSeF accepted (completeAttempt), null before and on Peppol.
+      `ALTER TABLE ${s}.invoices ADD COLUMN ksef_number text`,
+      `ALTER TABLE ${s}.invoices ADD COLUMN verification_url text`,
+      `CREATE INDEX invoices_company_ksef_number_idx ON ${s}.invoices (company_id, ksef_number, created_at DESC, id DESC) WHERE ksef_number IS NOT NULL`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -243,6 +243,8 @@ export const INVOICES = rowMapping({
     billing_reference: "text",
     client_id: "uuid",
     duplicate_of: "uuid",
+    ksef_number: "text",
+    verification_url: "text",
   },
   toRow: (inv: InvoiceRecord) => ({
     id: inv.id,
@@ -270,6 +272,8 @@ export const INVOICES = rowMapping({
     billing_reference: inv.billingReference,
     client_id: inv.clientId,
     duplicate_of: inv.duplicateOf ?? null,
+    ksef_number: inv.ksefNumber,
+    verification_url: inv.verificationUrl,
   }),
   fromRow: (r): InvoiceRecord => ({
     id: text(r.id),
@@ -292,6 +296,8 @@ export const INVOICES = rowMapping({
     supplier: toParty(r.supplier),
     recipient: toParty(r.recipient),
     clientId: textOrNull(r.client_id),
+    ksefNumber: textOrNull(r.ksef_number),
+    verificationUrl: textOrNull(r.verification_url),
     sha256: text(r.sha256),
     size: Number(r.size),
     createdAt: text(r.created_at),
@@ -312,13 +318,15 @@ export const INVOICES = rowMapping({
 
 /**
  * The invoice columns a submission writes: all but `client_id`, which the store sets (null for a
- * failed submission, the upserted client's id in `insert_accepted`). In this order they are the
- * first parameters of `insert_accepted` (migration 6, which added `document_type` and
- * `billing_reference` after `warnings`); a
- * column added later is set by a new version of that function (or, like `duplicate_of`, only
- * written for failed submissions: `INVOICE_WRITE_FAILED`).
+ * failed submission, the upserted client's id in `insert_accepted`), and those a submission does not
+ * write there: `duplicate_of` (migration 10, only for failed submissions: `INVOICE_WRITE_FAILED`),
+ * `ksef_number` and `verification_url` (migration 11, set by the delivery that KSeF accepted; null
+ * until then). In this order they are the first parameters of `insert_accepted` (migration 6, which
+ * added `document_type` and `billing_reference` after `warnings`); a column added later that an
+ * accepted submission writes is set by a new version of that function.
  */
-export const INVOICE_WRITE = INVOICES.names.filter((n) => n !== "client_id" && n !== "duplicate_of");
+const NOT_WRITTEN: readonly string[] = ["client_id", "duplicate_of", "ksef_number", "verification_url"];
+export const INVOICE_WRITE = INVOICES.names.filter((n) => !NOT_WRITTEN.includes(n));
 /** The columns of a failed submission: `INVOICE_WRITE` and `duplicate_of` (migration 10). */
 export const INVOICE_WRITE_FAILED = [...INVOICE_WRITE, "duplicate_of" as const];
 

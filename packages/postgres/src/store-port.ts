@@ -227,7 +227,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
       const where = ["company_id = $1::uuid"];
       const params: unknown[] = [companyId];
@@ -246,6 +246,10 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (invoiceNumber != null) {
         params.push(invoiceNumber);
         where.push(`invoice_number = $${params.length}`);
+      }
+      if (ksefNumber != null) {
+        params.push(ksefNumber);
+        where.push(`ksef_number = $${params.length}`);
       }
       if (clientId !== null) {
         params.push(clientId);

@@ -153,6 +153,16 @@ const limit = param(
 export const BAD_CURSOR = "cursor must be a valid pagination cursor (pass nextCursor from the previous page unchanged)";
 const cursor = param("cursor", z.string().min(1, { error: BAD_CURSOR }), { description: "The `nextCursor` of the previous page, unchanged." });
 
+/** A query parameter matched exactly: non-empty text of at most `max` characters, without control characters. */
+function exactText(name: string, max: number, doc: { description: string; example: string }) {
+  const text = z
+    .string()
+    .min(1, { error: `${name} must not be empty` })
+    .max(max, { error: `${name} must be at most ${max} characters` })
+    .regex(/^[^\u0000-\u001f\u007f]*$/, { error: `${name} must not contain control characters` });
+  return param(name, text, doc);
+}
+
 /** Query of `GET /v1/invoices`. */
 export const ListInvoicesQuerySchema = z
   .strictObject({
@@ -170,15 +180,11 @@ export const ListInvoicesQuerySchema = z
       description: "Only invoices of this client.",
       example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a",
     }),
-    invoiceNumber: param(
-      "invoiceNumber",
-      z
-        .string()
-        .min(1, { error: "invoiceNumber must not be empty" })
-        .max(200, { error: "invoiceNumber must be at most 200 characters" })
-        .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "invoiceNumber must not contain control characters" }),
-      { description: "Only invoices and credit notes with this number (BT-1), exactly (case and spaces count).", example: "FV/2026/11/001" },
-    ),
+    invoiceNumber: exactText("invoiceNumber", 200, {
+      description: "Only invoices and credit notes with this number (BT-1), exactly (case and spaces count).",
+      example: "FV/2026/11/001",
+    }),
+    ksefNumber: exactText("ksefNumber", 100, { description: "Only the invoice KSeF numbered so (`ksefNumber` of the record), exactly.", example: "5260250995-20261120-0100001AF629-AF" }),
   })
   .meta({ id: "ListInvoicesQuery" });
 export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;
@@ -274,6 +280,15 @@ export const InvoiceSchema = z
     supplier: PartySchema,
     recipient: PartySchema,
     clientId: z.uuid().nullable(),
+    ksefNumber: z
+      .string()
+      .nullable()
+      .meta({ description: "The KSeF number KSeF gave the invoice once it accepted it (network `ksef`); null before, and on Peppol.", example: "5260250995-20261120-0100001AF629-AF" }),
+    verificationUrl: z.string().nullable().meta({
+      description:
+        "The KSeF verification link (KOD I) of an invoice delivered to KSeF: `{qr host}/invoice/{seller NIP}/{issue date DD-MM-YYYY}/{SHA-256 of the FA(3), base64url}`. It must be printed as a QR code on any visualisation of the invoice (GET /v1/invoices/{id}/evidence/qr). Null until delivered, and on Peppol.",
+      example: "https://qr-test.ksef.mf.gov.pl/invoice/5260250995/20-11-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE",
+    }),
     sha256: z.string(),
     size: z.number().int(),
     createdAt: timestamp,
@@ -303,6 +318,7 @@ export const DeliveryEvidenceSchema = z
     content: z.string().meta({ description: "The evidence document as the network gave it, as text (at most 1 MiB of UTF-8)." }),
     reference: z.string().nullable().meta({ description: "The network's reference of the delivered document, such as the KSeF number; null when it gives none." }),
     documentHash: z.string().nullable().meta({ description: "The hash of the delivered document as the network states it (the sandbox: SHA-256, hex); null when it states none." }),
+    verificationUrl: z.string().nullable().meta({ description: "For KSeF: the invoice's verification link (KOD I), as on the invoice record; null otherwise." }),
     deliveredAt: timestamp.meta({ description: "When the delivery was recorded (the invoice's delivered event)." }),
   })
   .meta({ id: "DeliveryEvidence" });

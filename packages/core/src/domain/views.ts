@@ -20,6 +20,8 @@ export function invoiceView(r: InvoiceRecord): Invoice {
     supplier: { ...r.supplier },
     recipient: { ...r.recipient },
     clientId: r.clientId,
+    ksefNumber: r.ksefNumber ?? null,
+    verificationUrl: r.verificationUrl ?? null,
     sha256: r.sha256,
     size: r.size,
     createdAt: r.createdAt,

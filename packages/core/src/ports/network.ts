@@ -71,7 +71,15 @@ export interface DeliveryEvidence {
 
 /** The answer of a network to one attempt. */
 export type SendOutcome =
-  | { outcome: "delivered"; detail?: string; evidence?: DeliveryEvidence }
+  | {
+      outcome: "delivered";
+      detail?: string;
+      evidence?: DeliveryEvidence;
+      /** KSeF: the number KSeF gave the invoice, kept on the record (`ksefNumber`). At most 100 characters. */
+      ksefNumber?: string;
+      /** KSeF: the invoice's verification link (KOD I), kept on the record (`verificationUrl`). At most 1000 characters. */
+      verificationUrl?: string;
+    }
   /** A transient failure: try again later (`retryAfterMs` is the network's hint, if any). */
   | { outcome: "retry"; reason: string; retryAfterMs?: number }
   /** A permanent failure: the invoice will never be delivered as it is. */

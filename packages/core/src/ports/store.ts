@@ -118,6 +118,8 @@ export interface Store {
    * stored and returned invoice's `clientId` to that client's id.
    *
    * A `failed` submission is always inserted, creates no client and counts for no client.
+   * `ksefNumber` and `verificationUrl` are null on a new submission: only a delivered attempt sets
+   * them (`DeliveryStore.completeAttempt`).
    */
   insertSubmission(submission: NewSubmission): Promise<InsertSubmissionResult>;
 
@@ -149,6 +151,8 @@ export interface Store {
       clientId: string | null;
       documentType?: DocumentKind | null;
       invoiceNumber?: string | null;
+      /** Matches `InvoiceRecord.ksefNumber` exactly. */
+      ksefNumber?: string | null;
     },
   ): Promise<InvoiceRecord[]>;
 
@@ -226,6 +230,11 @@ export interface AttemptRecord {
    * Ignored for any other status.
    */
   evidence?: DeliveryEvidence | null;
+  /**
+   * For status `delivered`: the KSeF number and verification link the network gave, set on the
+   * invoice (`ksefNumber`, `verificationUrl`) in the same atomic step. Ignored for any other status.
+   */
+  ksef?: { ksefNumber: string; verificationUrl: string | null } | null;
 }
 
 /**

@@ -272,6 +272,29 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect((await f.a.getInvoice(companyId, bare.id))?.status).toBe("delivered");
     });
 
+    it("sets the KSeF number and verification link with a delivered attempt only, and lists the company's invoices by KSeF number", async () => {
+      const KSEF = "5260250995-20261120-0100001AF629-AF";
+      const URL_ = "https://qr-test.ksef.mf.gov.pl/invoice/5260250995/20-11-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE";
+      const inv = await submit(0, { network: "ksef", targetNetwork: "ksef" });
+      const retried = await submit(1, { network: "ksef", targetNetwork: "ksef" });
+      const other = await submit(2, { network: "ksef", targetNetwork: "ksef" });
+      expect(inv).toMatchObject({ ksefNumber: null, verificationUrl: null });
+      await f.a.claimDeliveries({ owner: "x", now: at(3), leaseUntil: at(63), limit: 10 });
+      const ksef = { ksefNumber: KSEF, verificationUrl: URL_ };
+      expect(await f.a.completeAttempt(attemptOf(retried.id, "x", 4, "sending", { ksef }))).toMatchObject({ ksefNumber: null, verificationUrl: null });
+      const done = await f.b.completeAttempt(attemptOf(inv.id, "x", 5, "delivered", { ksef }));
+      expect(done).toMatchObject({ status: "delivered", ksefNumber: KSEF, verificationUrl: URL_ });
+      await f.b.completeAttempt(attemptOf(other.id, "x", 5, "delivered", { ksef: { ksefNumber: "5260250995-20261120-0100001AF630-00", verificationUrl: null } }));
+      expect(await f.a.getInvoice(companyId, inv.id)).toMatchObject({ ksefNumber: KSEF, verificationUrl: URL_ });
+      expect(await f.b.getInvoice(companyId, other.id)).toMatchObject({ verificationUrl: null });
+      const q = { limit: 10, after: null, status: null, clientId: null };
+      expect((await f.b.listInvoices(companyId, { ...q, ksefNumber: KSEF })).map((i) => i.id)).toEqual([inv.id]);
+      expect(await f.a.listInvoices(companyId, { ...q, ksefNumber: KSEF.toLowerCase() })).toEqual([]);
+      expect(await f.a.listInvoices(companyId, { ...q, ksefNumber: KSEF, status: "sending" })).toEqual([]);
+      expect(await f.a.listInvoices(sampleCompany().id, { ...q, ksefNumber: KSEF })).toEqual([]);
+      expect(await f.a.listInvoices(companyId, { ...q, ksefNumber: null })).toHaveLength(3);
+    });
+
     it("keeps evidence of up to 1 MiB as it was given", async () => {
       const inv = await submit(0);
       await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });

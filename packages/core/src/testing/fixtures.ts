@@ -56,6 +56,8 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     supplier: { name: "Seller", endpointId: "0106:12345678", vatId: "NL001234567B01", country: "NL" },
     recipient: { name: "Buyer", endpointId: "0208:0123456789", vatId: null, country: "BE" },
     clientId: null,
+    ksefNumber: null,
+    verificationUrl: null,
     sha256: randomUUID().replace(/-/g, "").repeat(2),
     size: 1234,
     createdAt: at,

@@ -71,6 +71,7 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
     status: q.status ?? null,
     documentType: q.documentType ?? null,
     invoiceNumber: q.invoiceNumber ?? null,
+    ksefNumber: q.ksefNumber ?? null,
     clientId: q.clientId?.toLowerCase() ?? null,
   });
   const page = rows.slice(0, limit);
@@ -106,7 +107,7 @@ export async function getInvoiceEvidence(store: Store, auth: AuthContext, id: st
   const e = r.status === "delivered" ? await guarded.getEvidence(auth.companyId, r.id) : null;
   if (e) {
     const { invoiceId, network, kind, mediaType, content, reference, documentHash, deliveredAt } = e;
-    return { invoiceId, network, kind, mediaType, content, reference, documentHash, deliveredAt };
+    return { invoiceId, network, kind, mediaType, content, reference, documentHash, verificationUrl: r.verificationUrl, deliveredAt };
   }
   const why =
     r.status === "sending"

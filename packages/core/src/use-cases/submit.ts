@@ -288,6 +288,8 @@ function record(
     supplier: f.supplier,
     recipient: f.recipient,
     clientId: null,
+    ksefNumber: null,
+    verificationUrl: null,
     sha256: doc.sha256,
     size: doc.bytes.length,
     createdAt: now,

@@ -171,6 +171,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       errorMessage: record.errorMessage,
       updatedAt: record.updatedAt,
       events: [...inv.events, record.event],
+      ...(record.status === "delivered" && record.ksef ? { ksefNumber: record.ksef.ksefNumber, verificationUrl: record.ksef.verificationUrl } : {}),
     };
     return { ...record, notify: statusChangedEvent(after) };
   }
@@ -188,6 +189,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         nextAttemptAt: null,
         event: { status: "delivered", at, detail: `Delivered on ${on} (attempt ${attemptNo}).${outcome.detail ? " " + outcome.detail : ""}` },
         evidence: keptEvidence(inv.id, outcome.evidence),
+        ksef: keptKsef(inv.id, outcome),
       };
     }
     const policy = retryOf(inv.network);
@@ -207,6 +209,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       nextAttemptAt: next,
       event: { status: "sending", at, detail: `Attempt ${attemptNo} on ${on} failed: ${outcome.reason} Next try at ${next}.` },
     };
+  }
+
+  /** The KSeF number and verification link to keep on the record: what the network gave when it is short text, else null (logged). */
+  function keptKsef(submissionId: string, o: Extract<SendOutcome, { outcome: "delivered" }>): AttemptRecord["ksef"] {
+    if (o.ksefNumber === undefined) return null;
+    const fits = (v: unknown, max: number): v is string => typeof v === "string" && v.length > 0 && v.length <= max && !/[\u0000-\u001f]/.test(v);
+    if (!fits(o.ksefNumber, 100) || (o.verificationUrl !== undefined && !fits(o.verificationUrl, 1000))) {
+      logger?.error({ submissionId }, "the network's KSeF number or verification link is malformed; it is not kept");
+      return null;
+    }
+    return { ksefNumber: o.ksefNumber, verificationUrl: o.verificationUrl ?? null };
   }
 
   /** The evidence to store: what the network gave when it keeps the port's shape and bound, else null (logged). */

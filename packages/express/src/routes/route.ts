@@ -66,8 +66,11 @@ export interface Route<D> {
    * the body is not documented.
    */
   body?: { kind: "json" | "raw"; schema?: z.ZodType; examples?: Record<string, { summary: string; value: unknown }> };
-  /** The success answer: its status and, unless 204, its body's schema. */
-  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType };
+  /**
+   * The success answer: its status and, unless 204, its body's schema. With `mediaType` the handler
+   * answers the body itself (a string, such as an SVG document), sent with that content type.
+   */
+  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; mediaType?: string };
   /**
    * Takes an `Idempotency-Key` header (when the router's store keeps keys): the same key and body
    * replay the first answer (`idempotent` in the core). For `apiKey` routes with a body.
@@ -152,6 +155,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
         if (key === undefined || !mount.idempotency) {
           const answer = await handle();
           if (route.success.status === 204) res.status(204).end();
+          else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);
           else res.status(route.success.status).json(answer);
           return;
         }

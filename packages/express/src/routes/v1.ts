@@ -12,6 +12,7 @@ import {
   getCompany,
   getInvoice,
   getInvoiceEvidence,
+  getVerificationQr,
   DeliveryEvidenceSchema,
   InvoiceRequestSchema,
   InvoiceSchema,
@@ -200,6 +201,25 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       },
     ],
     handle: async ({ deps, auth, params }) => ({ data: await getInvoiceEvidence(deps.store, auth, params.id!) }),
+  },
+  {
+    method: "get",
+    path: "/invoices/{id}/evidence/qr",
+    operationId: "getInvoiceVerificationQr",
+    summary: "Get the KSeF verification QR code of an invoice",
+    description:
+      "The invoice's KSeF verification link (KOD I, `verificationUrl` of the invoice) as a QR code, an SVG image with the invoice's KSeF number under the code, as KSeF asks it to be printed on any visualisation of a KSeF invoice (PDF, paper, e-mail). For an invoice delivered to KSeF.",
+    auth: "apiKey",
+    params: { id: "The submissionId." },
+    success: { status: 200, description: "The QR code, an SVG document.", mediaType: "image/svg+xml", schema: z.string().meta({ description: "An SVG document." }) },
+    errors: [
+      { codes: ["invoice_not_found"], description: "No such invoice in this company." },
+      {
+        codes: ["evidence_not_available"],
+        description: "The invoice has no KSeF verification link: it is not a KSeF invoice, it is still being sent, or it failed (the message says which).",
+      },
+    ],
+    handle: async ({ deps, auth, params }) => (await getVerificationQr(deps.store, auth, params.id!)).svg,
   },
   {
     method: "get",

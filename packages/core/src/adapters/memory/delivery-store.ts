@@ -35,6 +35,10 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       d.leaseOwner = null;
       d.leaseUntil = null;
       if (a.status !== "sending") d.state = null;
+      if (a.status === "delivered" && a.ksef) {
+        inv.ksefNumber = a.ksef.ksefNumber;
+        inv.verificationUrl = a.ksef.verificationUrl;
+      }
       if (a.status === "delivered" && a.evidence && inv.network) {
         const { kind, mediaType, content, reference, documentHash } = a.evidence;
         evidence.set(inv.id, { invoiceId: inv.id, network: inv.network, kind, mediaType, content, reference, documentHash, deliveredAt: a.updatedAt });

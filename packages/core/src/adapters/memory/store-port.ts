@@ -125,7 +125,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
@@ -134,6 +134,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         if (status && r.status !== status) continue;
         if (documentType && r.documentType !== documentType) continue;
         if (invoiceNumber != null && r.invoiceNumber !== invoiceNumber) continue;
+        if (ksefNumber != null && r.ksefNumber !== ksefNumber) continue;
         if (clientId && r.clientId !== clientId) continue;
         out.push(clone(r));
       }
