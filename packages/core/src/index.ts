@@ -11,6 +11,7 @@ export {
   type ValidationItem,
 } from "./validation/validate.js";
 export { MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS } from "./validation/decimal.js";
+export { MAX_IDENTIFIER_LENGTH } from "./document/fields.js";
 export { RULE_SETS, type RuleSet } from "./validation/rulesets/index.js";
 export { ruleSetsApplying, ruleSetIdsFor, familiesOf } from "./validation/rulesets/select.js";
 export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET } from "./validation/rulesets/legacy.js";

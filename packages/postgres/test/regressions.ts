@@ -1,10 +1,12 @@
 // Checks of the SQL store beyond the port's conformance suite, run on PGlite and on a PostgreSQL server.
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { tokenCipher, updateCompany, type Store } from "@einvoice/core";
+import { ApiError, getInvoice, MAX_IDENTIFIER_LENGTH, submitCreditNote, submitInvoice, tokenCipher, updateCompany, type Store } from "@einvoice/core";
 import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { describe, expect, it } from "vitest";
 import { corpusPath } from "../../../testdata/index.js";
+import { eligibleCompany } from "../../core/test/support/company.js";
+import { b64, invoiceXml } from "../../core/test/support/ubl.js";
 import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../src/index.js";
 
 export interface Harness {
@@ -43,6 +45,38 @@ function accepted(companyId: string, overrides: Parameters<typeof sampleInvoiceR
 /** Registers the regression tests; `harness` is called in each test (after the suite's beforeAll). */
 export function testRegressions(label: string, harness: () => Harness): void {
   describe(`postgres store regressions: ${label}`, () => {
+    describe("long identifiers (issue 26, finding 3)", () => {
+      const errorOf = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+
+      it("refuses an invoice number, a corrected invoice's number or a buyer endpoint over the limit with a 422 naming it, never a 500; the limit itself is stored", async () => {
+        const h = harness();
+        const store = await postgresStore({ db: h.connect(), schema: h.schema() });
+        const auth = await eligibleCompany(store);
+        // Random, so that PostgreSQL cannot compress it: it refused index rows this long (54000), a 500 before.
+        const long = randomBytes(3_000).toString("base64url").slice(0, 3_000);
+        const e1 = await errorOf(submitInvoice(store, auth, { xml: b64(invoiceXml({ id: long })) }));
+        expect(e1).toBeInstanceOf(ApiError);
+        expect(e1).toMatchObject({ code: "invalid_ubl_xml", status: 422, message: expect.stringMatching(/invoice number \(BT-1, cbc:ID\) has 3000 characters; einvoice stores identifiers of at most 256/) });
+        // Four-byte characters: 256 of them are 1 KiB, within the index row PostgreSQL allows.
+        const max = "😀".repeat(MAX_IDENTIFIER_LENGTH);
+        const ok = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: max })) });
+        expect(ok).toMatchObject({ success: true, status: "sending" });
+        expect((await getInvoice(store, auth, ok.submissionId)).invoiceNumber).toBe(max);
+
+        const endpoint = await errorOf(submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "E-1", scheme: "9930", endpoint: randomBytes(3_000).toString("hex") })) }));
+        expect(endpoint).toMatchObject({ code: "invalid_ubl_xml", message: expect.stringMatching(/buyer's electronic address \(BT-49/) });
+
+        const cn = readFileSync(corpusPath("openpeppol-bis3/snippets/Snippet-cn.xml"), "utf8");
+        const longCn = cn.replace(/(<cac:InvoiceDocumentReference>\s*<cbc:ID>)[^<]*/, `$1${long}`);
+        expect(longCn).not.toBe(cn);
+        const e2 = await errorOf(submitCreditNote(store, auth, { xml: b64(longCn), targetNetwork: "peppol" }));
+        expect(e2).toMatchObject({ code: "invalid_ubl_xml", status: 422, message: expect.stringMatching(/number of the invoice it corrects \(BT-25/) });
+        const longId = cn.replace(/(<\/cbc:CustomizationID>[\s\S]*?<cbc:ID>)[^<]*/, `$1${long}`);
+        const e3 = await errorOf(submitCreditNote(store, auth, { xml: b64(longId), targetNetwork: "peppol" }));
+        expect(e3).toMatchObject({ code: "invalid_ubl_xml", message: expect.stringMatching(/credit note number \(BT-1, cbc:ID\) has 3000 characters/) });
+      });
+    });
+
     describe("migrations", () => {
       it("applies every migration once and is a no-op the second time", async () => {
         const h = harness();

@@ -1,5 +1,6 @@
 // Step 7 of the document pipeline: the fields of the invoice record, read from the document model.
-import type { Party, Totals } from "../domain/types.js";
+import { ApiError } from "../domain/errors.js";
+import type { ParticipantId, Party, Totals } from "../domain/types.js";
 import { child, children, first, type UblNode } from "./model.js";
 import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
@@ -61,4 +62,30 @@ function vatId(el: UblNode | null): string | null {
     }
   }
   return null;
+}
+
+/**
+ * The longest identifier a submission may carry where it is stored and looked up by (the invoice
+ * number, the number of the invoice a credit note corrects, the buyer's electronic address), in
+ * characters: as long as KSeF's invoice number (FA(3) P_2), and 1 KiB at most in UTF-8, well within
+ * the index entry PostgreSQL allows (about 2.7 KB).
+ */
+export const MAX_IDENTIFIER_LENGTH = 256;
+
+/** Throws `invalid_ubl_xml` naming the first identifier of the record longer than MAX_IDENTIFIER_LENGTH characters. */
+export function requireStorableIdentifiers(fields: InvoiceFields, recipient: ParticipantId | null): void {
+  const doc = fields.documentType === "creditNote" ? "credit note" : "invoice";
+  const checks: Array<[string | null, string]> = [
+    [fields.invoiceNumber, `The ${doc} number (BT-1, cbc:ID)`],
+    [fields.billingReference, "The number of the invoice it corrects (BT-25, cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID)"],
+    [recipient?.value ?? null, "The buyer's electronic address (BT-49, cac:AccountingCustomerParty/cac:Party/cbc:EndpointID)"],
+  ];
+  for (const [value, what] of checks) {
+    if (value === null || value.length <= MAX_IDENTIFIER_LENGTH) continue;
+    let n = 0;
+    for (const _ of value) n++; // characters, not UTF-16 units
+    if (n > MAX_IDENTIFIER_LENGTH) {
+      throw new ApiError("invalid_ubl_xml", `${what} has ${n} characters; einvoice stores identifiers of at most ${MAX_IDENTIFIER_LENGTH} characters. Shorten it.`);
+    }
+  }
 }

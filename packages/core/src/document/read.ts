@@ -5,7 +5,7 @@ import type { ParticipantId } from "../domain/types.js";
 import { validateModel, type ValidationItem } from "../validation/validate.js";
 import { MAX_REPORTED_ERRORS, rulesError } from "./rules-error.js";
 import { base64DecodedSize, checkBase64 } from "./base64.js";
-import { extractFields, type InvoiceFields } from "./fields.js";
+import { extractFields, requireStorableIdentifiers, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type DocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
@@ -97,17 +97,19 @@ export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument 
 
 /**
  * Steps 2 to 9a on decoded bytes: one document, UTF-8 XML text, one read that builds the model
- * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, rules and fields,
+ * (and finds a second document, a DOCTYPE, a passed limit), the root, recipient, the fields (their
+ * identifiers within MAX_IDENTIFIER_LENGTH), rules,
  * one hash. With `recipientOptional` (the KSeF route) a missing recipient is no error (row 9 is
  * the Peppol route's): `recipient` is then null.
  */
 export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
   const invoice = requireSubmitRoot(readXml(bytes, limits), root);
   const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
+  const fields = extractFields(invoice);
+  requireStorableIdentifiers(fields, recipient);
   // The first 100 findings of each flag are kept (the error lists them; the warnings are stored), and all are counted.
   const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
-  const fields = extractFields(invoice);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };
 }
