@@ -1,7 +1,7 @@
 // The dependency rules of the core's folders (docs/architecture.md, "Inside the core"), checked by
 // dependency-cruiser in packages/core/test/structure.test.ts (part of `pnpm test`). Each folder may
 // import only the folders below it in this order, so the folders cannot form a cycle:
-//   domain < ports < document/model.ts < validation < document < invoice-data < routing < adapters < workers < use-cases < testing
+//   domain < ports < document/model.ts < validation < document < routing < adapters < workers < use-cases < testing
 // (the test also checks the collapsed folder graph for cycles, and no-circular forbids module cycles).
 const SRC = "^src/";
 const layer = (folder, allowed) => ({
@@ -35,11 +35,10 @@ module.exports = {
     layer("ports", ["domain"]),
     layer("validation", ["domain", "document/model.ts"]),
     layer("document", ["domain", "ports", "validation"]),
-    layer("invoice-data", ["domain", "document", "validation"]),
     layer("routing", ["domain", "ports", "document"]),
     layer("adapters", ["domain", "ports", "document", "routing"]),
     layer("workers", ["domain", "ports", "document", "routing", "adapters"]),
-    layer("use-cases", ["domain", "ports", "document", "validation", "invoice-data", "routing", "adapters", "workers"]),
+    layer("use-cases", ["domain", "ports", "document", "validation", "routing", "adapters", "workers"]),
   ],
   options: {
     doNotFollow: { path: "node_modules" },

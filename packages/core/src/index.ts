@@ -39,7 +39,7 @@ export {
   type BuildOptions,
   type BuiltInvoice,
   type DataValidationItem,
-} from "./invoice-data/index.js";
+} from "./document/invoice-data/index.js";
 export * from "./domain/schemas.js";
 export type {
   Store,

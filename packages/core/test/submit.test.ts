@@ -36,7 +36,7 @@ describe("submitInvoice", () => {
   it("runs the body check before eligibility, eligibility before preconditions, preconditions before the document", async () => {
     const { store, auth, companyId, options } = await setup({ eligible: false });
     const broken = { xml: "%%%" };
-    expect(await codeOf(submitInvoice(store, auth, { xml: 1 }, options))).toBe("bad_request");
+    expect(await codeOf(submitInvoice(store, auth, { xml: 1 } as never, options))).toBe("bad_request");
     expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("enterprise_required");
     await updateCompany(store, companyId, { enterprise: true }, options);
     expect(await codeOf(submitInvoice(store, auth, broken, options))).toBe("subscription_upgrade_required");

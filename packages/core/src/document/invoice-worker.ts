@@ -7,6 +7,8 @@ import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./
 import { decodeDocument, readDocument } from "./read.js";
 import { validateBody } from "./validate.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
+import { readDataDocument } from "./invoice-data/pipeline.js";
+import type { InvoiceData } from "../domain/invoice-data.js";
 
 function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
   return e instanceof ApiError
@@ -28,11 +30,12 @@ function validateOnWorker({ validate }: ValidateTask): ValidateReply {
 }
 
 function readOne(req: WorkerRequest): WorkerReply {
-  let xml: string;
+  let xml: string | undefined;
+  let data: InvoiceData | undefined;
   let targetNetwork: TargetNetwork | undefined;
   if ("chunks" in req) {
     try {
-      ({ xml, targetNetwork } = parseSubmitBody(joinChunks(req.chunks.map((c) => new Uint8Array(c)))));
+      ({ xml, data, targetNetwork } = parseSubmitBody(joinChunks(req.chunks.map((c) => new Uint8Array(c))), req.root ?? "Invoice"));
     } catch (e) {
       return { ok: false, stage: "body", error: describe(e) };
     }
@@ -41,7 +44,9 @@ function readOne(req: WorkerRequest): WorkerReply {
   }
   try {
     const optional = Array.isArray(req.recipientOptional) ? targetNetwork !== undefined && req.recipientOptional.includes(targetNetwork) : req.recipientOptional === true;
-    const doc = readDocument(decodeDocument(xml, req.limits, true), req.limits, req.root ?? "Invoice", optional);
+    const doc = data
+      ? readDataDocument(data, req.limits, req.root ?? "Invoice", optional)
+      : readDocument(decodeDocument(xml!, req.limits, true), req.limits, req.root ?? "Invoice", optional);
     const buffer = doc.bytes.buffer as ArrayBuffer;
     const reply: WorkerReply = {
       ok: true,

@@ -11,6 +11,7 @@ import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
 import { validateBody } from "./validate.js";
+import { readDataDocument } from "./invoice-data/pipeline.js";
 import type { UblDocumentType } from "./ubl.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
@@ -166,9 +167,10 @@ function docOf(m: WorkerReply): ReadInvoice | null {
 }
 
 function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
-  const { xml, targetNetwork } = parseSubmitBody(joinChunks(chunks));
+  const { xml, data, targetNetwork } = parseSubmitBody(joinChunks(chunks), root);
   try {
-    return { targetNetwork, doc: readInvoice(xml, limits, root, recipientOptionalFor.includes(targetNetwork)), error: null };
+    const optional = recipientOptionalFor.includes(targetNetwork);
+    return { targetNetwork, doc: data ? readDataDocument(data, limits, root, optional) : readInvoice(xml!, limits, root, optional), error: null };
   } catch (e) {
     return { targetNetwork, doc: null, error: e };
   }

@@ -1,8 +1,27 @@
 // The JSON body of a submit request, from raw bytes: parsed and checked against the request schema.
 import { ApiError } from "../domain/errors.js";
-import { InvoiceRequestSchema, parseWith, ValidateRequestSchema } from "../domain/schemas.js";
+import { CreditNoteRequestSchema, InvoiceRequestSchema, parseDocumentBody, ValidateRequestSchema } from "../domain/schemas.js";
 import type { TargetNetwork } from "../domain/types.js";
 import { isStrictBase64 } from "./base64.js";
+import type { InvoiceData } from "../domain/invoice-data.js";
+import type { UblDocumentType } from "./ubl.js";
+
+/** A checked submit body: the document as `xml` (base64) or as `data` (the invoice or credit note as data), and the target. */
+export interface SubmitBody {
+  xml?: string;
+  data?: InvoiceData;
+  targetNetwork: TargetNetwork;
+}
+
+/** Checks a parsed submit body against the endpoint's schema (`invoice` or `creditNote` as data): the 400 of its shape, else the body. */
+export function checkSubmitBody(body: unknown, root: UblDocumentType = "Invoice"): SubmitBody {
+  if (root === "CreditNote") {
+    const b = parseDocumentBody(CreditNoteRequestSchema, body);
+    return { xml: b.xml, data: b.creditNote, targetNetwork: b.targetNetwork };
+  }
+  const b = parseDocumentBody(InvoiceRequestSchema, body);
+  return { xml: b.xml, data: b.invoice, targetNetwork: b.targetNetwork };
+}
 
 const utf8 = new TextDecoder("utf-8");
 
@@ -18,14 +37,14 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
 }
 
-/** A submit request body, checked: `xml` and `targetNetwork`, or the 400 of its shape. */
-export function parseSubmitBody(bytes: Uint8Array): { xml: string; targetNetwork: TargetNetwork } {
-  return parseWith(InvoiceRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
+/** A submit request body, checked: `xml` or the document as data, and `targetNetwork`; or the 400 of its shape. */
+export function parseSubmitBody(bytes: Uint8Array, root: UblDocumentType = "Invoice"): SubmitBody {
+  return checkSubmitBody(readEnvelope(bytes) ?? parseJsonBody(bytes), root);
 }
 
-/** A `POST /v1/validate` body, checked: `xml`, or the 400 of its shape. */
-export function parseValidateBody(bytes: Uint8Array): { xml: string } {
-  return parseWith(ValidateRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
+/** A `POST /v1/validate` body, checked: `xml`, `invoice` or `creditNote` (exactly one), or the 400 of its shape. */
+export function parseValidateBody(bytes: Uint8Array): { xml?: string; invoice?: InvoiceData; creditNote?: InvoiceData } {
+  return parseDocumentBody(ValidateRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
 }
 
 /** A body received in chunks, as one buffer (a single chunk as it is, without a copy). */
@@ -78,10 +97,10 @@ export function readEnvelope(bytes: Uint8Array): Record<string, unknown> | null 
  * (`{"xml":"…"` and a short tail) is checked in place, one pass over its bytes without joining
  * them or making a string of them; anything else goes through `parseSubmitBody`. Throws the 400; returns the target network the body asks for.
  */
-export function checkSubmitShape(chunks: readonly Uint8Array[]): TargetNetwork {
+export function checkSubmitShape(chunks: readonly Uint8Array[], root: UblDocumentType = "Invoice"): TargetNetwork {
   const envelope = envelopeShape(chunks);
-  if (envelope) return parseWith(InvoiceRequestSchema, envelope).targetNetwork;
-  return parseSubmitBody(joinChunks(chunks)).targetNetwork;
+  if (envelope) return checkSubmitBody(envelope, root).targetNetwork;
+  return parseSubmitBody(joinChunks(chunks), root).targetNetwork;
 }
 
 /** The usual envelope with the document replaced by a placeholder of the same emptiness, or null. */

@@ -6,6 +6,8 @@ import { joinChunks, parseValidateBody } from "./request.js";
 import { MAX_REPORTED_ERRORS } from "./rules-error.js";
 import { requireUblRoot } from "./ubl.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
+import type { InvoiceData } from "../domain/invoice-data.js";
+import { buildParsedInvoice } from "./invoice-data/index.js";
 
 /**
  * Validates a UBL Invoice or CreditNote against the official rules and returns the report.
@@ -34,7 +36,21 @@ export function validateInvoice(document: Uint8Array | string, options: { limits
  * A `POST /v1/validate` raw JSON body: its shape (400), its document (422 with the codes of submit,
  * strict base64 first), then the rules' report with at most MAX_REPORTED_ERRORS items a list.
  */
-export function validateBody(chunks: readonly Uint8Array[], limits: XmlLimits): ValidationReport {
-  const { xml } = parseValidateBody(joinChunks(chunks));
-  return validateInvoice(decodeDocument(xml, limits), { limits, maxItems: MAX_REPORTED_ERRORS });
+export function validateBody(chunks: readonly Uint8Array[], limits: XmlLimits): ValidationReport & { document?: string } {
+  return validateCheckedBody(parseValidateBody(joinChunks(chunks)), limits);
+}
+
+/**
+ * The report on a checked `POST /v1/validate` body: for `xml`, its document's; for `invoice` or
+ * `creditNote` (data), the built document's, whose items carry `path` (the JSON pointer of the field
+ * behind each broken rule), with the document itself as `document` (base64): a preview of a submit.
+ */
+export function validateCheckedBody(body: { xml?: string; invoice?: InvoiceData; creditNote?: InvoiceData }, limits: XmlLimits): ValidationReport & { document?: string } {
+  const data = body.invoice ?? body.creditNote;
+  if (data) {
+    const built = buildParsedInvoice(data, body.invoice ? "Invoice" : "CreditNote", MAX_REPORTED_ERRORS);
+    return { ...built.report, document: built.bytes.toString("base64") };
+  }
+  // Strict base64 first (row 5), exactly as submit: XML text where base64 belongs is invalid_base64_xml.
+  return validateInvoice(decodeDocument(body.xml!, limits), { limits, maxItems: MAX_REPORTED_ERRORS });
 }

@@ -61,6 +61,8 @@ export interface RuleError {
   rule: string;
   message: string;
   location: string;
+  /** For a document built from data: the JSON pointer (into the invoice or creditNote) of the field behind it. */
+  path?: string;
 }
 
 /**

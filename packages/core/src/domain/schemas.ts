@@ -3,7 +3,8 @@ import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
 import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
-import { DOCUMENT_TYPES, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
+import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, type InvoiceDataInput } from "./invoice-data.js";
+import { type TargetNetwork, DOCUMENT_TYPES, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
 const mustBeString = (name: string) => ({
@@ -13,26 +14,61 @@ const notObject = { error: "body must be a JSON object" };
 
 // ---------- requests ----------
 
-/** Body of `POST /v1/peppol/invoice`. */
-export const InvoiceRequestSchema = z
-  .strictObject(
-    {
-      xml: z.string(mustBeString("xml")).min(1, { error: "xml should not be empty" }),
-      targetNetwork: z
-        .enum(TARGET_NETWORKS, { error: oneOf("targetNetwork", TARGET_NETWORKS) })
-        .default("auto")
-        .meta({ description: "`auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked." }),
-    },
-    notObject,
-  )
-  .meta({ id: "InvoiceRequest" });
-export type InvoiceRequest = z.input<typeof InvoiceRequestSchema>;
+const targetNetworkField = z
+  .enum(TARGET_NETWORKS, { error: oneOf("targetNetwork", TARGET_NETWORKS) })
+  .default("auto")
+  .meta({ description: "`auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked." });
+const xmlField = z
+  .string(mustBeString("xml"))
+  .min(1, { error: "xml should not be empty" })
+  .meta({ description: "The UBL document, base64. Exactly one of `xml` and the document as data." });
 
-/** The body of POST /v1/validate: the document, base64-encoded, as in a submit. */
+/** A body with the document as `xml` (base64) or as data under `key`: exactly one of the two. */
+function documentBody<K extends "invoice" | "creditNote">(key: K, extra: { targetNetwork?: typeof targetNetworkField }) {
+  const shape = { xml: xmlField.optional(), [key]: InvoiceDataSchema.optional(), ...extra } as { xml: z.ZodOptional<typeof xmlField>; targetNetwork: typeof targetNetworkField } & Record<K, z.ZodOptional<typeof InvoiceDataSchema>>;
+  return z.strictObject(shape, notObject).superRefine((body, ctx) => {
+    const b = body as Record<string, unknown>;
+    if (b["xml"] === undefined && b[key] === undefined) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
+    if (b["xml"] !== undefined && b[key] !== undefined) ctx.addIssue({ code: "custom", path: [], message: `give either xml or ${key}, not both` });
+  });
+}
+
+/** Body of `POST /v1/peppol/invoice`: the UBL as `xml` (base64), or the invoice as data (`invoice`). */
+export const InvoiceRequestSchema = documentBody("invoice", { targetNetwork: targetNetworkField }).meta({ id: "InvoiceRequest" });
+/** Body of `POST /v1/peppol/credit-note`: the UBL as `xml` (base64), or the credit note as data (`creditNote`). */
+export const CreditNoteRequestSchema = documentBody("creditNote", { targetNetwork: targetNetworkField }).meta({ id: "CreditNoteRequest" });
+
+/**
+ * What `submitInvoice` takes: the UBL (`xml`, base64) or the invoice as data (`invoice`), exactly one,
+ * and the target network. A misspelt key is a compile error.
+ */
+export type InvoiceRequest = { targetNetwork?: TargetNetwork } & ({ xml: string; invoice?: never } | { invoice: InvoiceDataInput; xml?: never });
+/** What `submitCreditNote` takes: `xml` or `creditNote` (the credit note as data), and the target network. */
+export type CreditNoteRequest = { targetNetwork?: TargetNetwork } & ({ xml: string; creditNote?: never } | { creditNote: InvoiceDataInput; xml?: never });
+
+/** The body of POST /v1/validate: the document, base64-encoded, as in a submit, or an invoice or credit note as data. */
 export const ValidateRequestSchema = z
-  .strictObject({ xml: z.string(mustBeString("xml")).min(1, { error: "xml should not be empty" }) }, notObject)
+  .strictObject({ xml: xmlField.optional(), invoice: InvoiceDataSchema.optional(), creditNote: InvoiceDataSchema.optional() }, notObject)
+  .superRefine((b, ctx) => {
+    const given = [b.xml, b.invoice, b.creditNote].filter((v) => v !== undefined).length;
+    if (given === 0) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
+    if (given > 1) ctx.addIssue({ code: "custom", path: [], message: "give exactly one of xml, invoice and creditNote" });
+  })
   .meta({ id: "ValidateRequest" });
-export type ValidateRequest = z.input<typeof ValidateRequestSchema>;
+export type ValidateRequest = { xml: string } | { invoice: InvoiceDataInput } | { creditNote: InvoiceDataInput };
+
+/**
+ * `parseWith` for a body that may hold an InvoiceData: the messages of its fields start with their
+ * JSON pointer in the body (`/invoice/lines/0/vat/rate: is required for category S`).
+ */
+export function parseDocumentBody<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input, { error: dataIssueMessage });
+  if (result.success) return result.data;
+  const isData = (i: z.core.$ZodIssue) => i.path[0] === "invoice" || i.path[0] === "creditNote";
+  const data = result.error.issues.filter(isData);
+  const rest = result.error.issues.filter((i) => !isData(i));
+  throw badRequest([...new Set([...(rest.length > 0 ? validationError(new z.ZodError(rest)).details! : []), ...dataIssueMessages(data)])]);
+}
 
 const country = (name: string) =>
   z
@@ -252,6 +288,10 @@ export const RuleFindingSchema = z
     rule: z.string(),
     message: z.string().meta({ description: "What is wrong, naming the values (at most 1,000 characters: a longer one is cut and ends with '...')." }),
     location: z.string().meta({ description: "Where, such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount (at most 1,000 characters)." }),
+    path: z
+      .string()
+      .optional()
+      .meta({ description: "For a document sent as data: the JSON pointer of the field behind the broken rule, in `invoice` or `creditNote`, such as `/lines/2/vat/rate` (\"\" for the whole document)." }),
   })
   .meta({ id: "RuleFinding" });
 /** One broken rule of a validation report, and how many times it is broken. */
@@ -402,6 +442,7 @@ export const ValidationReportSchema = z
       .array(RuleCountSchema)
       .meta({ description: "Every broken rule, with its flag and how many times it is broken, in the order first reported (all of them, also past the first 100 findings)." }),
     truncated: z.boolean().meta({ description: "True when `errors` or `warnings` lists fewer items than `errorCount` or `warningCount`." }),
+    document: z.string().optional().meta({ description: "For `invoice` or `creditNote` (data): the UBL document built from it, base64 (a preview of what a submit would send)." }),
   })
   .meta({ id: "ValidationReport" });
 /** The body of `bad_request` (400). */

@@ -4,10 +4,11 @@ import { checkRecipient } from "../routing/routing.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { RoutingDecision, Store } from "../ports/store.js";
-import { InvoiceRequestSchema, parseWith, type Submission } from "../domain/schemas.js";
+import type { CreditNoteRequest, InvoiceRequest, Submission } from "../domain/schemas.js";
 import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, type Network, type TargetNetwork } from "../domain/types.js";
 import { normaliseNip } from "../domain/nip.js";
-import { checkSubmitShape } from "../document/request.js";
+import { checkSubmitBody, checkSubmitShape } from "../document/request.js";
+import { readDataDocument } from "../document/invoice-data/pipeline.js";
 import type { UblDocumentType } from "../document/ubl.js";
 
 /**
@@ -25,7 +26,7 @@ import type { UblDocumentType } from "../document/ubl.js";
  * const auth = await authenticate(store, apiKey)
  * const { submissionId, status } = await submitInvoice(store, auth, { xml: base64, targetNetwork: "auto" })
  */
-export async function submitInvoice(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+export async function submitInvoice(store: Store, auth: AuthContext, request: InvoiceRequest, options?: CoreOptions): Promise<Submission> {
   return submitUbl("Invoice", store, auth, request, options);
 }
 
@@ -40,18 +41,28 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: un
  *
  * @example const { submissionId, status } = await submitCreditNote(store, auth, { xml: base64, targetNetwork: "peppol" })
  */
-export async function submitCreditNote(store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+export async function submitCreditNote(store: Store, auth: AuthContext, request: CreditNoteRequest, options?: CoreOptions): Promise<Submission> {
   return submitUbl("CreditNote", store, auth, request, options);
 }
 
 async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
-  const body = parseWith(InvoiceRequestSchema, request);
+  const body = checkSubmitBody(request, root);
   const o = resolveOptions(options);
   const s = guardStore(store);
   const company = await s.getCompany(auth.companyId);
   const plan = await planFor(company, body.targetNetwork, o);
   // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
-  return submitChecked(root, s, company, plan, body.targetNetwork, (limits, recipientOptional) => readInvoiceAsync(body.xml, limits, root, recipientOptional), o);
+  // An invoice given as data is built and checked (its model is the builder's; nothing is parsed).
+  const { data, xml } = body;
+  return submitChecked(
+    root,
+    s,
+    company,
+    plan,
+    body.targetNetwork,
+    async (limits, recipientOptional) => (data ? readDataDocument(data, limits, root, recipientOptional) : readInvoiceAsync(xml!, limits, root, recipientOptional)),
+    o,
+  );
 }
 
 /**
@@ -103,7 +114,7 @@ async function submitUblJson(
   const company = await s.getCompany(auth.companyId);
   const plans = await plansByTarget(company, o);
   if (TARGET_NETWORKS.every((t) => plans[t].refusal)) {
-    const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody);
+    const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody, root);
     throw plans[target].refusal;
   }
   const recipientOptionalFor = TARGET_NETWORKS.filter((t) => plans[t].recipientOptional);

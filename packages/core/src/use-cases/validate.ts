@@ -1,27 +1,26 @@
 // Use case: validate a document against the official rules without submitting it (POST /v1/validate).
 import { validateRequestAsync } from "../document/pool.js";
-import { decodeDocument } from "../document/read.js";
-import { MAX_REPORTED_ERRORS } from "../document/rules-error.js";
-import { parseWith, ValidateRequestSchema } from "../domain/schemas.js";
-import { validateInvoice } from "../document/validate.js";
+import { parseDocumentBody, ValidateRequestSchema } from "../domain/schemas.js";
+import { validateCheckedBody } from "../document/validate.js";
 import type { ValidationReport } from "../validation/validate.js";
 import { resolveOptions, type CoreOptions } from "./options.js";
 
 /**
- * Checks the body (`{xml}`: base64, as in a submit), then returns the rules' report on the document
- * (an Invoice or a CreditNote): at most 100 items in `errors` and in `warnings` (MAX_REPORTED_ERRORS),
- * with the count of every broken rule. Any authenticated caller may ask; nothing is stored. Throws the
- * `ApiError` of a body of the wrong shape (400) or of a document the rules cannot read (422 with the
- * codes of submit: `invalid_base64_xml`, `single_xml_only`, `invalid_ubl_xml`). Runs on the calling
- * thread: `validateDocumentJson` reads a large body off the event loop.
+ * Checks the body (`{xml}`: base64, as in a submit; or `{invoice}` / `{creditNote}`: the document as
+ * data), then returns the rules' report on the document (an Invoice or a CreditNote): at most 100
+ * items in `errors` and in `warnings` (MAX_REPORTED_ERRORS), with the count of every broken rule. For
+ * data, the items carry `path` (the JSON pointer of the field behind each broken rule) and `document`
+ * is the UBL built from it, base64: a preview of what a submit sends. Any authenticated caller may
+ * ask; nothing is stored. Throws the `ApiError` of a body of the wrong shape (400, naming the JSON
+ * pointer for data) or of a document the rules cannot read (422 with the codes of submit:
+ * `invalid_base64_xml`, `single_xml_only`, `invalid_ubl_xml`). Runs on the calling thread:
+ * `validateDocumentJson` reads a large body off the event loop.
  *
  * @example const report = validateDocument({ xml: base64 })
+ * @example const { valid, errors, document } = validateDocument({ invoice: data })
  */
-export function validateDocument(body: unknown, options?: CoreOptions): ValidationReport {
-  const { xml } = parseWith(ValidateRequestSchema, body);
-  const { limits } = resolveOptions(options);
-  // Strict base64 first (row 5), exactly as submit: XML text where base64 belongs is invalid_base64_xml.
-  return validateInvoice(decodeDocument(xml, limits), { limits, maxItems: MAX_REPORTED_ERRORS });
+export function validateDocument(body: unknown, options?: CoreOptions): ValidationReport & { document?: string } {
+  return validateCheckedBody(parseDocumentBody(ValidateRequestSchema, body), resolveOptions(options).limits);
 }
 
 /**
@@ -32,7 +31,7 @@ export function validateDocument(body: unknown, options?: CoreOptions): Validati
  *
  * @example app.post("/v1/validate", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await validateDocumentJson(req.body) }))
  */
-export function validateDocumentJson(rawBody: Uint8Array | readonly Uint8Array[], options?: CoreOptions & { transfer?: boolean }): Promise<ValidationReport> {
+export function validateDocumentJson(rawBody: Uint8Array | readonly Uint8Array[], options?: CoreOptions & { transfer?: boolean }): Promise<ValidationReport & { document?: string }> {
   const { limits } = resolveOptions(options);
   return validateRequestAsync(rawBody, limits, { transfer: options?.transfer === true });
 }

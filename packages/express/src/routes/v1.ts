@@ -15,6 +15,7 @@ import {
   getVerificationQr,
   DeliveryEvidenceSchema,
   InvoiceRequestSchema,
+  CreditNoteRequestSchema,
   InvoiceSchema,
   listApiKeys,
   listClients,
@@ -70,8 +71,9 @@ function submitRoute(r: {
   description: string;
   examples: Record<string, { summary: string; value: unknown }>;
   noun: "invoice" | "credit note";
-  submit: typeof submitInvoice;
+  submit: typeof submitInvoice | typeof submitCreditNote;
   submitJson: typeof submitInvoiceJson;
+  schema: typeof InvoiceRequestSchema | typeof CreditNoteRequestSchema;
 }): Route<V1Deps> {
   return {
     method: "post",
@@ -80,7 +82,7 @@ function submitRoute(r: {
     summary: r.summary,
     description: r.description,
     auth: "apiKey",
-    body: { kind: "raw", schema: InvoiceRequestSchema, examples: r.examples },
+    body: { kind: "raw", schema: r.schema, examples: r.examples },
     success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
     idempotent: true,
     errors: [
@@ -96,7 +98,7 @@ function submitRoute(r: {
       data:
         Buffer.isBuffer(body) || Array.isArray(body)
           ? await r.submitJson(deps.store, auth, body, { ...deps.options, transfer: true })
-          : await r.submit(deps.store, auth, {}, deps.options),
+          : await r.submit(deps.store, auth, {} as never, deps.options),
     }),
   };
 }
@@ -124,6 +126,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     noun: "invoice",
     submit: submitInvoice,
     submitJson: submitInvoiceJson,
+    schema: InvoiceRequestSchema,
   }),
   submitRoute({
     path: "/peppol/credit-note",
@@ -135,6 +138,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     noun: "credit note",
     submit: submitCreditNote,
     submitJson: submitCreditNoteJson,
+    schema: CreditNoteRequestSchema,
   }),
   {
     method: "post",

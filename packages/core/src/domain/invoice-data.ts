@@ -1,6 +1,7 @@
 // InvoiceData: the invoice as JSON, the EN 16931 semantic model named for people. The single source of
 // its TypeScript type, of request validation and of the OpenAPI schema; each field names its BT/BG id.
 import { z } from "zod";
+import { computeTotals, givenTotalsProblems } from "./invoice-totals.js";
 
 // ---------- value types (decimal strings, bounded before any arithmetic) ----------
 
@@ -404,6 +405,17 @@ export const InvoiceDataSchema = z
     attachments: z.array(AttachmentSchema).max(50).optional().describe("Additional supporting documents (BG-24)."),
     totals: TotalsSchema.optional(),
   })
+  // The totals are ours: any the caller also sent must equal them (each difference names both values).
+  .superRefine((data, ctx) => {
+    // zod runs this even when a field failed; a value that is not a decimal has its own issue already.
+    let problems: ReturnType<typeof givenTotalsProblems>;
+    try {
+      problems = givenTotalsProblems(data, computeTotals(data));
+    } catch {
+      return;
+    }
+    for (const p of problems) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+  })
   .describe("An invoice or credit note as data: the EN 16931 semantic model. Amounts, quantities and rates are decimal strings.")
   .meta({ id: "InvoiceData" });
 
@@ -417,3 +429,30 @@ export type InvoiceAddress = z.output<typeof AddressSchema>;
 export type AllowanceCharge = z.output<typeof AllowanceChargeSchema>;
 export type LineAllowanceCharge = z.output<typeof LineAllowanceChargeSchema>;
 export type InvoiceTotals = z.output<typeof TotalsSchema>;
+
+/**
+ * Messages for the issues zod words for programmers: a missing field is "is required", a value of the
+ * wrong JSON type "must be a string" (used as the per-parse error map of InvoiceData requests).
+ */
+export function dataIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code === "invalid_type") return issue.input === undefined ? "is required" : `must be ${issue.expected === "object" ? "an object" : issue.expected === "array" ? "an array" : `a ${issue.expected}`}`;
+  if (issue.code === "invalid_union") return "matches none of the allowed forms";
+  if (issue.code === "invalid_value") return `must be one of ${issue.values.map(String).join(", ")}`;
+  return undefined;
+}
+
+/** The JSON pointer of a zod issue path, after `prefix`: ["lines", 2, "vat"] -> "/lines/2/vat". */
+export function dataPointer(path: readonly PropertyKey[], prefix = ""): string {
+  return prefix + path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+/** The 400 messages of a zod error on an InvoiceData (or a body holding one): "<pointer>: <what is wrong>". */
+export function dataIssueMessages(issues: readonly z.core.$ZodIssue[], prefix = ""): string[] {
+  const out: string[] = [];
+  for (const issue of issues) {
+    const at = dataPointer(issue.path, prefix);
+    if (issue.code === "unrecognized_keys") for (const key of issue.keys) out.push(`${dataPointer([key], at)}: is not a field of InvoiceData (misspelt?)`);
+    else out.push(`${at || "/"}: ${issue.message}`);
+  }
+  return [...new Set(out)];
+}

@@ -2,8 +2,8 @@
 // filled in, in the form readInvoiceData gives back for the built document.
 import Big from "big.js";
 import { PEPPOL_BIS3_PROFILE, writtenNotes } from "./build.js";
-import type { InvoiceData, LineAllowanceCharge } from "./schema.js";
-import { computeTotals, money } from "./totals.js";
+import type { InvoiceData, LineAllowanceCharge } from "../../domain/invoice-data.js";
+import { computeTotals, money } from "../../domain/invoice-totals.js";
 
 /** Invoice type codes (UNCL 1001) of a credit note: with one of them the document is a UBL CreditNote. */
 export const CREDIT_NOTE_TYPE_CODES: readonly string[] = ["81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532"];

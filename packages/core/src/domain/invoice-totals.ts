@@ -1,8 +1,7 @@
 // The totals of an InvoiceData, ours: line net amounts (BT-131), document totals (BT-106..115) and the
 // VAT breakdown (BG-23) in exact decimal arithmetic, rounded half away from zero to 2 decimals.
 import Big from "big.js";
-import { badRequest } from "../domain/errors.js";
-import type { InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "./schema.js";
+import type { InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "./invoice-data.js";
 
 /** Half away from zero to 2 decimals (EN 16931 amounts). Inputs are bounded by the schema (15 integer digits). */
 export function round2(x: Big): Big {
@@ -122,50 +121,55 @@ export function computeTotals(data: InvoiceData): ComputedTotals {
   return { lines, allowances, charges, lineTotal, allowanceTotal, chargeTotal, taxExclusive, vatTotal, vatTotalAccounting, taxInclusive, paid, rounding, payable, vat };
 }
 
+/** A given value that differs from ours: where (relative to the InvoiceData) and what. */
+export interface TotalsProblem {
+  path: (string | number)[];
+  message: string;
+}
+
 /**
  * Compares what the caller sent (`totals`, a line's `netAmount`, an allowance's `amount` beside its
- * percent) with what we computed; a difference is a 400 naming the field and both values.
- * `prefix` is the JSON pointer of the data in the request ("/invoice"), for the messages.
+ * percent) with what we computed; each difference names both values.
  */
-export function checkGivenTotals(data: InvoiceData, t: ComputedTotals, prefix = ""): void {
-  const problems: string[] = [];
-  const cmp = (path: string, given: string | undefined, ours: Big, what: string) => {
-    if (given !== undefined && !new Big(given).eq(ours)) problems.push(`${prefix}${path}: is ${given}, but ${what} gives ${money(ours)}`);
+export function givenTotalsProblems(data: InvoiceData, t: ComputedTotals): TotalsProblem[] {
+  const problems: TotalsProblem[] = [];
+  const cmp = (path: (string | number)[], given: string | undefined, ours: Big, what: string) => {
+    if (given !== undefined && !new Big(given).eq(ours)) problems.push({ path, message: `is ${given}, but ${what} gives ${money(ours)}` });
   };
-  const cmpAc = (path: string, ac: LineAllowanceCharge) => {
+  const cmpAc = (path: (string | number)[], ac: LineAllowanceCharge) => {
     if (ac.amount !== undefined && ac.percent !== undefined && ac.baseAmount !== undefined)
-      cmp(`${path}/amount`, ac.amount, round2(new Big(ac.baseAmount).times(ac.percent).div(100)), "percent x baseAmount / 100");
+      cmp([...path, "amount"], ac.amount, round2(new Big(ac.baseAmount).times(ac.percent).div(100)), "percent x baseAmount / 100");
   };
   data.lines.forEach((l, i) => {
-    cmp(`/lines/${i}/netAmount`, l.netAmount, t.lines[i]!.net, "quantity x price / priceBaseQuantity + charges - allowances");
-    (l.allowances ?? []).forEach((a, k) => cmpAc(`/lines/${i}/allowances/${k}`, a));
-    (l.charges ?? []).forEach((c, k) => cmpAc(`/lines/${i}/charges/${k}`, c));
+    cmp(["lines", i, "netAmount"], l.netAmount, t.lines[i]!.net, "quantity x price / priceBaseQuantity + charges - allowances");
+    (l.allowances ?? []).forEach((a, k) => cmpAc(["lines", i, "allowances", k], a));
+    (l.charges ?? []).forEach((c, k) => cmpAc(["lines", i, "charges", k], c));
   });
-  (data.allowances ?? []).forEach((a, k) => cmpAc(`/allowances/${k}`, a));
-  (data.charges ?? []).forEach((c, k) => cmpAc(`/charges/${k}`, c));
+  (data.allowances ?? []).forEach((a, k) => cmpAc(["allowances", k], a));
+  (data.charges ?? []).forEach((c, k) => cmpAc(["charges", k], c));
   const g = data.totals;
   if (g) {
-    cmp("/totals/lineTotal", g.lineTotal, t.lineTotal, "the sum of the line net amounts");
-    cmp("/totals/allowanceTotal", g.allowanceTotal, t.allowanceTotal, "the sum of the document allowances");
-    cmp("/totals/chargeTotal", g.chargeTotal, t.chargeTotal, "the sum of the document charges");
-    cmp("/totals/taxExclusive", g.taxExclusive, t.taxExclusive, "lineTotal - allowanceTotal + chargeTotal");
-    cmp("/totals/vatTotal", g.vatTotal, t.vatTotal, "the sum of the VAT breakdown");
-    cmp("/totals/taxInclusive", g.taxInclusive, t.taxInclusive, "taxExclusive + vatTotal");
-    cmp("/totals/payable", g.payable, t.payable, "taxInclusive - paidAmount + roundingAmount");
+    cmp(["totals", "lineTotal"], g.lineTotal, t.lineTotal, "the sum of the line net amounts");
+    cmp(["totals", "allowanceTotal"], g.allowanceTotal, t.allowanceTotal, "the sum of the document allowances");
+    cmp(["totals", "chargeTotal"], g.chargeTotal, t.chargeTotal, "the sum of the document charges");
+    cmp(["totals", "taxExclusive"], g.taxExclusive, t.taxExclusive, "lineTotal - allowanceTotal + chargeTotal");
+    cmp(["totals", "vatTotal"], g.vatTotal, t.vatTotal, "the sum of the VAT breakdown");
+    cmp(["totals", "taxInclusive"], g.taxInclusive, t.taxInclusive, "taxExclusive + vatTotal");
+    cmp(["totals", "payable"], g.payable, t.payable, "taxInclusive - paidAmount + roundingAmount");
     if (g.vatBreakdown) {
       const ours = new Map(t.vat.map((v) => [`${v.category}|${rateKey(v.rate)}`, v]));
       g.vatBreakdown.forEach((b, i) => {
         const v = ours.get(`${b.category}|${rateKey(b.rate)}`);
         if (!v) {
-          problems.push(`${prefix}/totals/vatBreakdown/${i}: category ${b.category}${b.rate === undefined ? "" : ` at ${b.rate}%`} is on no line, allowance or charge`);
+          problems.push({ path: ["totals", "vatBreakdown", i], message: `category ${b.category}${b.rate === undefined ? "" : ` at ${b.rate}%`} is on no line, allowance or charge` });
           return;
         }
-        cmp(`/totals/vatBreakdown/${i}/taxableAmount`, b.taxableAmount, v.taxable, `the ${b.category} lines, allowances and charges`);
-        cmp(`/totals/vatBreakdown/${i}/taxAmount`, b.taxAmount, v.tax, "taxableAmount x rate / 100");
+        cmp(["totals", "vatBreakdown", i, "taxableAmount"], b.taxableAmount, v.taxable, `the ${b.category} lines, allowances and charges`);
+        cmp(["totals", "vatBreakdown", i, "taxAmount"], b.taxAmount, v.tax, "taxableAmount x rate / 100");
       });
       if (g.vatBreakdown.length !== t.vat.length)
-        problems.push(`${prefix}/totals/vatBreakdown: has ${g.vatBreakdown.length} entries, but the lines, allowances and charges give ${t.vat.length} (one per category and rate)`);
+        problems.push({ path: ["totals", "vatBreakdown"], message: `has ${g.vatBreakdown.length} entries, but the lines, allowances and charges give ${t.vat.length} (one per category and rate)` });
     }
   }
-  if (problems.length > 0) throw badRequest(problems);
+  return problems;
 }

@@ -1,11 +1,11 @@
 // readInvoiceData: any EN 16931 UBL Invoice or CreditNote (not only ours) to InvoiceData, from the model
 // the reader builds in one pass. The inverse of buildUbl: readInvoiceData(buildUbl(x)) = normaliseInvoiceData(x).
-import { decodeUtf8, requireMarkupStart } from "../document/text.js";
-import { requireUblRoot } from "../document/ubl.js";
-import { DEFAULT_XML_LIMITS, parseXml, xmlTrim, type XmlLimits } from "../document/xml.js";
-import { ApiError } from "../domain/errors.js";
-import { child, children, first, select, stringValue, type UblNode } from "../document/model.js";
-import type { InvoiceData, InvoiceLine, VatCategory } from "./schema.js";
+import { decodeUtf8, requireMarkupStart } from "../text.js";
+import { requireUblRoot } from "../ubl.js";
+import { DEFAULT_XML_LIMITS, parseXml, xmlTrim, type XmlLimits } from "../xml.js";
+import { ApiError } from "../../domain/errors.js";
+import { child, children, first, select, stringValue, type UblNode } from "../model.js";
+import type { InvoiceData, InvoiceLine, VatCategory } from "../../domain/invoice-data.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

@@ -1,17 +1,16 @@
 // Invoices as data: parse an InvoiceData, build its Peppol BIS 3 UBL, check it with our rules and report
 // broken rules against the JSON field that caused them; read any UBL invoice back as InvoiceData.
 import { createHash } from "node:crypto";
-import type { z } from "zod";
-import { ApiError, badRequest } from "../domain/errors.js";
-import { validateModel, type ValidationReport } from "../validation/validate.js";
-import type { UblNode } from "../document/model.js";
+import { ApiError, badRequest } from "../../domain/errors.js";
+import { validateModel, type ValidationReport } from "../../validation/validate.js";
+import type { UblNode } from "../model.js";
 import { buildDocument, type BuiltKind } from "./build.js";
 import { CREDIT_NOTE_TYPE_CODES } from "./normalise.js";
 import { pointerResolver } from "./paths.js";
-import { InvoiceDataSchema, type InvoiceData, type InvoiceDataInput } from "./schema.js";
+import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, type InvoiceData, type InvoiceDataInput } from "../../domain/invoice-data.js";
 
-export { InvoiceDataSchema, VAT_CATEGORIES, type InvoiceData, type InvoiceDataInput, type VatCategory, type InvoiceLine } from "./schema.js";
-export { computeTotals, round2, type ComputedTotals } from "./totals.js";
+export { InvoiceDataSchema, VAT_CATEGORIES, type InvoiceData, type InvoiceDataInput, type VatCategory, type InvoiceLine } from "../../domain/invoice-data.js";
+export { computeTotals, round2, type ComputedTotals } from "../../domain/invoice-totals.js";
 export { readInvoiceData, invoiceDataOf } from "./read.js";
 export { normaliseInvoiceData, CREDIT_NOTE_TYPE_CODES } from "./normalise.js";
 export { PEPPOL_BIS3_CUSTOMIZATION, PEPPOL_BIS3_PROFILE } from "./build.js";
@@ -22,25 +21,9 @@ export { PEPPOL_BIS3_CUSTOMIZATION, PEPPOL_BIS3_PROFILE } from "./build.js";
  * being where the data sits in the request body.
  */
 export function parseInvoiceData(input: unknown, prefix = ""): InvoiceData {
-  const result = InvoiceDataSchema.safeParse(input, { error: issueMessage });
+  const result = InvoiceDataSchema.safeParse(input, { error: dataIssueMessage });
   if (result.success) return result.data;
-  const messages: string[] = [];
-  for (const issue of result.error.issues) {
-    const at = pointer(prefix, issue.path);
-    if (issue.code === "unrecognized_keys") for (const key of issue.keys) messages.push(`${pointer(at, [key])}: is not a field of InvoiceData (misspelt?)`);
-    else messages.push(`${at || "/"}: ${issue.message}`);
-  }
-  throw badRequest([...new Set(messages)]);
-}
-
-function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code === "invalid_type") return issue.input === undefined ? "is required" : `must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}`;
-  if (issue.code === "invalid_union") return "matches none of the allowed forms";
-  return undefined;
-}
-
-function pointer(prefix: string, path: readonly PropertyKey[]): string {
-  return prefix + path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+  throw badRequest(dataIssueMessages(result.error.issues, prefix));
 }
 
 /** Which UBL document an InvoiceData becomes: a CreditNote for a credit note type code (381, 396, ...), else an Invoice. */
@@ -98,9 +81,13 @@ export interface BuiltInvoice {
  */
 export function buildInvoice(data: unknown, options: BuildOptions & { prefix?: string } = {}): BuiltInvoice {
   const parsed = parseInvoiceData(data, options.prefix ?? "");
-  const kind = options.documentType ?? documentTypeOfData(parsed);
-  const built = buildDocument(parsed, kind, options.prefix ?? "");
-  const report = validateModel(built.root);
+  return buildParsedInvoice(parsed, options.documentType ?? documentTypeOfData(parsed));
+}
+
+/** `buildInvoice` on data already parsed with `InvoiceDataSchema` (a request body's). */
+export function buildParsedInvoice(parsed: InvoiceData, kind: BuiltKind, maxItems?: number): BuiltInvoice {
+  const built = buildDocument(parsed, kind);
+  const report = validateModel(built.root, maxItems === undefined ? {} : { maxItems });
   const resolve = pointerResolver(built);
   const withPath = (i: { rule: string; message: string; location: string }): DataValidationItem => ({ ...i, path: resolve(i.rule, i.location) });
   const bytes = Buffer.from(built.xml, "utf8");

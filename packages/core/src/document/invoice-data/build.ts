@@ -1,10 +1,10 @@
 // buildUbl: InvoiceData to a Peppol BIS Billing 3.0 UBL 2.1 Invoice or CreditNote, elements in the order
 // the UBL schema demands. Pure: it builds the document model the rules read (the same UblNode tree the
 // reader builds) and serialises it, and remembers which JSON field produced each element.
-import { NS, qnameOf, type UblNode } from "../document/model.js";
-import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "./schema.js";
+import { NS, qnameOf, type UblNode } from "../model.js";
+import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "../../domain/invoice-data.js";
 import Big from "big.js";
-import { checkGivenTotals, computeTotals, money, type ComputedTotals } from "./totals.js";
+import { computeTotals, money, type ComputedTotals } from "../../domain/invoice-totals.js";
 
 export const PEPPOL_BIS3_CUSTOMIZATION = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 export const PEPPOL_BIS3_PROFILE = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
@@ -53,12 +53,11 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
 
 /**
  * Builds the Peppol BIS Billing 3.0 UBL document for an InvoiceData (already parsed with
- * `InvoiceDataSchema`), with its model and field map. Throws a 400 `ApiError` when `totals` or a
- * computed amount the caller also gave differs from ours. Does not run the rules: `buildInvoice` does.
+ * `InvoiceDataSchema`, which also refuses given totals that differ from ours), with its model and
+ * field map. Does not run the rules: `buildInvoice` does.
  */
-export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice", pointerPrefix = ""): BuiltDocument {
+export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): BuiltDocument {
   const t = computeTotals(data);
-  checkGivenTotals(data, t, pointerPrefix);
   const pointers = new WeakMap<UblNode, string>();
   const ptr = <T extends Node>(n: T, p: string): T => (pointers.set(n, p), n);
   const isCredit = kind === "CreditNote";

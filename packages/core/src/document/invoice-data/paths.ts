@@ -1,5 +1,5 @@
 // From a rule's location in a built document back to the JSON pointer of the InvoiceData field behind it.
-import type { UblNode } from "../document/model.js";
+import type { UblNode } from "../model.js";
 import type { BuiltDocument } from "./build.js";
 
 /**

@@ -1,0 +1,119 @@
+// Invoices as data over HTTP (issue 23): POST /v1/peppol/invoice with {invoice}, /credit-note with
+// {creditNote}, POST /v1/validate with either: built into Peppol BIS 3 UBL, then the same pipeline.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { eligibleAccount, makeApp } from "./support.js";
+
+const EXAMPLES = join(fileURLToPath(import.meta.url), "../../../../examples");
+const invoice = () => JSON.parse(readFileSync(join(EXAMPLES, "invoice.json"), "utf8")) as Record<string, any>;
+const creditNote = () => JSON.parse(readFileSync(join(EXAMPLES, "credit-note.json"), "utf8")) as Record<string, any>;
+const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+describe("POST /v1/peppol/invoice with the invoice as data", () => {
+  it("builds the UBL, accepts it with sending, keeps its facts and answers a second identical submission as a duplicate", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const res = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: invoice() });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ success: true, status: "sending" });
+    const id = res.body.data.submissionId as string;
+    const one = await request(app).get(`/v1/invoices/${id}`).set(bearer(apiKey));
+    expect(one.body.data).toMatchObject({
+      invoiceNumber: "INV-2026-0001",
+      documentType: "invoice",
+      totals: { taxExclusive: "1070.50", taxInclusive: "1295.31", payable: "1295.31" },
+      recipient: { endpointId: "0208:0123456749", vatId: "BE0123456749" },
+    });
+    const again = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: invoice() });
+    expect(again.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(id) });
+  });
+
+  it("answers 400 for both xml and invoice, for neither, and for bad data naming the JSON pointer", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const both = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: "PEludm9pY2UvPg==", invoice: invoice() });
+    expect(both.status).toBe(400);
+    expect(both.body.message).toEqual(["give either xml or invoice, not both"]);
+    const neither = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ targetNetwork: "peppol" });
+    expect(neither.status).toBe(400);
+    expect(neither.body.message).toEqual(["xml should not be empty"]);
+    const data = invoice();
+    delete data.lines[1].vat.rate;
+    data.lines[0].quantity = 10;
+    data.lines[0].colour = "red";
+    const bad = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: data });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toEqual(
+      expect.arrayContaining(["/invoice/lines/0/quantity: must be a string", "/invoice/lines/0/colour: is not a field of InvoiceData (misspelt?)", "/invoice/lines/1/vat/rate: is required for category S"]),
+    );
+    const totals = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: { ...invoice(), totals: { payable: "1295.30" } } });
+    expect(totals.status).toBe(400);
+    expect(totals.body.message).toEqual(["/invoice/totals/payable: is 1295.30, but taxInclusive - paidAmount + roundingAmount gives 1295.31"]);
+  });
+
+  it("answers 422 invalid_ubl_xml whose errors name the JSON path for a document that breaks a fatal rule", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const data = invoice();
+    data.lines[1].vat = { category: "E", rate: "0" }; // exempt without an exemption reason (BR-E-10)
+    data.lines[0].unitCode = "ZZ9"; // not a UN/ECE unit (BR-CL-23)
+    const res = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: data });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("invalid_ubl_xml");
+    const items = (res.body.errors as Array<{ rule: string; path: string; message: string; location: string }>).map((e) => `${e.rule} ${e.path}`);
+    expect(items).toEqual(expect.arrayContaining(["BR-E-10 /vatExemptions/E", "BR-CL-23 /lines/0/quantity"]));
+    expect(res.body.message).toContain("/vatExemptions/E");
+  });
+
+  it("puts eligibility first: a company that may not send gets its refusal, not a verdict on the data", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app, { peppolSendingEnabled: false });
+    const data = invoice();
+    data.lines[0].unitCode = "ZZ9";
+    const res = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: data });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("peppol_sending_not_enabled");
+  });
+});
+
+describe("POST /v1/peppol/credit-note with the credit note as data", () => {
+  it("builds a UBL CreditNote and accepts it; invoice is not a field here", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const res = await request(app).post("/v1/peppol/credit-note").set(bearer(apiKey)).send({ creditNote: creditNote(), targetNetwork: "peppol" });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ success: true, status: "sending" });
+    const one = await request(app).get(`/v1/invoices/${res.body.data.submissionId}`).set(bearer(apiKey));
+    expect(one.body.data).toMatchObject({ documentType: "creditNote", billingReference: "INV-2026-0001", dueDate: "2026-04-04" });
+    const wrongKey = await request(app).post("/v1/peppol/credit-note").set(bearer(apiKey)).send({ invoice: creditNote() });
+    expect(wrongKey.status).toBe(400);
+    expect(wrongKey.body.message).toEqual(expect.arrayContaining(["property invoice should not exist"]));
+  });
+});
+
+describe("POST /v1/validate with data", () => {
+  it("answers the report with paths and the built document, base64, for a valid and an invalid invoice", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const ok = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ invoice: invoice() });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data).toMatchObject({ valid: true, documentType: "Invoice", errors: [] });
+    const xml = Buffer.from(ok.body.data.document, "base64").toString("utf8");
+    expect(xml).toContain("<cbc:PayableAmount currencyID=\"EUR\">1295.31</cbc:PayableAmount>");
+    // The preview validates as XML too.
+    const again = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ xml: ok.body.data.document });
+    expect(again.body.data).toMatchObject({ valid: true, errors: [] });
+    const data = creditNote();
+    data.buyer.address.country = "XX";
+    const bad = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ creditNote: data });
+    expect(bad.status).toBe(200);
+    expect(bad.body.data.valid).toBe(false);
+    expect(bad.body.data.documentType).toBe("CreditNote");
+    expect(bad.body.data.errors).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "BR-CL-14", path: "/buyer/address/country" })]));
+    const two = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ invoice: invoice(), creditNote: creditNote() });
+    expect(two.status).toBe(400);
+  });
+});
