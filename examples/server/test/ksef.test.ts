@@ -1,12 +1,15 @@
 // Direct KSeF delivery end to end: the example server as a process with KSEF_URL pointing at the fake
 // KSeF (which follows KSeF 2.0's published API), each company sending with its own NIP and KSeF token.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeKsef, type FakeKsef } from "../../../packages/ksef/test/support/fake-ksef.js";
 import { ublCreditNote, ublInvoice, type GenInvoice } from "../../../packages/ksef/test/support/ubl.js";
+import { fa3Values } from "../../../packages/ksef/test/support/tree.js";
+import { fa3SchemaErrors } from "../../../packages/ksef/test/support/xsd.js";
+import { decodeQrSvg } from "../../../packages/core/test/support/qr.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
 import { json, startServer, type RunningServer } from "./server-process.js";
 
@@ -25,6 +28,32 @@ function forServer(xml: string): string {
     .replace("</cbc:DocumentCurrencyCode>", "</cbc:DocumentCurrencyCode><cbc:BuyerReference>PO-1</cbc:BuyerReference>");
   return Buffer.from(fixed).toString("base64");
 }
+
+/**
+ * A consumer invoice: no buyer VAT id and no buyer EndpointID (the buyer has no Peppol identifier),
+ * so plain EN 16931 (Peppol BIS Billing 3.0 requires the endpoint, PEPPOL-EN16931-R010).
+ */
+function consumerInvoice(id: string): string {
+  const xml = ublInvoice({ id, buyerVat: null, lines: LINES }).xml
+    .replace(/(<cac:AccountingCustomerParty><cac:Party>)<cbc:EndpointID[^>]*>[^<]*<\/cbc:EndpointID>/, "$1")
+    .replace(/<cbc:CustomizationID>[^<]*</, "<cbc:CustomizationID>urn:cen.eu:en16931:2017<");
+  return Buffer.from(xml).toString("base64");
+}
+
+/** kody-qr.md's link, recomputed from an FA(3) as KSeF received it: {host}/invoice/{Podmiot1 NIP}/{P_1 DD-MM-YYYY}/{SHA-256, base64url}. */
+function linkOf(fa3: string, host: string): string {
+  const [y, m, d] = fa3Values(fa3, "P_1")[0]!.split("-");
+  return `${host}/invoice/${fa3Values(fa3, "NIP")[0]}/${d}-${m}-${y}/${createHash("sha256").update(fa3, "utf8").digest("base64url")}`;
+}
+
+/** The Podmiot2 (buyer) identifier elements of an FA(3) and their values. */
+function buyerIdOf(fa3: string): Record<string, string[]> {
+  const ids = /<Podmiot2>(<DaneIdentyfikacyjne>.*?<\/DaneIdentyfikacyjne>)/s.exec(fa3)?.[1] ?? "";
+  const doc = `<Faktura xmlns="http://crd.gov.pl/wzor/2025/06/25/13775/">${ids}</Faktura>`;
+  return Object.fromEntries(["NIP", "KodUE", "NrVatUE", "KodKraju", "NrID", "BrakID"].map((n) => [n, fa3Values(doc, n)]).filter(([, v]) => v!.length > 0));
+}
+
+const QR_URL = "https://qr.example.test";
 
 /** A Polish invoice (seller PL5260250995, issued 2026-11-20) to a Polish buyer identified with scheme 9945. */
 function polishInvoice(id: string): string {
@@ -51,7 +80,7 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
   beforeAll(async () => {
     fake = await startFakeKsef({ nip: NIP, token: TOKEN });
     dataDir = mkdtempSync(join(tmpdir(), "einvoice-ksef-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50", KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY });
+    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50", KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, KSEF_QR_URL: QR_URL });
   });
   afterAll(async () => {
     await server?.kill();
@@ -59,8 +88,9 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("says at start that the ksef route goes to KSeF directly, and where", () => {
+  it("says at start that the ksef route goes to KSeF directly, and where, and where the verification links point", () => {
     expect(server.output()).toMatch(new RegExp(`^ksef: directly to KSeF at ${fake.url.replace(/[.]/g, "\\.")} \\(KSEF_URL\\)`, "m"));
+    expect(server.output()).toMatch(/; verification links \(KOD I\) to https:\/\/qr\.example\.test$/m);
     expect(server.output()).toMatch(/^delivery: sandbox network.*; the ksef route: KSeF directly at 127\.0\.0\.1:\d+/m);
   });
 
@@ -147,6 +177,78 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
     expect(failed.errorMessage).toMatch(/KSeF correction invoices \(KOR\) need the KSeF number of the corrected invoice.*FV\/KOR\/1/);
     expect(fake.accepted).toHaveLength(before + 1);
   }, 120_000);
+
+  it("a company in PL issues through KSeF on auto, to a Polish buyer (NIP), a German one (EU VAT id), a US one (no EU id) and a consumer: each FA(3) valid against the XSD with the buyer mapped, each with its KSeF number, verification link and QR code", async () => {
+    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN, "PL");
+    expect((await call("PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
+    const cases = [
+      { number: "FV/PL/1", xml: polishInvoice("FV/PL/1"), buyer: { NIP: ["5213017228"] } },
+      { number: "FV/DE/1", xml: forServer(ublInvoice({ id: "FV/DE/1", buyerVat: "DE123456789", buyerCountry: "DE", lines: [{ ...LINES[0]!, cat: { id: "AE", percent: "0", exemptionCode: "VATEX-EU-AE" } }] }).xml), buyer: { KodUE: ["DE"], NrVatUE: ["123456789"] } },
+      { number: "FV/US/1", xml: forServer(ublInvoice({ id: "FV/US/1", buyerVat: "US123456789", buyerCountry: "US", lines: [{ ...LINES[0]!, cat: { id: "G", percent: "0", exemptionCode: "VATEX-EU-G" } }] }).xml), buyer: { KodKraju: ["US"], NrID: ["123456789"] } },
+      { number: "FV/B2C/1", xml: consumerInvoice("FV/B2C/1"), buyer: { BrakID: ["1"] } },
+    ];
+    const ids: string[] = [];
+    for (const c of cases) {
+      const sent = await call("POST", "/v1/peppol/invoice", { xml: c.xml }, apiKey);
+      expect(sent.body, c.number).toMatchObject({ data: { success: true, status: "sending" } });
+      ids.push(sent.body.data.submissionId);
+    }
+    for (const [i, c] of cases.entries()) {
+      const inv = await waitFor(
+        `${c.number} to settle`,
+        async () => {
+          const r = await call("GET", `/v1/invoices/${ids[i]}`, undefined, apiKey);
+          return r.body.data.status === "sending" ? undefined : r.body.data;
+        },
+        60_000,
+        200,
+      );
+      expect(inv, c.number).toMatchObject({ status: "delivered", network: "ksef", targetNetwork: "auto", errorMessage: null, ksefNumber: expect.stringMatching(/^5260250995-\d{8}-[0-9A-F]{12}-[0-9A-F]{2}$/) });
+      const fa3 = fake.accepted.find((f) => fa3Values(f, "P_2")[0] === c.number)!;
+      expect(fa3, c.number).toBeDefined();
+      expect(await fa3SchemaErrors(fa3), c.number).toEqual([]);
+      expect(buyerIdOf(fa3), c.number).toEqual(c.buyer);
+      // The link: its parts recomputed from the FA(3) KSeF received, on the QR address KSEF_QR_URL names (the fake is no KSeF environment).
+      const link = linkOf(fa3, QR_URL);
+      expect(inv.verificationUrl, c.number).toBe(link);
+      expect(link).toMatch(/^https:\/\/qr\.example\.test\/invoice\/5260250995\/20-11-2026\/[A-Za-z0-9_-]{43}$/);
+      const evidence = await call("GET", `/v1/invoices/${ids[i]}/evidence`, undefined, apiKey);
+      expect(evidence.body.data).toMatchObject({ kind: "ksef-upo", reference: inv.ksefNumber, verificationUrl: link });
+      const qr = await fetch(`${server.base}/v1/invoices/${ids[i]}/evidence/qr`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(qr.status).toBe(200);
+      expect(qr.headers.get("content-type")).toMatch(/^image\/svg\+xml/);
+      const svg = await qr.text();
+      expect(decodeQrSvg(svg), c.number).toBe(link);
+      expect(svg).toContain(`>${inv.ksefNumber}</text>`);
+      const listed = await call("GET", `/v1/invoices?ksefNumber=${encodeURIComponent(inv.ksefNumber)}`, undefined, apiKey);
+      expect(listed.body.data.map((x: { id: string }) => x.id)).toEqual([ids[i]]);
+    }
+    // The consumer has no Peppol identifier: it counts for no client; the others are clients by their endpoint.
+    const clients = await call("GET", "/v1/clients", undefined, apiKey);
+    expect(clients.body.data.map((c: { endpointId: string }) => c.endpointId).sort()).toEqual(["9930:DE123456789", "9930:US123456789", "9945:PL5213017228"]);
+  }, 180_000);
+
+  it("refuses, before anything is sent, an invoice whose seller VAT id is not the company's KSeF NIP (422 naming both); a company in NL sends a 9945 buyer through Peppol on auto, and ksef is 403", async () => {
+    const { apiKey, companyId } = await eligibleAccount(server.base, ADMIN, "PL");
+    expect((await call("PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
+    const before = fake.invoicesSent;
+    const other = await call("POST", "/v1/peppol/invoice", { xml: forServer(ublInvoice({ id: "FV/OTHER/1", sellerVat: "PL5213017228", lines: LINES }).xml) }, apiKey);
+    expect(other.status).toBe(422);
+    expect(other.body).toEqual({ code: "ksef_seller_mismatch", message: expect.stringMatching(/"PL5213017228".*KSeF NIP is 5260250995/) });
+    expect((await call("GET", `/v1/invoices?invoiceNumber=${encodeURIComponent("FV/OTHER/1")}`, undefined, apiKey)).body.data).toEqual([]);
+    const peppol = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/PL/PEPPOL"), targetNetwork: "peppol" }, apiKey);
+    expect([peppol.status, peppol.body.code]).toEqual([403, "peppol_country_not_supported"]);
+
+    const nl = await eligibleAccount(server.base, ADMIN);
+    const auto = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/NL/1") }, nl.apiKey);
+    expect((await call("GET", `/v1/invoices/${auto.body.data.submissionId}`, undefined, nl.apiKey)).body.data).toMatchObject({ network: "peppol", recipient: { endpointId: "9945:PL5213017228" } });
+    const ksef = await call("POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/NL/2"), targetNetwork: "ksef" }, nl.apiKey);
+    expect([ksef.status, ksef.body.code]).toEqual([403, "ksef_country_not_supported"]);
+    // A Peppol invoice has no KSeF link to draw.
+    const qr = await call("GET", `/v1/invoices/${auto.body.data.submissionId}/evidence/qr`, undefined, nl.apiKey);
+    expect([qr.status, qr.body.code]).toEqual([409, "evidence_not_available"]);
+    expect(fake.invoicesSent).toBe(before);
+  }, 60_000);
 
   it("never shows the KSeF token: not in the server's stdout or stderr, not in any answer", () => {
     expect(answers.length).toBeGreaterThan(4);
