@@ -245,6 +245,13 @@ describe("ksefCorrectedInvoices", () => {
     expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toEqual({ ksefNumber: KSEF_NUMBER });
   });
 
+  it("answers the record's own KSeF number (kept with the delivery), also for a delivery KSeF gave no UPO for", async () => {
+    const a = delivered("c1", { ksefNumber: KSEF_NUMBER });
+    const resolve = await withInvoices([a], {});
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-20" })).toEqual({ ksefNumber: KSEF_NUMBER });
+    expect(await resolve("c1", { number: "FV/1", issueDate: "2026-11-21" })).toBeNull();
+  });
+
   it("answers null, never outsideKsef, for another number, date or company, a credit note, another network, a status other than delivered, or evidence that is not a UPO with a reference", async () => {
     const cases = [
       delivered("c1", { invoiceNumber: "FV/2" }),

@@ -30,10 +30,10 @@ const CORRECTED_PAGE = 50;
 /**
  * The resolver a KSeF network adapter asks, for a credit note (a KOR correction), for the KSeF
  * number of the invoice it corrects: the company's invoice (`documentType` `invoice`) with that
- * invoice number (BT-1, exactly) and issue date, delivered on the `ksef` network, whose stored
- * evidence is KSeF's UPO (`kind` `ksef-upo`) with the KSeF number as its `reference`; the newest
- * when several are. Null when there is none (not sent by this service, not delivered yet, or
- * delivered without a UPO): it never answers "issued outside KSeF", which only the company knows.
+ * invoice number (BT-1, exactly) and issue date, delivered on the `ksef` network: its `ksefNumber`,
+ * or (a delivery recorded before the record kept it) its stored evidence's, KSeF's UPO (`kind`
+ * `ksef-upo`) with the KSeF number as its `reference`; the newest when several are. Null when there
+ * is none (not sent by this service, not delivered yet, or delivered without either): it never answers "issued outside KSeF", which only the company knows.
  * When the only such invoice is still `sending` on `ksef`, it throws a `KsefCorrectionPendingError`
  * (the adapter retries the credit note). A store failure throws the store's error.
  *
@@ -49,6 +49,8 @@ export function ksefCorrectedInvoices(
       const page = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after, status: "delivered", clientId: null, documentType: "invoice", invoiceNumber: number });
       for (const r of page) {
         if (r.network !== "ksef" || r.issueDate !== issueDate) continue;
+        // The record's own KSeF number (kept since the delivery outcomes carry it); before that, its UPO's.
+        if (r.ksefNumber) return { ksefNumber: r.ksefNumber };
         const evidence = await store.getEvidence(companyId, r.id);
         if (evidence?.kind === "ksef-upo" && evidence.reference) return { ksefNumber: evidence.reference };
       }
