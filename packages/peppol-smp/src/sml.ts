@@ -38,35 +38,27 @@ export interface NaptrRecord {
 }
 
 /**
- * Applies a U-NAPTR substitution expression (`!<ERE>!<replacement>!<flags>`, RFC 3402 section 3.2) to
- * the queried name. Null when it does not match or is malformed.
+ * The SMP URL of a U-NAPTR substitution expression, in the one form the Peppol SML publishes:
+ * `!^.*$!<url>!` (Peppol SML specification: the whole queried name is replaced by the SMP's URL). The
+ * expression comes from DNS, which whoever answers or spoofs the SML's DNS controls, so no pattern of
+ * it is ever compiled or run: any other form (another pattern, delimiter or flags, back-references,
+ * a `!` or `\` in the URL) is null, a failed lookup, and costs a few string comparisons.
  */
-export function applyNaptrRegexp(regexp: string, name: string): string | null {
-  if (regexp.length < 4) return null;
-  const delim = regexp[0]!;
-  const parts = regexp.slice(1).split(delim);
-  if (parts.length !== 3) return null;
-  const [pattern, replacement, flags] = parts as [string, string, string];
-  if (flags !== "" && flags !== "i") return null;
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, flags);
-  } catch {
-    return null;
-  }
-  const m = re.exec(name);
-  if (!m) return null;
-  // \0 is the whole match, \1..\9 the groups (RFC 3402); a literal backslash is \\.
-  return replacement.replace(/\\([0-9\\])/g, (_, d: string) => (d === "\\" ? "\\" : (m[Number(d)] ?? "")));
+export function applyNaptrRegexp(regexp: string): string | null {
+  const prefix = "!^.*$!";
+  if (!regexp.startsWith(prefix) || !regexp.endsWith("!")) return null;
+  const url = regexp.slice(prefix.length, -1);
+  if (url === "" || url.includes("!") || url.includes("\\")) return null;
+  return url;
 }
 
 /** The SMP URL of a participant's NAPTR records: the `U` records of service `Meta:SMP`, by order then preference. Null when none gives a URL. */
-export function smpUrlFromNaptr(records: readonly NaptrRecord[], name: string): string | null {
+export function smpUrlFromNaptr(records: readonly NaptrRecord[]): string | null {
   const candidates = records
     .filter((r) => r.flags.toUpperCase() === "U" && r.service.toLowerCase() === SMP_NAPTR_SERVICE.toLowerCase())
     .sort((a, b) => a.order - b.order || a.preference - b.preference);
   for (const r of candidates) {
-    const url = applyNaptrRegexp(r.regexp, name);
+    const url = applyNaptrRegexp(r.regexp);
     if (url && /^https?:\/\//i.test(url)) return url;
   }
   return null;
@@ -100,7 +92,7 @@ export async function resolveSmpUrl(name: string, options: SmlResolverOptions, s
     signal?.removeEventListener("abort", cancel);
   }
   if (records.length === 0) return null;
-  const url = smpUrlFromNaptr(records, name);
-  if (!url) throw new DiscoveryError("invalid_answer", `The SML's NAPTR records for ${name} name no SMP (no U record of service ${SMP_NAPTR_SERVICE} with a URL).`);
+  const url = smpUrlFromNaptr(records);
+  if (!url) throw new DiscoveryError("invalid_answer", `The SML's NAPTR records for ${name} name no SMP (no U record of service ${SMP_NAPTR_SERVICE} of the form !^.*$!<URL>! with an http(s) URL).`);
   return url;
 }

@@ -66,17 +66,30 @@ describe("SML participant hash", () => {
 });
 
 describe("U-NAPTR", () => {
-  it("applies the regexp to the queried name, with back-references", () => {
-    expect(applyNaptrRegexp("!^.*$!https://smp.example.com/!", "x.y")).toBe("https://smp.example.com/");
-    expect(applyNaptrRegexp("!^([a-z0-9]+)\\..*$!https://\\1.smp.example!", "abc.iso6523-actorid-upis.zone")).toBe("https://abc.smp.example");
-    expect(applyNaptrRegexp("!^nomatch$!x!", "x.y")).toBeNull();
-    expect(applyNaptrRegexp("broken", "x.y")).toBeNull();
+  it("reads the URL of the one form the Peppol SML publishes, !^.*$!<url>!, and refuses any other without running it", () => {
+    expect(applyNaptrRegexp("!^.*$!https://smp.example.com/!")).toBe("https://smp.example.com/");
+    // Back-references, other patterns, delimiters and flags are RFC 3402 but not what the SML publishes.
+    expect(applyNaptrRegexp("!^([a-z0-9]+)\\..*$!https://\\1.smp.example!")).toBeNull();
+    expect(applyNaptrRegexp("!^nomatch$!x!")).toBeNull();
+    expect(applyNaptrRegexp("#^.*$#https://smp.example#")).toBeNull();
+    expect(applyNaptrRegexp("!^.*$!https://smp.example!i")).toBeNull();
+    expect(applyNaptrRegexp("!^.*$!https://a\\0b!")).toBeNull();
+    expect(applyNaptrRegexp("!^.*$!!")).toBeNull();
+    expect(applyNaptrRegexp("broken")).toBeNull();
+  });
+
+  it("refuses a catastrophic pattern at once: no expression from DNS is compiled (it blocked the event loop 8 to 11 s)", () => {
+    const evil = "!^[^.]+\\.[^.]+\\.(a+)+$!https://smp.example!";
+    const start = process.cpuUsage();
+    for (let i = 0; i < 1000; i++) expect(smpUrlFromNaptr([{ order: 1, preference: 1, flags: "U", service: "Meta:SMP", regexp: evil, replacement: "" }])).toBeNull();
+    const used = process.cpuUsage(start);
+    expect((used.user + used.system) / 1000).toBeLessThan(200);
   });
 
   it("takes the U record of service Meta:SMP with the lowest order, then preference", () => {
     const rec = (order: number, preference: number, url: string, services = "Meta:SMP", flags = "U") => ({ order, preference, flags, service: services, regexp: `!^.*$!${url}!`, replacement: "" });
-    expect(smpUrlFromNaptr([rec(20, 1, "https://b"), rec(10, 9, "https://a"), rec(10, 1, "https://x", "Other"), rec(1, 1, "https://s", "Meta:SMP", "S")], "n")).toBe("https://a");
-    expect(smpUrlFromNaptr([rec(1, 1, "https://x", "Other")], "n")).toBeNull();
+    expect(smpUrlFromNaptr([rec(20, 1, "https://b"), rec(10, 9, "https://a"), rec(10, 1, "https://x", "Other"), rec(1, 1, "https://s", "Meta:SMP", "S")])).toBe("https://a");
+    expect(smpUrlFromNaptr([rec(1, 1, "https://x", "Other")])).toBeNull();
   });
 });
 
@@ -210,6 +223,19 @@ describe("smlDiscovery end to end (DNS and SMP on 127.0.0.1)", () => {
     expect(w.smp.requests).toContain("/iso6523-actorid-upis%3A%3A9930%3Aregistered-1");
     expect(w.smp.requests).toContain(`/iso6523-actorid-upis%3A%3A9930%3Aregistered-1/services/${encodeURIComponent(INVOICE)}`);
     expect(w.dns.queries).toContain(participantDnsName(pid("registered-1"), ZONE));
+  });
+
+  it("a NAPTR regexp other than !^.*$!<url>! is a failed lookup (invalid_answer), answered at once even for a catastrophic pattern", async () => {
+    // A zone of a's: run against the queried name, the pattern backtracks 2^28 ways (seconds of CPU).
+    const zone = "a".repeat(28) + ".test";
+    const p = pid("evil-regexp-1");
+    w.dns.records.set(participantDnsName(p, zone), [{ regexp: `!^[^.]+\\.[^.]+\\.(a+)+$!${w.smp.baseUrl}!` }]);
+    const start = process.cpuUsage();
+    const e = await failure(w.discovery({ zone }).lookup(p, INVOICE));
+    const used = process.cpuUsage(start);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000); // before: 26 s, the event loop blocked
+    expect(e.kind).toBe("invalid_answer");
+    expect(e.message).toMatch(/!\^\.\*\$!<URL>!/);
   });
 
   it("unregistered: no NAPTR record (NXDOMAIN) is not registered, and so is an SMP that answers 404", async () => {
