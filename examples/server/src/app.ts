@@ -25,6 +25,8 @@ export interface AppConfig extends Omit<V1RouterOptions, "logger"> {
   trustProxy?: boolean | number | string;
   /** `GET /ready`'s check (`readinessCheck` from the core). Default: the store only, without workers. */
   readiness?: () => Promise<Readiness>;
+  /** `GET /metrics` (`metricsHandler`); absent: no such route (404). */
+  metricsEndpoint?: RequestHandler;
 }
 
 /**
@@ -123,8 +125,8 @@ function requestIds(): RequestHandler {
 
 /** The API answers only JSON: nothing may load, frame or run from it. */
 const API_CSP = { useDefaults: false, directives: { "default-src": ["'none'"], "frame-ancestors": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"] } };
-/** The probes' paths: logged at debug. */
-const PROBES = new Set(["/health", "/ready"]);
+/** The probes' and the scraper's paths: logged at debug. */
+const PROBES = new Set(["/health", "/ready", "/metrics"]);
 
 /** The /docs page (Swagger UI, from this server only): its scripts and styles, inline styles, data: images. */
 const DOCS_CSP = {
@@ -145,7 +147,7 @@ const DOCS_CSP = {
 
 /** Builds the Express app of the example server (no listening: tests use it with supertest). */
 export function createApp(config: AppConfig): Express {
-  const { adminToken, requestLogger, trustProxy, adminRateLimit, readiness, ...routerOptions } = config;
+  const { adminToken, requestLogger, trustProxy, adminRateLimit, readiness, metricsEndpoint, ...routerOptions } = config;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -186,6 +188,7 @@ export function createApp(config: AppConfig): Express {
     const answer = await ready();
     res.status(answer.status === "ready" ? 200 : 503).set("Cache-Control", "no-store").json(answer);
   });
+  if (metricsEndpoint) app.get("/metrics", metricsEndpoint);
   // One budget of large bodies in flight for the whole process, shared by both routers.
   const option = routerOptions.bodyBudget;
   const bodyBudget = option === false ? false : option && "gate" in option ? option : createBodyBudget(option ?? {});

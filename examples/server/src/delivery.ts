@@ -12,6 +12,7 @@ import {
   type Dispatcher,
   type DiscoveryPort,
   type DispatcherLogger,
+  type MetricsPort,
   type NetworkPort,
   type RetryPolicy,
   type Store,
@@ -36,6 +37,8 @@ export interface DeliveryConfig {
   ksef?: KsefSetup;
   /** SHUTDOWN_TIMEOUT_MS: on stop, how long the sends in flight may take before their leases are given back. */
   stopTimeoutMs?: number;
+  /** Where attempts are counted (GET /metrics). */
+  metrics?: MetricsPort;
 }
 
 /** Direct KSeF delivery: the API base, the cipher of the companies' tokens, where the verification links point. */
@@ -132,6 +135,7 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     maxBackoffMs: 5_000,
     logger,
     ...(config.stopTimeoutMs !== undefined ? { stopTimeoutMs: config.stopTimeoutMs } : {}),
+    ...(config.metrics ? { metrics: config.metrics } : {}),
     ...(config.discovery ? { discovery: config.discovery } : {}),
   });
   dispatcher.start();
@@ -145,6 +149,8 @@ export interface WebhookConfig {
   retryBaseMs?: number;
   /** SHUTDOWN_TIMEOUT_MS: on stop, how long the sends in flight may take. */
   stopTimeoutMs?: number;
+  /** Where attempts are counted (GET /metrics). */
+  metrics?: MetricsPort;
 }
 
 /** Reads the webhook settings from the environment. */
@@ -162,6 +168,7 @@ export function startWebhooks(store: Store & WebhookStore, config: WebhookConfig
     maxBackoffMs: 5_000,
     logger,
     ...(config.stopTimeoutMs !== undefined ? { stopTimeoutMs: config.stopTimeoutMs } : {}),
+    ...(config.metrics ? { metrics: config.metrics } : {}),
     ...(config.retryBaseMs ? { retry: { baseDelayMs: config.retryBaseMs, maxDelayMs: Math.max(config.retryBaseMs * 8, 60_000) } } : {}),
   });
   sender.start();

@@ -1,5 +1,5 @@
 // Starts the example server: `pnpm start` at the repository root.
-// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN (required when NODE_ENV=production), SHUTDOWN_TIMEOUT_MS; delivery: STORECOVE_API_KEY and STORECOVE_URL,
+// Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN (required when NODE_ENV=production), SHUTDOWN_TIMEOUT_MS, METRICS, METRICS_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL,
 // KSEF_URL and KSEF_TOKEN_KEY (the ksef route directly to KSeF, docs/delivery.md);
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
 // SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, BODY_BUDGET_MB, BODY_QUEUE_TIMEOUT_MS, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
@@ -17,6 +17,7 @@ import { createApp, createLogger } from "./app.js";
 import { ksefFromEnv, startDelivery, startWebhooks, webhookConfig, type KsefSetup } from "./delivery.js";
 import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
 import { draining } from "./shutdown.js";
+import { metricsHandler, prometheusMetrics } from "./metrics.js";
 import { openStore, type OpenedStore } from "./store.js";
 
 function fatal(message: string): never {
@@ -86,6 +87,11 @@ const limit = (requests: number, windowMs: number, keyPrefix: string) =>
 const trustProxyRaw = process.env.TRUST_PROXY?.trim();
 const trustProxy = !trustProxyRaw || trustProxyRaw === "false" ? false : trustProxyRaw === "true" ? true : /^\d+$/.test(trustProxyRaw) ? Number(trustProxyRaw) : trustProxyRaw;
 
+// GET /metrics (Prometheus text format): on unless METRICS=off; with METRICS_TOKEN only for `Authorization: Bearer <token>`.
+const metricsOff = process.env.METRICS === "off";
+const metricsToken = process.env.METRICS_TOKEN || undefined;
+if (metricsToken !== undefined && metricsToken.length < 16) fatal("METRICS_TOKEN must be at least 16 characters long.");
+
 // JSON lines on stderr, authorization headers and keys redacted (the banner below stays plain text on stdout).
 const logger = createLogger({ level: process.env.LOG_LEVEL || "info" });
 
@@ -108,6 +114,7 @@ try {
 } catch (e) {
   fatal(`the store could not be opened: ${e instanceof Error ? e.message : String(e)}`);
 }
+const metrics = metricsOff ? null : prometheusMetrics({ queueDepth: () => opened.store.countQueued?.() ?? Promise.resolve(0) });
 let discovery: DiscoverySetup;
 try {
   discovery = await discoveryFromEnv(process.env);
@@ -117,9 +124,9 @@ try {
 const delivery =
   process.env.DISPATCHER === "off"
     ? null
-    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, stopTimeoutMs: shutdownTimeoutMs, discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
+    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, stopTimeoutMs: shutdownTimeoutMs, ...(metrics ? { metrics: metrics.port } : {}), discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
 const webhooks = webhookConfig(process.env);
-const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, { ...webhooks, stopTimeoutMs: shutdownTimeoutMs }, logger);
+const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, { ...webhooks, stopTimeoutMs: shutdownTimeoutMs, ...(metrics ? { metrics: metrics.port } : {}) }, logger);
 const app = createApp({
   store: opened.store,
   webhookTargets: webhooks.targets,
@@ -132,6 +139,7 @@ const app = createApp({
   bodyBudget: bodyBudgetMiB === 0 ? false : { maxBytes: bodyBudgetMiB * 1024 * 1024, queueTimeoutMs: bodyQueueTimeoutMs },
   trustProxy,
   // GET /ready: the store answers within 1.5 s and the workers of this instance run.
+  ...(metrics ? { metrics: metrics.port, metricsEndpoint: metricsHandler(metrics.registry, metricsToken) } : {}),
   readiness: readinessCheck({ store: opened.store, workers: [delivery?.dispatcher, webhookSender].filter((w) => w != null) }),
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
   // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, a company needs its credential to send to

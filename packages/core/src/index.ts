@@ -73,6 +73,7 @@ export {
 } from "./workers/dispatcher.js";
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
 export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
+export { noMetrics, safeMetrics, type MetricNetwork, type MetricsPort } from "./ports/metrics.js";
 export { readinessCheck, type Readiness, type ReadinessOptions } from "./use-cases/readiness.js";
 export {
   idempotent,

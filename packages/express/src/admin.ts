@@ -1,6 +1,6 @@
 // The /admin router, built from its route table (routes/admin.ts): operators read and change companies, with their own bearer token.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError, type CoreOptions, type Store } from "@einvoice/core";
+import { ApiError, type CoreOptions, type Store, safeMetrics } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -61,7 +61,8 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     }),
   );
   const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, "admin");
-  if (limiter) router.use(rateLimit(limiter, clientIp, "client IP"));
+  const metrics = safeMetrics(options.metrics);
+  if (limiter) router.use(rateLimit(limiter, clientIp, "client IP", () => metrics.rateLimited({ limit: "admin" })));
   router.use(operator);
 
   // The token is checked above for every request (unknown paths too), so the routes add no authentication.

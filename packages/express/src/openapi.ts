@@ -183,6 +183,7 @@ export function openApiDocument(): Doc {
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "The company's API key, from sign-up or POST /v1/api-keys." },
         adminToken: { type: "http", scheme: "bearer", description: "The operators' token (ADMIN_TOKEN of the example server)." },
+        metricsToken: { type: "http", scheme: "bearer", description: "METRICS_TOKEN of the example server, when it is set." },
       },
     },
     paths: {
@@ -204,6 +205,19 @@ export function openApiDocument(): Doc {
           summary: "Liveness of the example server",
           security: [],
           responses: { "200": { description: "Takes requests.", ...json(z.object({ status: z.literal("ok") })) } },
+        },
+      },
+      "/metrics": {
+        get: {
+          operationId: "metrics",
+          summary: "Metrics of the example server in the Prometheus text format (METRICS=off: no such route)",
+          description:
+            "einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
+          security: [{ metricsToken: [] }, {}],
+          responses: {
+            "200": { description: "The metrics.", content: { "text/plain": { schema: z.string() } } },
+            "401": { description: "METRICS_TOKEN is set and the request did not carry it.", content: { "text/plain": { schema: z.string() } } },
+          },
         },
       },
       "/ready": {

@@ -109,11 +109,12 @@ export function createRateLimiter(options: RateLimitOptions & { store?: RateLimi
  * over its limit. Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
  * (IETF draft, as seconds). `what` names the limit in the message ("API key", "client IP").
  */
-export function rateLimit(limiter: RateLimiter, keyOf: (req: Request) => string, what: string): RequestHandler {
+export function rateLimit(limiter: RateLimiter, keyOf: (req: Request) => string, what: string, onLimited?: () => void): RequestHandler {
   return (req, res, next) => {
     limiter.take(keyOf(req)).then((d) => {
       setHeaders(res, limiter, d);
       if (d.allowed) return next();
+      onLimited?.();
       const seconds = Math.ceil(d.retryAfterMs / 1000);
       res.setHeader("Retry-After", String(seconds));
       const message = `Too many requests for this ${what}: the limit is ${limiter.requests} per ${describeWindow(limiter.windowMs)}. Retry after ${seconds} second${seconds === 1 ? "" : "s"}.`;

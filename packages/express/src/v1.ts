@@ -1,5 +1,5 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
-import { ApiError, authenticate, keepsIdempotencyKeys, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
+import { ApiError, authenticate, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -76,7 +76,8 @@ export function createV1Router(options: V1RouterOptions): Router {
   // Rate limits: per company right after authentication (so every authenticated route has it), per IP on sign-up.
   // Per company, not per key: keys are free to make, so a per-key budget could be multiplied at will.
   const keyLimiter = limiterFor(options.rateLimit, DEFAULT_KEY_RATE_LIMIT, "company");
-  const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).companyId, "company") : null;
+  const metrics = safeMetrics(options.metrics);
+  const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).companyId, "company", () => metrics.rateLimited({ limit: "company" })) : null;
   const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, "sign-up");
   const authenticated: RequestHandler = (req, res, next) => {
     const schemeless = missingBearerScheme(req, "API key");
@@ -93,7 +94,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   const mount = {
     limit,
     authenticate: { apiKey: authenticated },
-    signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP") : null,
+    signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP", () => metrics.rateLimited({ limit: "sign-up" })) : null,
     authOf,
     bodyGate: bodyGateFor(options.bodyBudget, limit),
     // The submit routes take an Idempotency-Key when the store keeps keys (IdempotencyStore).

@@ -124,5 +124,11 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
       if (!isId(id)) return;
       await db.query(`UPDATE ${t.invoices} SET lease_owner = NULL, lease_until = NULL WHERE id = $1::uuid AND lease_owner = $2`, [id, owner]);
     },
+
+    async countQueued() {
+      // The dispatcher's partial index (WHERE status = 'sending') holds exactly these rows.
+      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::integer AS n FROM ${t.invoices} WHERE status = 'sending'`);
+      return Number(rows[0]?.n ?? 0);
+    },
   };
 }

@@ -270,6 +270,9 @@ export interface DeliveryStore {
 
   /** Gives a lease back without an attempt (a graceful stop), so another dispatcher can take it now. */
   releaseDelivery(id: string, owner: string): Promise<void>;
+
+  /** How many submissions wait to be sent (status `sending`, leased or not), for the queue-depth gauge. Optional. */
+  countQueued?(): Promise<number>;
 }
 
 /** A webhook event claimed for one delivery attempt, with where and how to send it. */

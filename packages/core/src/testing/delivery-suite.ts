@@ -155,6 +155,27 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(await f.b.findActiveSubmission(companyId, inv.sha256)).toBe(again.id);
     });
 
+    it("counts the submissions waiting to be sent (countQueued, when the store has it): leased or not, not delivered or failed", async () => {
+      if (!f.a.countQueued) return;
+      const base = await f.a.countQueued();
+      const one = await submit(0);
+      await submit(1);
+      expect(await f.b.countQueued!()).toBe(base + 2);
+      await f.a.claimDeliveries({ owner: "x", now: at(2), leaseUntil: at(62), limit: 10 });
+      expect(await f.a.countQueued()).toBe(base + 2);
+      await f.a.completeAttempt({
+        id: one.id,
+        owner: "x",
+        attempts: 1,
+        status: "delivered",
+        errorMessage: null,
+        event: { status: "delivered", at: at(3), detail: "Delivered." },
+        nextAttemptAt: null,
+        updatedAt: at(3),
+      });
+      expect(await f.a.countQueued()).toBe(base + 1);
+    });
+
     it("gives a lease back only for its holder", async () => {
       const inv = await submit(0);
       await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });

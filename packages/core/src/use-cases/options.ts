@@ -8,6 +8,7 @@ import { defaultRouting } from "../routing/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import { withDefaults, type CachedDiscovery } from "../adapters/cached-discovery.js";
 import type { TokenCipher } from "../domain/token-cipher.js";
+import { noMetrics, safeMetrics, type MetricsPort } from "../ports/metrics.js";
 
 export interface CoreOptions {
   /** The time source (tests pass a fake clock). Default: `new Date()`. */
@@ -44,6 +45,8 @@ export interface CoreOptions {
    * Default false: a credit note routed to `ksef` is stored `failed` at submit, saying why.
    */
   ksefCorrections?: boolean;
+  /** Where submissions and validation times are counted (`MetricsPort`). Default: nowhere. */
+  metrics?: MetricsPort;
 }
 
 export interface ResolvedOptions {
@@ -56,6 +59,7 @@ export interface ResolvedOptions {
   tokenCipher: TokenCipher | null;
   ksefCredentialsRequired: boolean;
   ksefCorrections: boolean;
+  metrics: MetricsPort;
 }
 
 const DEFAULT_ROUTING = defaultRouting();
@@ -69,6 +73,7 @@ const DEFAULTS: ResolvedOptions = {
   tokenCipher: null,
   ksefCredentialsRequired: false,
   ksefCorrections: false,
+  metrics: noMetrics,
 };
 
 export function resolveOptions(options: CoreOptions | undefined): ResolvedOptions {
@@ -84,6 +89,7 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     tokenCipher: options.tokenCipher ?? null,
     ksefCredentialsRequired: options.ksefCredentialsRequired === true,
     ksefCorrections: options.ksefCorrections === true,
+    metrics: safeMetrics(options.metrics),
   };
 }
 

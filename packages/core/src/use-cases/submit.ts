@@ -150,7 +150,13 @@ async function submitChecked(
   // Row 3 needs the network: the routing decided it from the company and the asked target, before the document.
   if (plan.refusal || !company) throw plan.refusal;
 
-  const doc = await readDocument(o.limits, plan.recipientOptional);
+  const readStarted = performance.now();
+  let doc: ReadInvoice;
+  try {
+    doc = await readDocument(o.limits, plan.recipientOptional);
+  } finally {
+    o.metrics.validationDuration((performance.now() - readStarted) / 1000);
+  }
   let decision = plan.decision;
   if (decision.ok && decision.network === "ksef" && root === "CreditNote" && !o.ksefCorrections) {
     decision = {
@@ -168,6 +174,11 @@ async function submitChecked(
   }
   const now = o.now();
   const id = o.newId();
+  /** Counts a stored submission by the network the routing chose (`none` when it chose none) and its status. */
+  const counted = (submission: Submission): Submission => {
+    o.metrics.submission({ network: decision.ok ? decision.network : "none", status: submission.status });
+    return submission;
+  };
 
   // What KSeF needs of the company and the invoice, checked before anything is stored or sent; after
   // the duplicate rule (row 10 answers first). Direct KSeF delivery authenticates as the company:
@@ -176,14 +187,14 @@ async function submitChecked(
   const ksefProblem = decision.ok && decision.network === "ksef" ? ksefRefusal(root, company, doc, o) : null;
   if (ksefProblem) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
-    if (earlier) return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier)), earlier)));
+    if (earlier) return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier)), earlier))));
     throw ksefProblem;
   }
 
   if (!decision.ok) {
     const earlier = await s.findActiveSubmission(company.id, doc.sha256);
     const reason = earlier ? duplicateMessage(root, earlier) : decision.reason;
-    return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier)));
+    return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier))));
   }
 
   const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
@@ -203,8 +214,8 @@ async function submitChecked(
         }
       : null,
   });
-  if (result.inserted) return { submissionId: id, success: true, status: "sending" };
-  return failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf)), result.duplicateOf)));
+  if (result.inserted) return counted({ submissionId: id, success: true, status: "sending" });
+  return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf)), result.duplicateOf))));
 }
 
 /** A failed record that repeats `earlier` (when given) says so in `duplicateOf`. */

@@ -20,7 +20,13 @@ import { resolveOptions, type CoreOptions } from "./options.js";
  * @example const { valid, errors, document } = validateDocument({ invoice: data })
  */
 export function validateDocument(body: unknown, options?: CoreOptions): ValidationReport & { document?: string } {
-  return validateCheckedBody(parseDocumentBody(ValidateRequestSchema, body), resolveOptions(options).limits);
+  const { limits, metrics } = resolveOptions(options);
+  const started = performance.now();
+  try {
+    return validateCheckedBody(parseDocumentBody(ValidateRequestSchema, body), limits);
+  } finally {
+    metrics.validationDuration((performance.now() - started) / 1000);
+  }
 }
 
 /**
@@ -31,7 +37,15 @@ export function validateDocument(body: unknown, options?: CoreOptions): Validati
  *
  * @example app.post("/v1/validate", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await validateDocumentJson(req.body) }))
  */
-export function validateDocumentJson(rawBody: Uint8Array | readonly Uint8Array[], options?: CoreOptions & { transfer?: boolean }): Promise<ValidationReport & { document?: string }> {
-  const { limits } = resolveOptions(options);
-  return validateRequestAsync(rawBody, limits, { transfer: options?.transfer === true });
+export async function validateDocumentJson(
+  rawBody: Uint8Array | readonly Uint8Array[],
+  options?: CoreOptions & { transfer?: boolean },
+): Promise<ValidationReport & { document?: string }> {
+  const { limits, metrics } = resolveOptions(options);
+  const started = performance.now();
+  try {
+    return await validateRequestAsync(rawBody, limits, { transfer: options?.transfer === true });
+  } finally {
+    metrics.validationDuration((performance.now() - started) / 1000);
+  }
 }

@@ -3,6 +3,7 @@
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
 import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome } from "../ports/network.js";
+import { safeMetrics } from "../ports/metrics.js";
 import { queueWorker, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { withDefaults } from "../adapters/cached-discovery.js";
@@ -85,6 +86,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? (() => new Date());
   const random = options.random ?? Math.random;
   const logger = options.logger;
+  const metrics = safeMetrics(options.metrics);
   const discovery = options.discovery ? withDefaults(options.discovery) : null;
 
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -120,6 +122,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     // One line per outcome, for the operator to follow a submission: what happened, on which try, how long it took, and why.
     const result = record.status === "delivered" ? "delivered" : record.status === "failed" ? "failed" : "retry";
+    const route = inv.network ?? "none";
+    metrics.deliveryAttempt({ network: route, outcome: result });
+    if (result === "delivered") metrics.deliveryDuration(Math.max(0, Date.parse(record.updatedAt) - Date.parse(inv.createdAt)) / 1000, { network: route });
     logger?.info?.(
       {
         submissionId: inv.id,

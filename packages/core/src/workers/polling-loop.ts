@@ -1,6 +1,8 @@
 // One polling loop for the background workers (the dispatcher, the webhook sender): run a round,
 // pause when there was nothing to do, back off while rounds fail, stop on request and wait for the round in progress.
 
+import type { MetricsPort } from "../ports/metrics.js";
+
 export interface PollingLoop {
   start(): void;
   /** Stops after the round in progress, waiting for it at most `stopTimeoutMs`. */
@@ -215,6 +217,8 @@ export interface QueueWorkerOptions {
   /** Jitter source in [0, 1). Default `Math.random`. */
   random?: () => number;
   logger?: WorkerLogger;
+  /** Where each attempt's outcome is counted. Default: nowhere. */
+  metrics?: MetricsPort;
 }
 
 /**

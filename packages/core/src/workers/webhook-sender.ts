@@ -2,6 +2,7 @@
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
 import { randomUUID } from "node:crypto";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
+import { safeMetrics } from "../ports/metrics.js";
 import { queueWorker, type QueueWorkerOptions, type WorkerStatus } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
@@ -62,6 +63,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const clock = options.clock ?? (() => new Date());
   const random = options.random ?? Math.random;
   const logger = options.logger;
+  const metrics = safeMetrics(options.metrics);
 
   async function post(job: WebhookJob): Promise<WebhookAttempt> {
     const startedMs = clock().getTime();
@@ -124,6 +126,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       attempt: result,
     });
     if (!recorded) logger?.error({ eventId: job.event.id, owner }, "webhook lease lost before the attempt was recorded");
+    else metrics.webhookDelivery({ outcome: ok ? "delivered" : giveUp ? "failed" : "retry" });
   }
 
   const worker = queueWorker<WebhookJob>(

@@ -85,5 +85,11 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
         d.leaseUntil = null;
       }
     },
+
+    async countQueued() {
+      let n = 0;
+      for (const id of delivery.keys()) if (invoices.get(id)?.status === "sending") n++;
+      return n;
+    },
   };
 }

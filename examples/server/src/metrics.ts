@@ -1,0 +1,101 @@
+// GET /metrics: the core's metrics port on prom-client, in the Prometheus text format, with Node's default process metrics.
+import { timingSafeEqual } from "node:crypto";
+import type { MetricsPort } from "@einvoice/core";
+import type { RequestHandler } from "express";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface PrometheusMetrics {
+  /** Give it to the core (`metrics` of the routers, the dispatcher and the webhook sender). */
+  port: MetricsPort;
+  registry: Registry;
+}
+
+/**
+ * The example server's metrics, on a registry of their own. `queueDepth` is asked at each scrape
+ * (bounded by `queueDepthTimeoutMs`; when it fails or is late the gauge keeps its last value).
+ *
+ * @example const m = prometheusMetrics({ queueDepth: () => store.countQueued() })
+ */
+export function prometheusMetrics(options: { queueDepth?: () => Promise<number>; queueDepthTimeoutMs?: number } = {}): PrometheusMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const submissions = new Counter({
+    name: "einvoice_submissions_total",
+    help: "Submissions stored, by the network the routing chose (none: it chose none) and the status answered (sending or failed).",
+    labelNames: ["network", "status"] as const,
+    registers: [registry],
+  });
+  const attempts = new Counter({
+    name: "einvoice_delivery_attempts_total",
+    help: "Delivery attempts, by network and outcome (delivered, retry, failed).",
+    labelNames: ["network", "outcome"] as const,
+    registers: [registry],
+  });
+  const deliveryDuration = new Histogram({
+    name: "einvoice_delivery_duration_seconds",
+    help: "Time from submission to delivered, by network.",
+    labelNames: ["network"] as const,
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+    registers: [registry],
+  });
+  const webhooks = new Counter({
+    name: "einvoice_webhook_deliveries_total",
+    help: "Webhook delivery attempts, by outcome (delivered, retry, failed).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const validation = new Histogram({
+    name: "einvoice_validation_duration_seconds",
+    help: "Time to read a document and check it against the rules (submit and POST /v1/validate).",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: "einvoice_rate_limited_total",
+    help: "Requests refused with 429, by limit (company, sign-up, admin).",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  const queueDepth = options.queueDepth;
+  const timeoutMs = options.queueDepthTimeoutMs ?? 1_000;
+  new Gauge({
+    name: "einvoice_queue_depth",
+    help: "Submissions waiting to be sent (status sending), in the whole store: the same on every instance on one database.",
+    registers: [registry],
+    async collect() {
+      if (!queueDepth) return;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+      const n = await Promise.race([queueDepth().catch(() => null), late]);
+      clearTimeout(timer);
+      if (n !== null) this.set(n);
+    },
+  });
+  return {
+    registry,
+    port: {
+      submission: (l) => submissions.inc({ network: l.network, status: l.status }),
+      deliveryAttempt: (l) => attempts.inc({ network: l.network, outcome: l.outcome }),
+      deliveryDuration: (seconds, l) => deliveryDuration.observe({ network: l.network }, seconds),
+      webhookDelivery: (l) => webhooks.inc({ outcome: l.outcome }),
+      validationDuration: (seconds) => validation.observe(seconds),
+      rateLimited: (l) => rateLimited.inc({ limit: l.limit }),
+    },
+  };
+}
+
+/** `GET /metrics`: the registry in the text format; with a `token`, only for `Authorization: Bearer <token>` (else 401). */
+export function metricsHandler(registry: Registry, token?: string): RequestHandler {
+  const expected = token ? Buffer.from(`Bearer ${token}`) : null;
+  return async (req, res) => {
+    if (expected) {
+      const given = Buffer.from(req.get("authorization") ?? "");
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        res.status(401).set("WWW-Authenticate", 'Bearer realm="metrics"').type("text/plain").send("Unauthorized: send Authorization: Bearer <METRICS_TOKEN>.\n");
+        return;
+      }
+    }
+    const body = await registry.metrics();
+    res.status(200).set("Cache-Control", "no-store").type(registry.contentType).send(body);
+  };
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { noMetrics, safeMetrics, type MetricsPort } from "./metrics.js";
+
+describe("safeMetrics", () => {
+  it("passes every call through, and swallows what a failing adapter throws", () => {
+    const calls: string[] = [];
+    const throwing: MetricsPort = {
+      submission: (l) => (calls.push(`submission ${l.network} ${l.status}`), undefined),
+      deliveryAttempt: () => {
+        throw new Error("boom");
+      },
+      deliveryDuration: (s) => void calls.push(`duration ${s}`),
+      webhookDelivery: () => {
+        throw new Error("boom");
+      },
+      validationDuration: (s) => void calls.push(`validation ${s}`),
+      rateLimited: (l) => void calls.push(`limited ${l.limit}`),
+    };
+    const m = safeMetrics(throwing);
+    m.submission({ network: "peppol", status: "sending" });
+    expect(() => m.deliveryAttempt({ network: "peppol", outcome: "retry" })).not.toThrow();
+    expect(() => m.webhookDelivery({ outcome: "failed" })).not.toThrow();
+    m.deliveryDuration(1.5, { network: "ksef" });
+    m.validationDuration(0.01);
+    m.rateLimited({ limit: "company" });
+    expect(calls).toEqual(["submission peppol sending", "duration 1.5", "validation 0.01", "limited company"]);
+    expect(safeMetrics(throwing)).toBe(m);
+    expect(safeMetrics(undefined)).toBe(noMetrics);
+  });
+});
