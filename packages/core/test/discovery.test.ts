@@ -285,6 +285,64 @@ describe("submit with participant discovery (contract row 11)", () => {
   });
 });
 
+describe("the dispatcher reads the document type from the record, not from the document", () => {
+  /** A discovery that answers registered and remembers the document type of each lookup. */
+  function recording() {
+    const asked: Array<string | undefined> = [];
+    const port: DiscoveryPort = {
+      name: "recording",
+      async lookup(p, documentType) {
+        asked.push(documentType);
+        return { ...yes(p.value), documentTypes: documentType ? [documentType] : [] };
+      },
+    };
+    return { port, asked };
+  }
+  /** The world's store, with claimDeliveries handing the dispatcher jobs changed by `edit`. */
+  async function worldWith(port: DiscoveryPort, edit: (job: Awaited<ReturnType<ReturnType<typeof memoryStore>["claimDeliveries"]>>[number]) => void) {
+    const w = await world(undefined);
+    const store = w.store;
+    const claim = store.claimDeliveries.bind(store);
+    store.claimDeliveries = async (input) => (await claim(input)).map((job) => (edit(job), job));
+    const dispatcher = createDispatcher({ store, networks: { peppol: w.network, ksef: w.network }, clock: () => w.clock.now(), random: () => 1, discovery: port });
+    return { ...w, dispatcher };
+  }
+
+  it("stores the Peppol document type, its process and the rule sets applied with the submission", async () => {
+    const w = await world(sandboxDiscovery());
+    const r = await w.submit({ scheme: "0106", endpoint: "12345678" });
+    const record = await w.store.getInvoice(w.companyId, r.submissionId);
+    expect(record!.facts).toEqual({
+      peppolDocumentType: { id: INVOICE_DOCTYPE, processId: "cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0" },
+      ruleSets: ["CEN-EN16931-UBL-2026.5", "PEPPOL-EN16931-UBL-2026.5"],
+    });
+    // Internal: the public view does not carry it.
+    expect(await w.get(r.submissionId)).not.toHaveProperty("facts");
+  });
+
+  it("asks discovery for the stored document type before an attempt (the document is not read again)", async () => {
+    const { port, asked } = recording();
+    const stored = "busdox-docid-qns::stored-at-submit::2.1";
+    const w = await worldWith(port, (job) => {
+      job.invoice.facts = { peppolDocumentType: { id: stored, processId: null }, ruleSets: [] };
+    });
+    const r = await w.submit({ scheme: "0106", endpoint: "12345678" });
+    await w.dispatcher.runOnce();
+    expect(asked).toEqual([stored]);
+    expect((await w.get(r.submissionId)).status).toBe("delivered");
+  });
+
+  it("reads the document for a record stored before the facts were kept", async () => {
+    const { port, asked } = recording();
+    const w = await worldWith(port, (job) => {
+      delete job.invoice.facts;
+    });
+    await w.submit({ scheme: "0106", endpoint: "12345678" });
+    await w.dispatcher.runOnce();
+    expect(asked).toEqual([INVOICE_DOCTYPE]);
+  });
+});
+
 describe("lookupParticipant", () => {
   it("answers registered, document types and the endpoint for the type asked (full form or value alone)", async () => {
     const full = await lookupParticipant(sandboxDiscovery(), "0208:0123456789", { documentType: INVOICE_DOCTYPE });

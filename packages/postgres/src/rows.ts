@@ -241,6 +241,7 @@ export const INVOICES = rowMapping({
     warnings: "jsonb",
     document_type: "text",
     billing_reference: "text",
+    facts: "jsonb",
     client_id: "uuid",
     duplicate_of: "uuid",
     ksef_number: "text",
@@ -270,6 +271,7 @@ export const INVOICES = rowMapping({
     warnings: jsonParam(inv.warnings.map((w) => ({ rule: w.rule, message: w.message, location: w.location }))),
     document_type: inv.documentType,
     billing_reference: inv.billingReference,
+    facts: inv.facts ? jsonParam({ peppolDocumentType: inv.facts.peppolDocumentType, ruleSets: inv.facts.ruleSets }) : null,
     client_id: inv.clientId,
     duplicate_of: inv.duplicateOf ?? null,
     ksef_number: inv.ksefNumber,
@@ -313,8 +315,22 @@ export const INVOICES = rowMapping({
       location: text(w.location),
     })),
     duplicateOf: textOrNull(r.duplicate_of),
+    ...factsOf(json(r.facts)),
   }),
 });
+
+/** The `facts` column (migration 12): absent on rows stored before it, so the record has none. */
+function factsOf(v: unknown): { facts?: InvoiceRecord["facts"] } {
+  if (!v || typeof v !== "object") return {};
+  const f = v as { peppolDocumentType?: { id?: unknown; processId?: unknown } | null; ruleSets?: unknown };
+  const dt = f.peppolDocumentType;
+  return {
+    facts: {
+      peppolDocumentType: dt ? { id: text(dt.id), processId: typeof dt.processId === "string" ? dt.processId : null } : null,
+      ruleSets: Array.isArray(f.ruleSets) ? f.ruleSets.map((x) => text(x)) : [],
+    },
+  };
+}
 
 /**
  * The invoice columns a submission writes: all but `client_id`, which the store sets (null for a
@@ -322,7 +338,7 @@ export const INVOICES = rowMapping({
  * write there: `duplicate_of` (migration 10, only for failed submissions: `INVOICE_WRITE_FAILED`),
  * `ksef_number` and `verification_url` (migration 11, set by the delivery that KSeF accepted; null
  * until then). In this order they are the first parameters of `insert_accepted` (migration 6, which
- * added `document_type` and `billing_reference` after `warnings`); a column added later that an
+ * added `document_type` and `billing_reference` after `warnings`; migration 12, `facts` after them); a column added later that an
  * accepted submission writes is set by a new version of that function.
  */
 const NOT_WRITTEN: readonly string[] = ["client_id", "duplicate_of", "ksef_number", "verification_url"];

@@ -57,6 +57,7 @@ function readOne(req: WorkerRequest): WorkerReply {
       fields: doc.fields,
       documentType: doc.documentType,
       warnings: doc.warnings,
+      ruleSets: doc.ruleSets,
       ...(targetNetwork ? { targetNetwork } : {}),
     };
     // piscina posts the value and transfers the buffer with it.

@@ -73,6 +73,7 @@ export type WorkerReply =
       fields: InvoiceFields;
       documentType: DocumentType | null;
       warnings: ValidationItem[];
+      ruleSets: string[];
       /** For a JSON body: what it asked for. */
       targetNetwork?: TargetNetwork;
     }
@@ -163,7 +164,7 @@ function rebuild(error: WorkerError): Error {
 }
 
 function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings } : null;
+  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings, ruleSets: m.ruleSets } : null;
 }
 
 function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {

@@ -28,6 +28,8 @@ export interface ReadInvoice {
   documentType: DocumentType | null;
   /** The warning rules the document breaks (they never block; kept with the invoice). */
   warnings: ValidationItem[];
+  /** The rule sets applied (the report's `ruleSets`). */
+  ruleSets: string[];
 }
 
 function tooLarge(bytes: number, limits: XmlLimits): ApiError {
@@ -111,7 +113,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocument
   const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings };
+  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings, ruleSets: report.ruleSets };
 }
 
 /** The recipient when the document names one of a Peppol scheme, else null. */

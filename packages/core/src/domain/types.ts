@@ -67,11 +67,24 @@ export type Totals = Invoice["totals"];
 
 export type InvoiceEvent = z.output<typeof InvoiceEventSchema>;
 
+/**
+ * What the document pipeline computed at submit, stored with the submission so that nothing later (the
+ * dispatcher before each Peppol attempt) has to read the document again. Not part of the public view.
+ */
+export interface DocumentFacts {
+  /** The Peppol document type identifier and process of the document (root, CustomizationID, ProfileID); null without a CustomizationID. */
+  peppolDocumentType: { id: string; processId: string | null } | null;
+  /** The rule sets applied to it (the validation report's `ruleSets`). */
+  ruleSets: string[];
+}
+
 /** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */
 export interface InvoiceRecord extends Omit<Invoice, "duplicateOf"> {
   companyId: string;
   /** For a duplicate (always `failed`): the earlier submission it repeats. Absent or null otherwise. */
   duplicateOf?: string | null;
+  /** The pipeline's facts (submissions stored before they were kept have none: the dispatcher then reads the document). */
+  facts?: DocumentFacts;
 }
 
 /** One per recipient identifier of a company (value compared case-insensitively). */

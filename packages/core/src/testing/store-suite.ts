@@ -262,6 +262,10 @@ export function testStore(name: string, factory: StoreFactory): void {
           dueDate: "2026-03-01",
           totals: { taxExclusive: "0.10", taxInclusive: null, payable: "1E+3" },
           warnings: [{ rule: "UBL-CR-002", message: "The invoice declares UBL version \"2.0\" (é)", location: "/Invoice/cbc:UBLVersionID[1]" }],
+          facts: {
+            peppolDocumentType: { id: "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:x::2.1", processId: null },
+            ruleSets: ["CEN-EN16931-UBL-2026.5", "NLCIUS-SI-UBL-2.0.3.13"],
+          },
         });
         const client = clientFor(inv);
         const r = await accept(inv, client);

@@ -323,6 +323,7 @@ function record(
     ],
     warnings: doc.warnings,
     duplicateOf: null,
+    facts: { peppolDocumentType: doc.documentType, ruleSets: doc.ruleSets },
   };
 }
 

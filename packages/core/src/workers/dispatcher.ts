@@ -12,7 +12,7 @@ import { statusChangedEvent } from "../domain/webhook-events.js";
 import { checkRecipient } from "../routing/routing.js";
 import { documentTypeOf } from "../document/doctype.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
-import type { InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
+import type { DocumentFacts, InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
 
@@ -112,7 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const company = await store.getCompany(inv.companyId);
       if (!recipient && inv.network !== "ksef") outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
       else if (!company?.legalEntityId) outcome = { outcome: "retry", reason: "The company has no legal entity at the access point any more." };
-      else outcome = (await checkBeforeSend(inv.network, recipient, job.document)) ?? (await send(network, inv.network, recipient, company.legalEntityId));
+      else outcome = (await checkBeforeSend(inv.network, recipient, job.document, inv.facts)) ?? (await send(network, inv.network, recipient, company.legalEntityId));
     }
     const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
     const updated = await store.completeAttempt(record);
@@ -159,9 +159,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
 
   /** The participant lookup before an attempt on Peppol: an outcome that replaces the send, or null to send. */
-  async function checkBeforeSend(route: Network, recipient: ParticipantId | null, document: Uint8Array): Promise<SendOutcome | null> {
+  async function checkBeforeSend(route: Network, recipient: ParticipantId | null, document: Uint8Array, facts: DocumentFacts | undefined): Promise<SendOutcome | null> {
     if (!discovery || route !== "peppol" || !recipient) return null;
-    const check = await checkRecipient(discovery, recipient, documentTypeOf(document));
+    // The document type was computed at submit and stored with the record; only a record stored before
+    // the facts were kept has the document read again for it.
+    const documentType = facts ? facts.peppolDocumentType : documentTypeOf(document);
+    const check = await checkRecipient(discovery, recipient, documentType);
     if (check.kind === "refused") return { outcome: "failed", reason: check.reason };
     if (check.kind === "unknown") return { outcome: "retry", reason: `The Peppol participant lookup failed (${check.why}); it is made again before the next attempt.` };
     return null;
