@@ -40,5 +40,6 @@ export function readDataDocument(data: InvoiceData, limits: XmlLimits, root: Ubl
     fields: extractFields(built.root),
     documentType: extractDocumentType(built.root),
     warnings: built.report.warnings,
+    ruleSets: built.report.ruleSets,
   };
 }
