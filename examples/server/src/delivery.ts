@@ -6,6 +6,7 @@ import {
   createWebhookSender,
   ksefCorrectedInvoices,
   ksefCredentials,
+  KsefCredentialsError,
   sandboxNetwork,
   tokenCipher,
   type DeliveryStore,
@@ -91,6 +92,24 @@ export function ksefFromEnv(env: NodeJS.ProcessEnv): KsefSetup | null {
 /** The sandbox retries within seconds (contract section 4); a real access point gets the default backoff. */
 const SANDBOX_RETRY: Partial<RetryPolicy> = { baseDelayMs: 1_000, maxDelayMs: 5_000, maxAttempts: 6 };
 
+/**
+ * The company's KSeF credential; a stored token this server cannot read is logged for the operator with
+ * its detail (which key encrypted it), while the company's event says only that the operator must set
+ * the token again (the error's message).
+ */
+function withOperatorLog<T>(lookup: (companyId: string) => Promise<T>, logger: DispatcherLogger): (companyId: string) => Promise<T> {
+  return async (companyId) => {
+    try {
+      return await lookup(companyId);
+    } catch (e) {
+      if (e instanceof KsefCredentialsError && e.operatorDetail) {
+        (logger.warn ?? logger.error).call(logger, { companyId, detail: e.operatorDetail }, "a company's KSeF token cannot be read");
+      }
+      throw e;
+    }
+  };
+}
+
 export function startDelivery(store: Store & DeliveryStore, config: DeliveryConfig, logger: DispatcherLogger): { dispatcher: Dispatcher; description: string } {
   let network: NetworkPort;
   let description: string;
@@ -111,7 +130,7 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     ksef = ksefNetwork({
       baseUrl: config.ksef.baseUrl,
       qrUrl: config.ksef.qrBase,
-      credentials: ksefCredentials(store, config.ksef.cipher),
+      credentials: withOperatorLog(ksefCredentials(store, config.ksef.cipher), logger),
       // A credit note becomes a correction (KOR) of the invoice it names, by the KSeF number this
       // service got for it (the UPO kept as its evidence); the routers accept credit notes to KSeF (ksefCorrections).
       correctedInvoice: ksefCorrectedInvoices(store),

@@ -74,7 +74,18 @@ describe("tokenCipher", () => {
     const mine = tokenCipher(KEY);
     const theirs = tokenCipher(randomBytes(32));
     const foreign = theirs.encrypt(TOKEN, "c");
-    expect(() => mine.decrypt(foreign, "c")).toThrow(new RegExp(`another KSEF_TOKEN_KEY \\(key id ${theirs.keyId}, the configured one is ${mine.keyId}\\)`));
+    // The message becomes the company's event: what the operator must do, no key ids (issue 26); the ids are for the operator's log.
+    let e: KsefCredentialsError | null = null;
+    try {
+      mine.decrypt(foreign, "c");
+    } catch (err) {
+      e = err as KsefCredentialsError;
+    }
+    expect(e).toBeInstanceOf(KsefCredentialsError);
+    expect(e!.message).toBe("the company's KSeF token can no longer be read by this server: the operator must set the company's NIP and KSeF token again with PATCH /admin/companies/{id} (the ksef object)");
+    expect(e!.message).not.toContain(theirs.keyId);
+    expect(e!.message).not.toContain(mine.keyId);
+    expect(e!.operatorDetail).toMatch(new RegExp(`another KSEF_TOKEN_KEY \\(key id ${theirs.keyId}, the configured one is ${mine.keyId}\\)`));
     const parts = mine.encrypt(TOKEN, "c").split(".");
     parts[3] = Buffer.from("x".repeat(TOKEN.length)).toString("base64url");
     const damaged = parts.join(".");

@@ -169,3 +169,14 @@ describe("reports of documents that break rules many times (issue 26, finding 2)
   });
 });
 
+describe("a document declared US-ASCII (issue 26, finding 6)", () => {
+  it("is validated and submitted as the UTF-8 document it is", async () => {
+    const ascii = invoiceXml().replace('encoding="UTF-8"', 'encoding="US-ASCII"').replace("Consulting &amp; co", "Consulting and co");
+    expect(ascii).toContain('encoding="US-ASCII"');
+    expect(validateInvoice(ascii)).toMatchObject({ valid: true, errors: [] });
+    const store = memoryStore();
+    const auth = await eligibleCompany(store);
+    expect(await submitInvoice(store, auth, { xml: b64(ascii) })).toMatchObject({ success: true, status: "sending" });
+  });
+});
+

@@ -50,6 +50,18 @@ describe("parseXml", () => {
     expect(failure(() => parse("<a>&foo;</a>"))?.code).toBe("invalid_ubl_xml");
   });
 
+  it("reads a document declared US-ASCII (any alias, any case) as the UTF-8 it is, and refuses a non-ASCII character under that declaration", () => {
+    for (const name of ["US-ASCII", "us-ascii", "ASCII", "ANSI_X3.4-1968", "csASCII", "ISO646-US", "cp367"]) {
+      expect(parse(`<?xml version="1.0" encoding="${name}"?><a>x</a>`).root.text, name).toBe("x");
+    }
+    // A character reference is ASCII text: it may name any character.
+    expect(parse('<?xml version="1.0" encoding="US-ASCII"?><a>&#233;</a>').root.text).toBe("é");
+    const e = failure(() => parse('<?xml version="1.0" encoding="US-ASCII"?>\n<a>caf\u00e9</a>'));
+    expect(e?.code).toBe("invalid_ubl_xml");
+    expect(e?.message).toMatch(/declares encoding "US-ASCII" but holds U\+00E9, which is not ASCII; declare encoding="UTF-8"/);
+    expect(e?.message).toMatch(/line 2/);
+  });
+
   it("rejects encodings other than UTF-8", () => {
     expect(failure(() => parse('<?xml version="1.0" encoding="ISO-8859-1"?><a/>'))?.message).toMatch(/ISO-8859-1/);
     expect(failure(() => parse('<?xml version="1.0" encoding="UTF-16"?><a/>'))?.code).toBe("invalid_ubl_xml");

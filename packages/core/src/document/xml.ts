@@ -268,7 +268,7 @@ class Reader {
     this.i = i;
   }
 
-  /** `<?xml version="1.x" encoding="..." standalone="yes|no"?>` at the very start: XML 1.0 and UTF-8 only. */
+  /** `<?xml version="1.x" encoding="..." standalone="yes|no"?>` at the very start: XML 1.0 and UTF-8 (or US-ASCII) only. */
   private declaration(): void {
     const m = DECLARATION.exec(this.s);
     if (!m) this.fail(0, "the XML declaration is malformed (expected <?xml version=\"1.0\" ...?>).");
@@ -278,7 +278,15 @@ class Reader {
     }
     const encoding = m[3] ?? m[4];
     if (encoding !== undefined && encoding.toLowerCase() !== "utf-8") {
-      throw invalid(`the declared encoding is ${JSON.stringify(encoding)}; only UTF-8 is accepted.`);
+      if (!US_ASCII.has(encoding.toLowerCase())) {
+        throw invalid(`the declared encoding is ${JSON.stringify(encoding)}; only UTF-8 (and US-ASCII, a subset of it) is accepted.`);
+      }
+      // US-ASCII is UTF-8 restricted to its first 128 characters: the bytes must keep that promise.
+      const other = NON_ASCII.exec(this.s);
+      if (other) {
+        const c = this.s.codePointAt(other.index)!;
+        this.fail(other.index, `the document declares encoding ${JSON.stringify(encoding)} but holds U+${c.toString(16).toUpperCase().padStart(4, "0")}, which is not ASCII; declare encoding="UTF-8".`);
+      }
     }
     this.declared = true;
     this.i = m[0].length;
@@ -802,6 +810,13 @@ class Reader {
 function spaces(raw: string): string {
   return /[\t\n\r]/.test(raw) ? raw.replace(/[\t\n\r]/g, " ") : raw;
 }
+
+/**
+ * US-ASCII under the names the IANA character set registry gives it (lower-cased), and "ascii": a
+ * document in US-ASCII is a UTF-8 document, so it is read as one (its bytes must all be ASCII).
+ */
+const US_ASCII: ReadonlySet<string> = new Set(["us-ascii", "ascii", "iso-ir-6", "ansi_x3.4-1968", "ansi_x3.4-1986", "iso646-us", "us", "ibm367", "cp367", "csascii"]);
+const NON_ASCII = /[^\x00-\x7f]/;
 
 // `<?xml version="1.x" (encoding="...")? (standalone="yes|no")? S? ?>`, S being XML's four spaces.
 const DECLARATION =

@@ -14,9 +14,19 @@ export interface TokenCipher {
   decrypt(ciphertext: string, companyId: string): string;
 }
 
-/** A stored KSeF credential that cannot be used; its message says what the operator does about it (never the token). */
+/**
+ * A stored KSeF credential that cannot be used. Its message is for the company (it becomes the reason
+ * of its delivery's event): what the operator must do, no key ids and never the token. `operatorDetail`
+ * says more, for the operator's log only (which key encrypted it).
+ */
 export class KsefCredentialsError extends Error {
   override readonly name = "KsefCredentialsError";
+  constructor(
+    message: string,
+    readonly operatorDetail?: string,
+  ) {
+    super(message);
+  }
 }
 
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
@@ -62,7 +72,10 @@ export function tokenCipher(key: string | Uint8Array): TokenCipher {
       const reset = "set the company's NIP and KSeF token again with PATCH /admin/companies/{id} (the ksef object)";
       if (parts.length !== 5 || parts[0] !== "v1") throw new KsefCredentialsError(`the company's stored KSeF token is not in a format this version reads; ${reset}`);
       if (parts[1] !== keyId) {
-        throw new KsefCredentialsError(`the company's KSeF token was encrypted under another KSEF_TOKEN_KEY (key id ${parts[1]}, the configured one is ${keyId}); configure that key again, or ${reset}`);
+        throw new KsefCredentialsError(
+          `the company's KSeF token can no longer be read by this server: the operator must ${reset}`,
+          `the company's KSeF token was encrypted under another KSEF_TOKEN_KEY (key id ${parts[1]}, the configured one is ${keyId}): configure that key again, or set the company's token again`,
+        );
       }
       try {
         const d = createDecipheriv("aes-256-gcm", k, Buffer.from(parts[2]!, "base64url"), { authTagLength: 16 });
