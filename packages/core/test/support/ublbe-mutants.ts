@@ -110,6 +110,11 @@ export const MUTATIONS: Readonly<Record<string, Edit>> = {
   "card-last-four": before("<cac:PaymentMeans><cbc:PaymentMeansCode>54</cbc:PaymentMeansCode><cac:CardAccount><cbc:PrimaryAccountNumberID>1111</cbc:PrimaryAccountNumberID><cbc:NetworkID>VISA</cbc:NetworkID></cac:CardAccount></cac:PaymentMeans>", ...PAYMENT_TERMS_AT),
   "two-instruction-notes": before("<cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode><cbc:InstructionNote>a</cbc:InstructionNote><cbc:InstructionNote>b</cbc:InstructionNote><cac:PayeeFinancialAccount><cbc:ID>BE71096123456769</cbc:ID></cac:PayeeFinancialAccount></cac:PaymentMeans>", ...PAYMENT_TERMS_AT),
   "invoiced-object-attachment": before("<cac:AdditionalDocumentReference><cbc:ID>OBJ-1</cbc:ID><cbc:DocumentTypeCode>130</cbc:DocumentTypeCode><cac:Attachment><cac:ExternalReference><cbc:URI>https://example.com/o</cbc:URI></cac:ExternalReference></cac:Attachment></cac:AdditionalDocumentReference>", "cac:AccountingSupplierParty"),
+  // Elements and attributes EN 16931 does not use (CEN's UBL-CR-*/UBL-DT-* warnings and UBL.BE's ubl-CR-*/ubl-DT-* copies).
+  "uuid-and-issue-time": sub(/(<cbc:IssueDate>[^<]*<\/cbc:IssueDate>)/, "<cbc:UUID>6f1c2f0e-1b7a-4c55-9d1e-3b8f6f6f0a11</cbc:UUID>$1<cbc:IssueTime>10:15:00</cbc:IssueTime>"),
+  "promised-delivery-period": before("<cac:Delivery><cbc:ActualDeliveryDate>2018-04-01</cbc:ActualDeliveryDate><cac:PromisedDeliveryPeriod><cbc:StartDate>2018-04-01</cbc:StartDate></cac:PromisedDeliveryPeriod></cac:Delivery>", ...DELIVERY_AT),
+  "scheme-name-attribute": sub(/<cbc:EndpointID schemeID="([^"]*)">/, "<cbc:EndpointID schemeID=\"$1\" schemeName=\"KBO\">"),
+  "line-item-description-language": inFirstLine(sub(/<cbc:Name>/, "<cbc:Name languageID=\"nl\">")),
   // VAT categories L and M (BR-IG-*, BR-IP-*, which CEN 1.3.16 no longer has).
   "all-categories-l": (xml) => xml.replace(/(<cac:(?:Classified)?TaxCategory>\s*<cbc:ID[^>]*>)S</g, "$1L<"),
   "item-category-m": inFirstLine(sub(/(<cac:ClassifiedTaxCategory>\s*<cbc:ID[^>]*>)[^<]*</, "$1M<")),

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import * as L from "./ublbe.js";
 
 // @ts-expect-error: a plain .mjs script without types
-const { render } = (await import("../../../../../scripts/generate-ublbe-codelists.mjs")) as { render: (xslt: string) => string };
+const { render: renderWith } = (await import("../../../../../scripts/generate-ublbe-codelists.mjs")) as { render: (xslt: string, cenSef: string) => string };
+
+// The CEN rules as compiled for SaxonJS, reduced to what the generator reads: assertion ids and tests.
+const att = (name: string, val: string) => ({ N: "att", name, C: [{ N: "str", val }] });
+const cenSef = JSON.stringify({ N: "package", C: [
+  { N: "assert", C: [att("id", "UBL-CR-005"), att("test", "not(cbc:UUID)")] },
+  { N: "assert", C: [att("id", "UBL-CR-006"), att("test", "not(cbc:IssueTime)")] },
+] });
+const render = (xslt: string) => renderWith(xslt, cenSef);
 
 const VARIABLES: Record<string, [string, string]> = {
   BELM: ["BELM-001 BELM-002", "\\s"], BELMText: ["Special ruling - used goods; Special ruling - art objects", ";"],
@@ -11,8 +19,8 @@ const VARIABLES: Record<string, [string, string]> = {
   UNCL2005: ["3 35 432", "\\s"], ISO4217: ["EUR USD", "\\s"], eaid: ["0088 0208", "\\s"],
 };
 const INLINE = ["BR-CL-03", "BR-CL-07", "BR-CL-10", "BR-CL-11", "BR-CL-13", "BR-CL-15", "BR-CL-16", "BR-CL-19", "BR-CL-20", "BR-CL-21", "BR-CL-25", "BR-CL-26"];
-const assert = (id: string, test: string) =>
-  `<svrl:failed-assert test="${test}"><xsl:attribute name="id">${id}</xsl:attribute><svrl:text>t</svrl:text></svrl:failed-assert>`;
+const assert = (id: string, test: string, flag = "fatal") =>
+  `<svrl:failed-assert test="${test}"><xsl:attribute name="id">${id}</xsl:attribute><xsl:attribute name="flag">${flag}</xsl:attribute><svrl:text>t</svrl:text></svrl:failed-assert>`;
 const xslt = `<xsl:stylesheet xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:svrl="http://purl.oclc.org/dsdl/svrl" version="2.0">
 ${Object.entries(VARIABLES).map(([n, [v, sep]]) => `<xsl:variable name="${n}" select="tokenize('${v}', '${sep}')"/>`).join("\n")}
 <xsl:template match="x">
@@ -21,6 +29,8 @@ ${INLINE.map((id) => assert(id, `contains(' A${id.slice(-2)} B ', concat(' ', .,
 ${assert("PEPPOL-EN16931-P0100", "$profile != '01' or (some $code in tokenize('380 383', '\\s') satisfies . = $code)")}
 ${assert("PEPPOL-EN16931-P0101", "$profile != '01' or (some $code in tokenize('381', '\\s') satisfies . = $code)")}
 ${assert("BR-CO-09", "( contains( 'AD BE EL',substring(cbc:CompanyID,1,2) ) )")}
+${assert("ubl-CR-005", "not(cbc:UUID)", "warning")}
+${assert("ubl-CR-006", "not(cbc:IssueTimes)", "warning")}
 </xsl:template></xsl:stylesheet>`;
 
 describe("scripts/generate-ublbe-codelists.mjs", () => {
@@ -36,6 +46,8 @@ describe("scripts/generate-ublbe-codelists.mjs", () => {
     expect(out).toContain('export const P0100_INVOICE_TYPES: readonly string[] = [\n  "380", "383",\n];');
     expect(out).toContain('export const VAT_PREFIX_TEXT = "AD BE EL";');
     expect(out).toMatch(/GLOBALUBL\.BE\.xslt \(sha256 [0-9a-f]{64}\)/);
+    // a renamed syntax warning is carried only when its assertion is CEN's word for word
+    expect(out).toContain('export const SYNTAX_WARNINGS_CARRIED: readonly string[] = [\n  "UBL-CR-005",\n];');
   });
 
   it("refuses rules without a list it needs", () => {

@@ -6,6 +6,7 @@ import { ublbeRules } from "../rules/ublbe.js";
 import { ublbeCenRules } from "../rules/ublbe-cen.js";
 import { ublbeNationalRules } from "../rules/ublbe-national.js";
 import { UBLBE_CUSTOMIZATION, ublbePeppolRules } from "../rules/ublbe-peppol.js";
+import { ublbeSyntaxRules } from "../rules/ublbe-syntax.js";
 import type { RuleSet } from "./types.js";
 
 export const ublbe: RuleSet = {
@@ -16,5 +17,5 @@ export const ublbe: RuleSet = {
   customizationIds: [UBLBE_CUSTOMIZATION],
   appliesTo: (cid) => cid === UBLBE_CUSTOMIZATION,
   basedOn: ["CEN-EN16931-UBL-2026.5"],
-  families: { belgium: ublbeRules, peppol: ublbePeppolRules, national: ublbeNationalRules, cen: ublbeCenRules },
+  families: { belgium: ublbeRules, peppol: ublbePeppolRules, national: ublbeNationalRules, cen: ublbeCenRules, syntax: ublbeSyntaxRules },
 };
