@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { invoiceWorkerCount } from "../src/document/pool.js";
+import { invoiceWorkerCount } from "../src/document/default-pool.js";
 import { statusChangedEvent } from "../src/domain/webhook-events.js";
 import {
   ApiError,

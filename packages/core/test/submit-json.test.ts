@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { closeInvoiceWorkers, getInvoice, readRequestAsync, submitInvoice, submitInvoiceJson, updateCompany } from "../src/index.js";
-import { invoiceWorkerCount } from "../src/document/pool.js";
+import { invoiceWorkerCount } from "../src/document/default-pool.js";
 import { failure } from "./support/errors.js";
 import { setup } from "./support/setup.js";
 import { b64, EN16931_ONLY, invoiceXml } from "./support/ubl.js";

@@ -7,7 +7,7 @@ import type { Express } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { closeInvoiceWorkers } from "@einvoice/core";
-import { invoiceWorkerCount } from "../../core/src/document/pool.js";
+import { invoiceWorkerCount } from "../../core/src/document/default-pool.js";
 import { ADMIN_TOKEN, makeApp, makeEligible, signUp } from "./support.js";
 
 /** One request on a real socket (supertest re-encodes a Buffer body sent with a Content-Encoding). */

@@ -3,7 +3,7 @@
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { ApiError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
-import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./pool.js";
+import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./worker-protocol.js";
 import { decodeDocument, readDocument } from "./read.js";
 import { validateBody } from "./validate.js";
 import { joinChunks, parseSubmitBody } from "./request.js";

@@ -5,7 +5,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { b64, invoiceXml } from "../../test/support/ubl.js";
 import { ApiError } from "../domain/errors.js";
-import { closeInvoiceWorkers, configureInvoiceWorkers, createInvoiceWorkers, DEFAULT_WORKER_THRESHOLD, invoiceWorkerCount, readInvoiceAsync } from "./pool.js";
+import { closeInvoiceWorkers, configureInvoiceWorkers, invoiceWorkerCount, readInvoiceAsync } from "./default-pool.js";
+import { createInvoiceWorkers, DEFAULT_WORKER_THRESHOLD } from "./pool.js";
 import { readInvoice } from "./read.js";
 import type { XmlLimits } from "./xml.js";
 
@@ -130,7 +131,7 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
   });
 
   it("does not keep the process alive: a script that never closes the pool exits (from TypeScript source)", () => {
-    const pool = pathToFileURL(join(here, "pool.ts")).href;
+    const pool = pathToFileURL(join(here, "default-pool.ts")).href;
     const script = `
       import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount } from ${JSON.stringify(pool)};
       configureInvoiceWorkers({ threshold: 0 });

@@ -1,19 +1,18 @@
 // Large documents are read off the event loop, on a piscina pool of worker threads; small ones stay inline.
-// piscina (a well-kept pool) starts, reuses, unrefs and retires the threads; this file holds the
-// invoice protocol (what goes to a worker and back), the threshold, and the process's default pool.
+// piscina (a well-kept pool) starts, reuses, unrefs and retires the threads; this file holds the pool:
+// its options, the threshold, which document goes to a worker and which is read inline. What goes to a worker and back is
+// worker-protocol.ts; the process's default pool is default-pool.ts.
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
-import type { ValidationItem, ValidationReport } from "../validation/validate.js";
-import type { ParticipantId, TargetNetwork } from "../domain/types.js";
-import type { DocumentType } from "./doctype.js";
-import type { InvoiceFields } from "./fields.js";
-import { readInvoice, type ReadInvoice } from "./read.js";
-import { validateBody } from "./validate.js";
+import type { TargetNetwork } from "../domain/types.js";
+import type { ValidationReport } from "../validation/validate.js";
 import { readDataDocument } from "./invoice-data/pipeline.js";
-import type { UblDocumentType } from "./ubl.js";
+import { readInvoice, type ReadInvoice } from "./read.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
+import type { UblDocumentType } from "./ubl.js";
+import { validateBody } from "./validate.js";
+import { chunkBuffers, docOf, rebuild, type ValidateReply, type ValidateTask, type WorkerReply, type WorkerRequest } from "./worker-protocol.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
 /** 512 KiB: documents larger than this are read on a worker thread (see `threshold` for how the size is measured). */
@@ -39,51 +38,6 @@ export interface InvoiceWorkerOptions {
   /** An idle worker ends after this many milliseconds (its heap goes with it). Default 30 s. */
   idleTimeoutMs?: number;
 }
-
-/**
- * One document to read: the base64 text as received (a string: copied once, cheaper than decoding
- * here), or the raw JSON body of a submit request, in the chunks it arrived in (each chunk's whole
- * ArrayBuffer, transferred: the worker joins and parses them).
- */
-export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits }) & {
-  /** The root the submit endpoint takes (Invoice when absent). */
-  root?: UblDocumentType;
-  /** Whether the recipient is optional (`readDocument`): for an `xml` request, a boolean; for a body, the target networks it is optional for. */
-  recipientOptional?: boolean | TargetNetwork[];
-};
-
-/** A `POST /v1/validate` body to read and validate (its report capped at MAX_REPORTED_ERRORS items a list). */
-export interface ValidateTask {
-  validate: { chunks: ArrayBuffer[]; limits: XmlLimits };
-}
-
-/** What a validation comes back with: the capped report, or the body's (400) or the document's error. */
-export type ValidateReply = { ok: true; report: ValidationReport } | { ok: false; error: WorkerError };
-
-export type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
-
-/** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
-export type WorkerReply =
-  | {
-      ok: true;
-      buffer: ArrayBuffer;
-      length: number;
-      sha256: string;
-      recipient: ParticipantId | null;
-      fields: InvoiceFields;
-      documentType: DocumentType | null;
-      warnings: ValidationItem[];
-      ruleSets: string[];
-      /** For a JSON body: what it asked for. */
-      targetNetwork?: TargetNetwork;
-    }
-  | {
-      ok: false;
-      error: WorkerError;
-      /** For a JSON body: whether the body itself (400) or its document failed. */
-      stage?: "body" | "document";
-      targetNetwork?: TargetNetwork;
-    };
 
 /** How to read a submit body: see `readRequestAsync`. */
 export interface ReadRequestOptions {
@@ -143,28 +97,6 @@ function workerExecArgv(): string[] {
     else if (!argv[i]!.startsWith("--input-type=")) out.push(argv[i]!);
   }
   return out;
-}
-
-/** A copy of the chunks as ArrayBuffers for the worker, each transferred (not copied) when allowed and it is its own ArrayBuffer. */
-function chunkBuffers(body: readonly Uint8Array[], transfer: boolean): ArrayBuffer[] {
-  return body.map((b) => {
-    const own = transfer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer;
-    // (Buffer#slice is a view, not a copy: copy explicitly.)
-    return own ? (b.buffer as ArrayBuffer) : (Uint8Array.prototype.slice.call(b).buffer as ArrayBuffer);
-  });
-}
-
-function rebuild(error: WorkerError): Error {
-  if (error.kind === "api") {
-    return new ApiError(error.code, error.message, error.details || error.errors ? { details: error.details, errors: error.errors } : undefined);
-  }
-  const e = new Error(error.message);
-  e.name = error.name;
-  return e;
-}
-
-function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings, ruleSets: m.ruleSets } : null;
 }
 
 function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
@@ -336,78 +268,3 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   };
 }
 
-// ---------- the process's default pool (what `readInvoiceAsync` and the submit functions use) ----------
-
-let defaultOptions: InvoiceWorkerOptions = {};
-let defaultWorkers: InvoiceWorkers | null = null;
-
-function workers(): InvoiceWorkers {
-  defaultWorkers ??= createInvoiceWorkers(defaultOptions);
-  return defaultWorkers;
-}
-
-/**
- * Changes how the default pool reads large documents (see `InvoiceWorkerOptions`; options not
- * given keep their current value). The running pool finishes what it reads and ends; the next
- * large document starts one with the new options.
- *
- * @example configureInvoiceWorkers({ threshold: Infinity }) // always read on the calling thread
- */
-export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
-  defaultOptions = { ...defaultOptions, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-  const old = defaultWorkers;
-  defaultWorkers = null;
-  void old?.close();
-}
-
-/**
- * Like `readInvoice`, with the same result and the same errors, but a document above the
- * threshold is read on a worker thread of the default pool, so a large invoice does not stall the
- * event loop. Idle workers do not keep the process alive.
- *
- * @example const { sha256, recipient } = await readInvoiceAsync(body.xml)
- */
-export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice", recipientOptional = false): Promise<ReadInvoice> {
-  return workers().readInvoice(xmlBase64, limits, root, recipientOptional);
-}
-
-/**
- * Reads the raw JSON body of a submit request that is over the threshold on a worker thread: the
- * JSON text and the document never exist on the calling thread. The body is one buffer or the
- * chunks it arrived in (in order; they are joined on the worker, not here). It is copied to the
- * worker, or with `transfer` handed over without a copy: each buffer that is exactly its own
- * ArrayBuffer (as socket reads are) is then emptied, any other is copied. Rejects with the body's
- * 400; a document error comes back in the answer, for the caller to raise in its place in the
- * check order. Below the threshold (or without workers) it does the same on the calling thread.
- */
-export function readRequestAsync(
-  body: Uint8Array | readonly Uint8Array[],
-  limits: XmlLimits = DEFAULT_XML_LIMITS,
-  options: ReadRequestOptions = {},
-): Promise<ReadRequest> {
-  return workers().readRequest(body, limits, options);
-}
-
-/**
- * Validates the document of a `POST /v1/validate` raw JSON body (`{"xml": base64}`), off the event loop
- * when the body is over the threshold: the report with at most MAX_REPORTED_ERRORS items a list and the
- * counts of every rule. Rejects with the body's 400 or the document's 422, as `validateDocument`.
- */
-export function validateRequestAsync(body: Uint8Array | readonly Uint8Array[], limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<ValidationReport> {
-  return workers().validateRequest(body, limits, options);
-}
-
-/**
- * Waits for the documents being read, then ends the default pool's threads. The pool starts again
- * on the next large document. For tests and graceful shutdown; idle workers never hold the process.
- */
-export async function closeInvoiceWorkers(): Promise<void> {
-  const ending = defaultWorkers;
-  defaultWorkers = null;
-  await ending?.close();
-}
-
-/** How many worker threads the default pool runs (for tests). */
-export function invoiceWorkerCount(): number {
-  return defaultWorkers?.threadCount ?? 0;
-}

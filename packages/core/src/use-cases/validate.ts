@@ -1,5 +1,5 @@
 // Use case: validate a document against the official rules without submitting it (POST /v1/validate).
-import { validateRequestAsync } from "../document/pool.js";
+import { validateRequestAsync } from "../document/default-pool.js";
 import { parseDocumentBody, ValidateRequestSchema } from "../domain/schemas.js";
 import { validateCheckedBody } from "../document/validate.js";
 import type { ValidationReport } from "../validation/validate.js";
