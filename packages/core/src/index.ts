@@ -140,6 +140,7 @@ export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, MAX_
 export { webhookBody } from "./domain/webhook-events.js";
 export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
 export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";
+export { readBoundedText, DEFAULT_MAX_ANSWER_BYTES } from "./domain/bounded-read.js";
 export { checkWebhookTarget, guardedLookup, isGlobalUnicast, isPrivateAddress, systemResolver, TargetRefusedError, type HostResolver, type TargetPolicy } from "./domain/webhook-target.js";
 export {
   DiscoveryError,

@@ -12,7 +12,7 @@
 // process or another after a crash, polls that invoice, or finds it in the session's invoice list by
 // its hash, instead of sending it again; a duplicate (440) whose original is in a session this
 // submission opened is this submission's own invoice, and is delivered.
-import type { DeliveryEvidence, KsefCredential, NetworkPort, SendOutcome, SendRequest } from "@einvoice/core";
+import { readBoundedText, type DeliveryEvidence, type KsefCredential, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
@@ -102,6 +102,9 @@ interface CallOptions {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** The largest answer of the KSeF API read (a UPO or a status is a few KiB): 4 MiB. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
 export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   const base = options.baseUrl.replace(/\/+$/, "");
   const qrBase = ksefQrBase(base, options.qrUrl);
@@ -139,7 +142,14 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     } catch (e) {
       throw new Stop({ outcome: "retry", reason: `KSeF is unreachable (${method} ${path.replace(/\/[0-9A-Z-]{20,}/g, "/…")}: ${(e as Error).name})` });
     }
-    const text = await res.text();
+    // Read up to the cap and no further: a hostile or broken endpoint cannot make the server hold more.
+    let text: string | null;
+    try {
+      text = await readBoundedText(res, MAX_ANSWER_BYTES);
+    } catch (e) {
+      throw new Stop({ outcome: "retry", reason: `KSeF's answer broke off (${method} ${path.replace(/\/[0-9A-Z-]{20,}/g, "/…")}: ${(e as Error).name})` });
+    }
+    if (text === null) throw new Stop({ outcome: "retry", reason: `KSeF's answer to ${method} ${path.split("/").slice(0, 3).join("/")} is larger than ${MAX_ANSWER_BYTES} bytes; not read` });
     let json: any = null;
     try {
       json = text ? JSON.parse(text) : null;

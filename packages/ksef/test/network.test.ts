@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../src/index.js";
 import { startFakeKsef, type FakeKsef } from "./support/fake-ksef.js";
 import { fa3Values } from "./support/tree.js";
+import { startHostileServer } from "../../core/test/support/hostile-server.js";
 import { ublCreditNote, ublInvoice } from "./support/ubl.js";
 
 const NIP = "5260250995";
@@ -334,5 +335,22 @@ describe("ksefNetwork against a fake KSeF", () => {
     const o = await network().send(request());
     expect(o).toEqual({ outcome: "retry", reason: expect.stringContaining("unreachable") });
     fake = await startFakeKsef({ nip: NIP, token: TOKEN });
+  });
+});
+
+describe("an endpoint that streams a huge answer (issue 26, finding 5)", () => {
+  it("stops reading at 4 MiB: the attempt is retried, the process does not hold the answer", async () => {
+    const hostile = await startHostileServer(256 * 1024 * 1024);
+    try {
+      const before = process.memoryUsage();
+      const o = await ksefNetwork({ baseUrl: hostile.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, statusTimeoutMs: 2_000 }).send(request());
+      const after = process.memoryUsage();
+      expect(o).toEqual({ outcome: "retry", reason: expect.stringMatching(/larger than 4194304 bytes; not read/) });
+      // Before: the 256 MiB were read whole (600 MiB raised memory by 734 MiB in the attack).
+      expect(hostile.sent()).toBeLessThan(32 * 1024 * 1024);
+      expect(after.rss - before.rss).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await hostile.close();
+    }
   });
 });

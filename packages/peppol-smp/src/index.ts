@@ -4,6 +4,7 @@ import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
 import {
+  readBoundedText,
   DEFAULT_DISCOVERY_TIMEOUT_MS,
   DiscoveryError,
   guardedLookup,
@@ -91,10 +92,9 @@ export function smlDiscovery(options: SmlDiscoveryOptions = {}): DiscoveryPort {
       throw new DiscoveryError("unreachable", `The SMP at ${url.origin} could not be reached (${what}).`, { cause: e });
     }
     try {
-      const declared = Number(res.headers.get("content-length") ?? "0");
-      if (declared > MAX_ANSWER_BYTES) throw new DiscoveryError("invalid_answer", `The SMP's ${what} is larger than ${MAX_ANSWER_BYTES} bytes.`);
-      const text = res.status === 404 ? "" : await res.text();
-      if (text.length > MAX_ANSWER_BYTES) throw new DiscoveryError("invalid_answer", `The SMP's ${what} is larger than ${MAX_ANSWER_BYTES} bytes.`);
+      // Read up to the cap and no further: a larger answer is cancelled, not read whole.
+      const text = res.status === 404 ? "" : await readBoundedText(res, MAX_ANSWER_BYTES);
+      if (text === null) throw new DiscoveryError("invalid_answer", `The SMP's ${what} is larger than ${MAX_ANSWER_BYTES} bytes.`);
       return { status: res.status, text };
     } catch (e) {
       if (e instanceof DiscoveryError) throw e;

@@ -1,5 +1,5 @@
 // Storecove's participant discovery: POST /discovery/exists (is the participant on Peppol) and POST /discovery/receives (does it receive this kind of document).
-import { DiscoveryError, documentTypeId, PARTICIPANT_ID_SCHEME, type DiscoveryPort, type ParticipantId, type ParticipantLookup } from "@einvoice/core";
+import { DiscoveryError, documentTypeId, readBoundedText, PARTICIPANT_ID_SCHEME, type DiscoveryPort, type ParticipantId, type ParticipantLookup } from "@einvoice/core";
 import { storecoveScheme } from "./index.js";
 
 const BILLING = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
@@ -69,7 +69,8 @@ export function storecoveDiscovery(options: StorecoveDiscoveryOptions): Discover
       if (timeout.aborted) throw new DiscoveryError("timeout", `Storecove's discovery did not answer within ${timeoutMs} ms.`, { cause: e });
       throw new DiscoveryError("unreachable", "Storecove's discovery could not be reached.", { cause: e });
     }
-    const text = await res.text().catch(() => "");
+    const text = await readBoundedText(res).catch(() => "");
+    if (text === null) throw new DiscoveryError("invalid_answer", "Storecove's discovery answer is larger than 4 MiB; it was not read.");
     if (res.status < 200 || res.status > 299) throw new DiscoveryError("unreachable", `Storecove's discovery answered ${res.status}.`);
     let code: unknown;
     try {

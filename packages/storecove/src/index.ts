@@ -1,7 +1,7 @@
 // @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, keeps the
 // evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), and looks
 // participants up with its discovery API.
-import { PARTICIPANT_SCHEMES, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
+import { PARTICIPANT_SCHEMES, readBoundedText, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
 
 export interface StorecoveOptions {
   /** The API root, such as `https://<host>/api/v2` (no trailing slash needed). */
@@ -148,7 +148,9 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
       const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
       return { outcome: "retry", reason: timedOut ? `Storecove did not answer within ${timeoutMs} ms.` : "Storecove could not be reached." };
     }
-    const text = await res.text().catch(() => "");
+    // Read up to the cap (4 MiB) and no further.
+    const text = await readBoundedText(res).catch(() => "");
+    if (text === null) return { outcome: "retry", reason: "Storecove's answer is larger than 4 MiB; it was not read." };
     let parsed: unknown = null;
     try {
       parsed = text ? JSON.parse(text) : null;
