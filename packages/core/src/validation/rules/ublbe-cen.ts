@@ -19,6 +19,7 @@ import { sum, type Decimal } from "../decimal.js";
 import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all, categoryCode, chargeIndicator, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
 import { q, xlength } from "./peppol-support.js";
+import { AMOUNTS } from "./ublbe-peppol.js";
 
 /** A list UBL.BE checks and the CEN 1.3.16 list of the same rule. */
 interface Lists { be: ReadonlySet<string>; cen: ReadonlySet<string> }
@@ -219,9 +220,3 @@ function docAllowanceCharges(root: UblNode, code: string, charge: boolean): Deci
     .map((ac) => decOf(child(ac, "cbc:Amount")));
   return amounts.includes(null) ? null : sum(amounts as Decimal[]);
 }
-
-const AMOUNTS = [
-  "cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount",
-  "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount", "cbc:PrepaidAmount",
-  "cbc:PayableRoundingAmount", "cbc:PayableAmount",
-];

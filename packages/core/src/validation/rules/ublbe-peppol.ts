@@ -19,8 +19,8 @@ const CHARGE_REASONS = new Set(L.UNCL7161_CHARGE_REASONS), PERIOD_CODES = new Se
 const CURRENCIES = new Set(L.ISO4217_CURRENCIES), EAS = new Set(L.EAS_SCHEMES);
 const P0100 = new Set(L.P0100_INVOICE_TYPES), P0101 = new Set(L.P0101_CREDIT_NOTE_TYPES);
 
-/** The amounts whose currency the rules check (R051 without the VAT breakdown's own amounts; CL007 with all). */
-const AMOUNTS = [
+/** The amounts whose currency the rules check (R051 without the VAT breakdown's own amounts; CL007 and BR-CL-03 with all). */
+export const AMOUNTS = [
   "cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount",
   "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount",
   "cbc:PrepaidAmount", "cbc:PayableRoundingAmount", "cbc:PayableAmount",
