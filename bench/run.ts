@@ -25,6 +25,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["durable", async () => (await import("./metrics/durable.ts")).durableMetrics()],
   ["discovery", async () => (await import("./metrics/discovery.ts")).discoveryMetrics()],
   ["ksef", async () => (await import("./metrics/ksef.ts")).ksefMetrics()],
+  ["invoice-data", async () => (await import("./metrics/invoice-data.ts")).invoiceDataMetrics()],
 ];
 
 for (const [name, run] of groups) {

@@ -42,10 +42,16 @@ const date = (description: string) =>
   z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date YYYY-MM-DD" })
-    .refine((s) => !Number.isNaN(Date.parse(s + "T00:00:00Z")) && new Date(s + "T00:00:00Z").toISOString().startsWith(s), {
-      error: "must be a real calendar date YYYY-MM-DD",
-    })
+    .refine(isCalendarDate, { error: "must be a real calendar date YYYY-MM-DD" })
     .describe(description);
+/** A YYYY-MM-DD that names a day of the Gregorian calendar (the regex has checked the shape). */
+function isCalendarDate(s: string): boolean {
+  const y = Number(s.slice(0, 4));
+  const m = Number(s.slice(5, 7));
+  const d = Number(s.slice(8, 10));
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  return m >= 1 && m <= 12 && d >= 1 && d <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+}
 const code = (description: string, pattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,39}$/) =>
   z.string().regex(pattern, { error: "must be a code (letters, digits, . _ : -)" }).describe(description);
 const country = (description: string) => z.string().regex(/^[A-Z]{2}$/, { error: "must be an ISO 3166-1 alpha-2 country code, such as NL" }).describe(description);

@@ -81,8 +81,17 @@ function lineNet(line: InvoiceLine): ComputedLine {
   return { net, allowances, charges, priceDiscount };
 }
 
-/** Computes every amount the service writes. Pure; never a float. */
+// The totals of a parsed InvoiceData, computed once: the schema's check computes them, the writer reuses them.
+const computed = new WeakMap<InvoiceData, ComputedTotals>();
+
+/** Computes every amount the service writes. Pure; never a float. Computed once per parsed object. */
 export function computeTotals(data: InvoiceData): ComputedTotals {
+  let t = computed.get(data);
+  if (!t) computed.set(data, (t = compute(data)));
+  return t;
+}
+
+function compute(data: InvoiceData): ComputedTotals {
   const lines = data.lines.map(lineNet);
   const allowances = (data.allowances ?? []).map(acAmount);
   const charges = (data.charges ?? []).map(acAmount);

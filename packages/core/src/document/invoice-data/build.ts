@@ -13,10 +13,14 @@ export type BuiltKind = "Invoice" | "CreditNote";
 
 /** An element of the built document: a UblNode the rules read directly, without parsing the bytes again. */
 class Node implements UblNode {
-  attrs: Record<string, string> = {};
+  attrs: Record<string, string> = NO_ATTRS;
   text = "";
   children: Node[] = [];
   index = 1;
+  /** The JSON pointer of the field that produced this element, when one did (descendants inherit it). */
+  pointer: string | undefined = undefined;
+  /** How many children of each qname so far (for `index`), once a parent has many. */
+  counts: Map<string, number> | undefined = undefined;
   constructor(
     readonly ns: string,
     readonly name: string,
@@ -25,6 +29,8 @@ class Node implements UblNode {
   ) {}
 }
 
+const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** What `buildDocument` gives: the bytes, the model, and the JSON pointer of the field behind each element. */
 export interface BuiltDocument {
   kind: BuiltKind;
@@ -32,8 +38,8 @@ export interface BuiltDocument {
   xml: string;
   /** The model of the built document (what parseXml would give for `xml`). */
   root: UblNode;
-  /** The JSON pointer (into the InvoiceData) of the field that produced an element; inherited by its descendants. */
-  pointers: WeakMap<UblNode, string>;
+  /** The JSON pointer (into the InvoiceData) of the field that produced an element (undefined: its parent's). */
+  pointerOf(node: UblNode): string | undefined;
   totals: ComputedTotals;
 }
 
@@ -42,12 +48,31 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
   const ns = colon === 3 ? (qname.startsWith("cbc") ? NS.cbc : NS.cac) : "";
   const local = colon === 3 ? qname.slice(4) : qname;
   const n = new Node(ns, local, qnameOf(ns, local, false), parent);
-  let index = 1;
-  for (const c of parent.children) if (c.qname === n.qname) index++;
-  n.index = index;
+  // The position among same-named siblings: a scan for the few children of most elements, counts
+  // for a parent with many (the root's lines), so that building stays linear in the lines.
+  const siblings = parent.children;
+  if (siblings.length < 16) {
+    let index = 1;
+    for (const c of siblings) if (c.qname === n.qname) index++;
+    n.index = index;
+  } else {
+    if (!parent.counts) {
+      parent.counts = new Map<string, number>();
+      for (const c of siblings) parent.counts.set(c.qname, c.index);
+    }
+    n.index = (parent.counts.get(n.qname) ?? 0) + 1;
+  }
+  if (parent.counts) parent.counts.set(n.qname, n.index);
   if (value !== undefined) n.text = value;
-  if (attrs) for (const [k, v] of Object.entries(attrs)) if (v !== undefined) n.attrs[k] = v;
-  parent.children.push(n);
+  if (attrs) {
+    for (const k in attrs) {
+      const v = attrs[k];
+      if (v === undefined) continue;
+      if (n.attrs === NO_ATTRS) n.attrs = {};
+      n.attrs[k] = v;
+    }
+  }
+  siblings.push(n);
   return n;
 }
 
@@ -58,11 +83,11 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
  */
 export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): BuiltDocument {
   const t = computeTotals(data);
-  const pointers = new WeakMap<UblNode, string>();
-  const ptr = <T extends Node>(n: T, p: string): T => (pointers.set(n, p), n);
+  // Kept on the node itself: a WeakMap of every element costs the garbage collector more than the build.
+  const ptr = <T extends Node>(n: T, p: string): T => ((n.pointer = p), n);
   const isCredit = kind === "CreditNote";
   const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
-  pointers.set(root, "");
+  root.pointer = "";
   const cur = data.currency;
   const amt = (parent: Node, qname: string, value: string, p?: string) => {
     const n = add(parent, qname, value, { currencyID: cur });
@@ -246,7 +271,7 @@ export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): B
 
   data.lines.forEach((line, i) => writeLine(root, line, i, t, isCredit, cur, ptr));
 
-  return { kind, xml: serialise(root), root, pointers, totals: t };
+  return { kind, xml: serialise(root), root, pointerOf: (n) => (n as Node).pointer, totals: t };
 
   function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
     const n = add(wrapper, "cac:Party");
@@ -371,22 +396,27 @@ const escText = (s: string) => (/[&<>\r]/.test(s) ? s.replace(/[&<>\r]/g, (c) =>
 const escAttr = (s: string) => (/[&<>"\r\n\t]/.test(s) ? s.replace(/[&<>"\r\n\t]/g, (c) => ESC[c]!) : s);
 
 function serialise(root: Node): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
-  out.push(`<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`);
-  for (const c of root.children) write(c, out);
-  out.push(`</${root.name}>\n`);
-  return out.join("");
+  let out = `<?xml version="1.0" encoding="UTF-8"?>\n<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`;
+  for (const c of root.children) out = write(c, out);
+  return out + `</${root.name}>\n`;
 }
 
-// Compact: no whitespace between elements, so the bytes read back to exactly this model.
-function write(n: Node, out: string[]): void {
-  let open = `<${n.qname}`;
-  for (const k in n.attrs) open += ` ${k}="${escAttr(n.attrs[k]!)}"`;
-  if (n.children.length === 0) {
-    out.push(`${open}>${escText(n.text)}</${n.qname}>`);
-    return;
-  }
-  out.push(open + ">");
-  for (const c of n.children) write(c, out);
-  out.push(`</${n.qname}>`);
+// Compact: no whitespace between elements, so the bytes read back to exactly this model. One string
+// grown with += (V8 keeps it as a rope and flattens it once), no array of parts.
+function write(n: Node, out: string): string {
+  const tags = tagsOf(n.qname);
+  out += tags[0];
+  if (n.attrs !== NO_ATTRS) for (const k in n.attrs) out += ` ${k}="${escAttr(n.attrs[k]!)}"`;
+  out += ">";
+  if (n.children.length === 0) return out + escText(n.text) + tags[1];
+  for (const c of n.children) out = write(c, out);
+  return out + tags[1];
+}
+
+/** The opening (without its ">") and closing tag of a qname, made once. */
+const TAGS = new Map<string, [string, string]>();
+function tagsOf(qname: string): [string, string] {
+  let t = TAGS.get(qname);
+  if (!t) TAGS.set(qname, (t = [`<${qname}`, `</${qname}>`]));
+  return t;
 }

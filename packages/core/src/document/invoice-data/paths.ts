@@ -34,7 +34,7 @@ export function pointerResolver(built: BuiltDocument): (rule: string, location: 
   const index = () => {
     const m = new Map<string, string>();
     const walk = (n: UblNode, loc: string, inherited: string) => {
-      const own = built.pointers.get(n) ?? inherited;
+      const own = built.pointerOf(n) ?? inherited;
       m.set(loc, own);
       for (const c of n.children) walk(c, `${loc}/${c.qname}[${c.index}]`, own);
     };
