@@ -17,6 +17,7 @@ import {
 import { startFakeDns, type FakeDns } from "./support/dns-server.js";
 import { makePki, type TestPki } from "./support/pki.js";
 import { AP_URL, startFakeSmp, type FakeSmp } from "./support/smp-server.js";
+import { startHostileServer } from "../../core/test/support/hostile-server.js";
 
 const INVOICE =
   "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1";
@@ -223,6 +224,23 @@ describe("smlDiscovery end to end (DNS and SMP on 127.0.0.1)", () => {
     expect(w.smp.requests).toContain("/iso6523-actorid-upis%3A%3A9930%3Aregistered-1");
     expect(w.smp.requests).toContain(`/iso6523-actorid-upis%3A%3A9930%3Aregistered-1/services/${encodeURIComponent(INVOICE)}`);
     expect(w.dns.queries).toContain(participantDnsName(pid("registered-1"), ZONE));
+  });
+
+  it("an SMP that streams a 256 MiB chunked ServiceGroup: invalid_answer at the 4 MiB cap, the rest never read (issue 26, finding 5)", async () => {
+    const hostile = await startHostileServer(256 * 1024 * 1024, "application/xml");
+    try {
+      const p = pid("huge-answer-1");
+      w.dns.records.set(participantDnsName(p, ZONE), [{ regexp: `!^.*$!${hostile.url}!` }]);
+      const before = process.memoryUsage().rss;
+      const e = await failure(w.discovery({ timeoutMs: 20_000 }).lookup(p, INVOICE));
+      expect(e.kind).toBe("invalid_answer");
+      expect(e.message).toMatch(/larger than 4194304 bytes/);
+      // Before: the whole answer was read, then compared with the cap (+377 MiB in the attack).
+      expect(hostile.sent()).toBeLessThan(32 * 1024 * 1024);
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await hostile.close();
+    }
   });
 
   it("a NAPTR regexp other than !^.*$!<url>! is a failed lookup (invalid_answer), answered at once even for a catastrophic pattern", async () => {
