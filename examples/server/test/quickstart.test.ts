@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpusPath } from "../../../testdata/index.js";
 import { waitFor } from "./helpers.js";
+import { fileURLToPath } from "node:url";
+
+const REPO_ROOT = join(fileURLToPath(import.meta.url), "../../../..");
 import { json, startServer, type RunningServer } from "./server-process.js";
 
 
@@ -95,6 +98,37 @@ describe("example server quickstart", () => {
     });
     const clients = await json(server.base, "GET", "/v1/clients", undefined, apiKey);
     expect(clients.body.data.map((c: { endpointId: string }) => c.endpointId)).toEqual(["0002:FR23342"]);
+  });
+
+  it("the README's JSON quickstart, run as written in a shell: the invoice as data previews valid, is answered sending, and is delivered", async () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const block = /<!-- json-quickstart -->\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block, "README.md has the JSON quickstart").toBeTruthy();
+    const signUp = await json(server.base, "POST", "/v1/accounts", { email: "json@start.example", companyName: "Json", country: "NL" });
+    const { companyId, apiKey } = signUp.body.data;
+    const patch = await json(server.base, "PATCH", `/admin/companies/${companyId}`, { enterprise: true, subscription: "pro", legalEntityId: "LE-1", peppolSendingEnabled: true }, server.adminToken);
+    expect(patch.status).toBe(200);
+    const work = mkdtempSync(join(tmpdir(), "einvoice-json-quickstart-"));
+    try {
+      // Run at a copy of the repository's examples (the block names examples/invoice.json), writing its body file there.
+      execFileSync("cp", ["-r", join(REPO_ROOT, "examples"), work]);
+      const out = execFileSync("bash", ["-c", `set -euo pipefail\n${block}`], {
+        cwd: work,
+        encoding: "utf8",
+        timeout: 60_000,
+        env: { ...process.env, BASE: server.base, API_KEY: apiKey },
+      });
+      const [preview, submit] = out.trim().split("\n").map((l) => JSON.parse(l));
+      expect(preview).toEqual({ valid: true, errors: [] });
+      expect(submit).toEqual({ data: { submissionId: expect.any(String), success: true, status: "sending" } });
+      const read = await waitFor("the JSON quickstart invoice delivered", async () => {
+        const r = await json(server.base, "GET", `/v1/invoices/${submit.data.submissionId}`, undefined, apiKey);
+        return r.body.data.status === "delivered" ? r.body.data : undefined;
+      });
+      expect(read).toMatchObject({ invoiceNumber: "INV-2026-0001", totals: { payable: "1295.31" }, recipient: { endpointId: "0208:0123456749" } });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it("stops cleanly on SIGTERM", async () => {
