@@ -8,6 +8,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "node20",
-  // Runtime dependencies stay imports (undici and piscina are CommonJS with node: requires that an ESM bundle cannot inline).
-  external: ["vitest", "undici", "ipaddr.js", "piscina"],
+  // Runtime dependencies stay imports (undici, piscina and qrcode are CommonJS with node: requires that an ESM bundle cannot inline).
+  external: ["vitest", "undici", "ipaddr.js", "piscina", "qrcode"],
 });
