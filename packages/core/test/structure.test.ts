@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const CORE = resolve(import.meta.dirname, "..");
@@ -149,5 +149,23 @@ describe("docs/architecture.md says what the source is", () => {
     const sentence = /^- \*\*core\*\* [^]*?It depends on ([^;]*);/m.exec(ARCHITECTURE)?.[1] ?? "";
     const named = [...sentence.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
     expect(named.sort()).toEqual(Object.keys(MANIFEST.dependencies).sort());
+  });
+
+  it("keeps each test in src/ beside what it tests: a module of its name, its folder, or a family of modules (Where the tests are)", () => {
+    const packagesDir = resolve(CORE, "..");
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".test.ts") ? [join(dir, e.name)] : []));
+    const astray = readdirSync(packagesDir).flatMap((pkg) =>
+      walk(join(packagesDir, pkg, "src"))
+        .filter((t) => {
+          const dir = dirname(t);
+          const name = t.slice(dir.length + 1, -".test.ts".length);
+          const siblings = readdirSync(dir).filter((n) => n.endsWith(".ts") && !n.endsWith(".test.ts"));
+          return !siblings.includes(`${name}.ts`) && name !== dir.split("/").at(-1) && !siblings.some((n) => n.startsWith(`${name.split("-")[0]}-`));
+        })
+        .map((t) => relative(packagesDir, t)),
+    );
+    expect(astray).toEqual([]);
+    expect(ARCHITECTURE).toMatch(/## Where the tests are\n/);
   });
 });
