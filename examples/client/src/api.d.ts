@@ -262,6 +262,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook a new signing secret (shown once); both secrets sign for 24 hours
+         * @description For 24 hours after a rotation each delivery's `Einvoice-Signature` carries two signatures, `t=<unix seconds>,v1=<with the new secret>,v1=<with the previous secret>` (as Stripe does): a receiver that checks any `v1` against its secret keeps working while it switches to the new secret. Then only the new one signs. Rotating again within the 24 hours drops the oldest secret at once. No body (or `{}`).
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -935,6 +955,13 @@ export interface components {
             invoice?: components["schemas"]["InvoiceData"];
             creditNote?: components["schemas"]["InvoiceData"];
         };
+        ApiKeyRequest: {
+            /**
+             * @description A label for the key, shown in GET /v1/api-keys (such as `ERP production`): 1 to 100 characters.
+             * @example ERP production
+             */
+            name?: string;
+        };
         WebhookRequest: {
             url: string;
             /**
@@ -1182,6 +1209,7 @@ export interface components {
         ApiKey: {
             /** Format: uuid */
             id: string;
+            name: string | null;
             prefix: string;
             /** Format: date-time */
             createdAt: string;
@@ -1190,6 +1218,7 @@ export interface components {
         ApiKeyCreated: {
             /** Format: uuid */
             id: string;
+            name: string | null;
             apiKey: string;
             prefix: string;
             /** Format: date-time */
@@ -1211,6 +1240,17 @@ export interface components {
             events: "invoice.status_changed"[];
             /** Format: date-time */
             createdAt: string;
+        };
+        WebhookSecretRotated: {
+            /** Format: uuid */
+            id: string;
+            /** @description The new signing secret, shown once. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then the previous secret signs too: each delivery carries one `v1=` signature per secret.
+             */
+            previousSecretExpiresAt: string;
         };
         WebhookDelivery: {
             /** Format: uuid */
@@ -1798,6 +1838,14 @@ export interface operations {
                 invoiceNumber?: string;
                 /** @description Only the invoice KSeF numbered so (`ksefNumber` of the record), exactly. */
                 ksefNumber?: string;
+                /** @description Only documents issued on or after this date (BT-2, `issueDate`); documents without one are left out. */
+                issueDateFrom?: string;
+                /** @description Only documents issued on or before this date (BT-2, `issueDate`); documents without one are left out. */
+                issueDateTo?: string;
+                /** @description Only submissions created at or after this time (`createdAt`); a date means its midnight UTC. */
+                createdFrom?: string;
+                /** @description Only submissions created before this time (`createdAt`, exclusive); a date means its midnight UTC. */
+                createdTo?: string;
             };
             header?: never;
             path?: never;
@@ -2379,7 +2427,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRequest"];
+            };
+        };
         responses: {
             /** @description Created. */
             201: {
@@ -2826,6 +2878,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSecretRotated"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such webhook in this company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "webhook_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The JSON body is over 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "server_busy";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };

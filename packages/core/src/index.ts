@@ -136,7 +136,16 @@ export {
   type InvoiceFields,
   type XmlLimits,
 } from "./document/index.js";
-export { createWebhook, listWebhooks, deleteWebhook, listWebhookDeliveries, MAX_WEBHOOKS, type WebhookOptions } from "./use-cases/webhooks.js";
+export {
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  MAX_WEBHOOKS,
+  WEBHOOK_SECRET_OVERLAP_MS,
+  type WebhookOptions,
+} from "./use-cases/webhooks.js";
 export { webhookBody } from "./domain/webhook-events.js";
 export { createWebhookSender, DEFAULT_WEBHOOK_RETRY, type WebhookSender, type WebhookSenderOptions } from "./workers/webhook-sender.js";
 export { signWebhook, verifyWebhookSignature, type VerifyOptions } from "./domain/webhook-signature.js";

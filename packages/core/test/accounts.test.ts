@@ -98,7 +98,7 @@ describe("API keys", () => {
     const listed = await listApiKeys(store, auth);
     expect(listed.map((k) => k.id)).toContain(second.id);
     expect(JSON.stringify(listed)).not.toContain(second.apiKey);
-    expect(Object.keys(listed[0]!).sort()).toEqual(["createdAt", "id", "lastUsedAt", "prefix"]);
+    expect(Object.keys(listed[0]!).sort()).toEqual(["createdAt", "id", "lastUsedAt", "name", "prefix"]);
 
     await revokeApiKey(store, auth, second.id);
     expect((await failure(authenticate(store, second.apiKey))).code).toBe("invalid_api_key");

@@ -184,6 +184,11 @@ describe("tenant isolation: company B with its own key", () => {
     expect((await as(A).get("/v1/webhooks")).body.data.map((w: { id: string }) => w.id)).toEqual(A.webhookIds);
   });
 
+  it("POST /v1/webhooks/{A's id}/rotate-secret → 404 webhook_not_found, as for an unknown id", async (ctx) => {
+    if (!webhooksExist) return ctx.skip("POST /v1/webhooks answers 404 `Cannot …`: the webhook routes are not mounted");
+    await expectHidden((x) => as(B).post(`/v1/webhooks/${x}/rotate-secret`, {}), A.webhookIds[0]!, "webhook_not_found");
+  });
+
   it("GET /v1/webhooks/{A's id}/deliveries → 404 webhook_not_found, as for an unknown id", async (ctx) => {
     if (!webhooksExist) return ctx.skip("POST /v1/webhooks answers 404 `Cannot …`: the webhook routes are not mounted");
     await expectHidden((x) => as(B).get(`/v1/webhooks/${x}/deliveries`), A.webhookIds[0]!, "webhook_not_found");
@@ -211,6 +216,7 @@ describe("tenant isolation: company B with its own key", () => {
       "delete /v1/api-keys/{id}",
       "delete /v1/webhooks/{id}",
       "get /v1/webhooks/{id}/deliveries",
+      "post /v1/webhooks/{id}/rotate-secret",
       "get /v1/invoices",
       "get /v1/clients",
       "get /v1/api-keys",

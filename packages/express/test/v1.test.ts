@@ -318,7 +318,32 @@ describe("company and API keys", () => {
     expect((await request(app).get("/v1/company").set(bearer(k.apiKey))).status).toBe(401);
     const again = await request(app).delete(`/v1/api-keys/${k.id}`).set(bearer(apiKey));
     expect([again.status, again.body.code]).toEqual([404, "api_key_not_found"]);
-    expect((await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({ name: "x" })).status).toBe(400);
+    expect((await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({ label: "x" })).status).toBe(400);
+  });
+
+  it("a key may get a name (1 to 100 characters), shown when it is made and in the list; a bad name is 400", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const named = await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({ name: "  ERP production " });
+    expect(named.status).toBe(201);
+    expect(named.body.data.name).toBe("ERP production");
+    const unnamed = await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({});
+    expect(unnamed.body.data.name).toBeNull();
+    const list = await request(app).get("/v1/api-keys").set(bearer(apiKey));
+    expect(list.body.data.map((k: { id: string; name: string | null }) => [k.id, k.name]).slice(-2)).toEqual([
+      [named.body.data.id, "ERP production"],
+      [unnamed.body.data.id, null],
+    ]);
+    expect(list.body.data[0].name).toBeNull(); // the sign-up's key
+    for (const [name, message] of [
+      ["", "name should not be empty"],
+      ["x".repeat(101), "name must be at most 100 characters"],
+      [7, "name must be a string"],
+      ["a\u0007b", "name must not contain control characters"],
+    ] as const) {
+      const r = await request(app).post("/v1/api-keys").set(bearer(apiKey)).send({ name });
+      expect([r.status, r.body.code, r.body.message]).toEqual([400, "invalid_request", [message]]);
+    }
   });
 
   it("refuses to revoke the company's last key with 409 last_api_key, so nobody is locked out", async () => {
@@ -404,5 +429,43 @@ describe("/admin", () => {
     expect(empty.body.data).toEqual(before);
     // The API key of a company is not an admin token.
     expect((await request(app).get(`/admin/companies/${companyId}`).set(bearer(apiKey))).status).toBe(401);
+  });
+});
+
+describe("GET /v1/invoices by date", () => {
+  it("filters by issueDateFrom/issueDateTo (inclusive) and createdFrom/createdTo (to exclusive); a bad value is 400 naming it", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const ids: Record<string, string> = {};
+    for (const day of ["05", "15", "25"]) {
+      const xml = invoiceXml({ id: `DATE-${day}` }).replace("<cbc:IssueDate>2026-01-15</cbc:IssueDate>", `<cbc:IssueDate>2026-01-${day}</cbc:IssueDate>`);
+      const r = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ xml: b64(xml) });
+      expect(r.body.data.status).toBe("sending");
+      ids[day] = r.body.data.submissionId;
+    }
+    const list = async (q: string) => {
+      const r = await request(app).get(`/v1/invoices?${q}`).set(bearer(apiKey));
+      expect(r.status).toBe(200);
+      return r.body.data.map((i: { id: string }) => i.id);
+    };
+    expect(await list("issueDateFrom=2026-01-15")).toEqual([ids["25"], ids["15"]]);
+    expect(await list("issueDateTo=2026-01-15")).toEqual([ids["15"], ids["05"]]);
+    expect(await list("issueDateFrom=2026-01-06&issueDateTo=2026-01-24")).toEqual([ids["15"]]);
+    const created = (await request(app).get(`/v1/invoices/${ids["15"]}`).set(bearer(apiKey))).body.data.createdAt as string;
+    const all = await list("createdFrom=2000-01-01");
+    expect(all).toHaveLength(3);
+    expect(await list(`createdFrom=${encodeURIComponent(created)}&createdTo=${encodeURIComponent(created)}`)).toEqual([]);
+    expect(await list(`createdTo=${encodeURIComponent(created)}`)).not.toContain(ids["15"]);
+    expect(await list(`createdFrom=${encodeURIComponent(created)}`)).toContain(ids["15"]);
+    expect(await list("createdTo=2000-01-01T00:00:00%2B02:00")).toEqual([]);
+    for (const [q, message] of [
+      ["issueDateFrom=2026-02-30", "issueDateFrom must be a date (YYYY-MM-DD)"],
+      ["issueDateTo=15.01.2026", "issueDateTo must be a date (YYYY-MM-DD)"],
+      ["createdFrom=2026-01-01T00:00:00", "createdFrom must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)"],
+      ["createdTo=yesterday", "createdTo must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)"],
+    ]) {
+      const r = await request(app).get(`/v1/invoices?${q}`).set(bearer(apiKey));
+      expect([r.status, r.body.code, r.body.message]).toEqual([400, "invalid_request", [message]]);
+    }
   });
 });

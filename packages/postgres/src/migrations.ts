@@ -427,6 +427,15 @@ export const MIGRATIONS: readonly Migration[] = [
       $body$`,
     ],
   },
+  {
+    version: 13,
+    name: "Rotation: API keys get a name; a webhook keeps its previous secret for a while after a rotation",
+    statements: (s) => [
+      `ALTER TABLE ${s}.api_keys ADD COLUMN name text`,
+      `ALTER TABLE ${s}.webhooks ADD COLUMN previous_secret text`,
+      `ALTER TABLE ${s}.webhooks ADD COLUMN previous_secret_expires_at timestamptz(3)`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -61,7 +61,7 @@ function rowMapping<T, const C extends string>(spec: {
 }
 
 const text = (v: unknown): string => String(v);
-const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+export const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 /** jsonb comes back parsed from both drivers; a string means a driver configured to leave it raw. */
 export const json = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v);
 /** A jsonb parameter. */
@@ -144,6 +144,7 @@ export const API_KEYS = rowMapping({
     created_at: "timestamptz",
     last_used_at: "timestamptz",
     revoked_at: "timestamptz",
+    name: "text",
   },
   toRow: (k: ApiKeyRecord) => ({
     id: k.id,
@@ -153,6 +154,7 @@ export const API_KEYS = rowMapping({
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     revoked_at: k.revokedAt,
+    name: k.name ?? null,
   }),
   fromRow: (r): ApiKeyRecord => ({
     id: text(r.id),
@@ -162,6 +164,7 @@ export const API_KEYS = rowMapping({
     createdAt: text(r.created_at),
     lastUsedAt: textOrNull(r.last_used_at),
     revokedAt: textOrNull(r.revoked_at),
+    name: textOrNull(r.name),
   }),
 });
 
@@ -355,6 +358,8 @@ export const WEBHOOKS = rowMapping({
     secret: "text",
     created_at: "timestamptz",
     deleted_at: "timestamptz",
+    previous_secret: "text",
+    previous_secret_expires_at: "timestamptz",
   },
   toRow: (w: WebhookRecord) => ({
     id: w.id,
@@ -364,6 +369,8 @@ export const WEBHOOKS = rowMapping({
     secret: w.secret,
     created_at: w.createdAt,
     deleted_at: w.deletedAt,
+    previous_secret: w.previousSecret ?? null,
+    previous_secret_expires_at: w.previousSecretExpiresAt ?? null,
   }),
   fromRow: (r): WebhookRecord => ({
     id: text(r.id),
@@ -373,6 +380,8 @@ export const WEBHOOKS = rowMapping({
     secret: text(r.secret),
     createdAt: text(r.created_at),
     deletedAt: textOrNull(r.deleted_at),
+    previousSecret: textOrNull(r.previous_secret),
+    previousSecretExpiresAt: textOrNull(r.previous_secret_expires_at),
   }),
 });
 

@@ -3,7 +3,7 @@ import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, Invoice
 import { DbError, type Queryable } from "./db.js";
 import { encodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED } from "./rows.js";
-import { isId, validKeyset, type StoreContext } from "./sql.js";
+import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
 /**
@@ -227,8 +227,9 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
+      if ((createdFrom != null && !isPortTime(createdFrom)) || (createdTo != null && !isPortTime(createdTo))) return [];
       const where = ["company_id = $1::uuid"];
       const params: unknown[] = [companyId];
       if (after) {
@@ -250,6 +251,23 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (ksefNumber != null) {
         params.push(ksefNumber);
         where.push(`ksef_number = $${params.length}`);
+      }
+      // issue_date is the XML's text: its date part compares as text (YYYY-MM-DD); NULL never matches.
+      if (issueDateFrom != null) {
+        params.push(issueDateFrom);
+        where.push(`left(issue_date, 10) >= $${params.length}`);
+      }
+      if (issueDateTo != null) {
+        params.push(issueDateTo);
+        where.push(`left(issue_date, 10) <= $${params.length}`);
+      }
+      if (createdFrom != null) {
+        params.push(createdFrom);
+        where.push(`created_at >= $${params.length}::timestamptz`);
+      }
+      if (createdTo != null) {
+        params.push(createdTo);
+        where.push(`created_at < $${params.length}::timestamptz`);
       }
       if (clientId !== null) {
         params.push(clientId);

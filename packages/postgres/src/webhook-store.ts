@@ -1,7 +1,7 @@
 // The `WebhookStore` port on PostgreSQL: webhooks and the queue of their events.
 import type { WebhookJob, WebhookStore } from "@einvoice/core";
 import { DbError } from "./db.js";
-import { WEBHOOKS, WEBHOOK_EVENTS, text } from "./rows.js";
+import { WEBHOOKS, WEBHOOK_EVENTS, text, textOrNull } from "./rows.js";
 import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
 import { lockCompanyRow } from "./store-port.js";
 
@@ -55,6 +55,18 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
       return rows.length === 1;
     },
 
+    async rotateWebhookSecret(companyId, id, { secret, previousSecretExpiresAt }) {
+      if (!isId(companyId) || !isId(id)) return null;
+      if (!isPortTime(previousSecretExpiresAt)) throw new DbError("rotateWebhookSecret needs a port timestamp");
+      const { rows } = await db.query(
+        `UPDATE ${t.webhooks} AS w SET previous_secret = w.secret, previous_secret_expires_at = $4::timestamptz, secret = $3
+         WHERE w.company_id = $1::uuid AND w.id = $2::uuid AND w.deleted_at IS NULL
+         RETURNING ${WEBHOOKS.select("w.")}`,
+        [companyId, id, secret, previousSecretExpiresAt],
+      );
+      return rows[0] ? WEBHOOKS.fromRow(rows[0]) : null;
+    },
+
     async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
       if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimWebhookEvents needs port timestamps");
       const { rows } = await db.query(
@@ -70,12 +82,14 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
          UPDATE ${t.webhookEvents} AS e SET lease_owner = $3, lease_until = $4::timestamptz
          FROM due, ${t.webhooks} AS w
          WHERE e.id = due.id AND w.company_id = e.company_id AND w.id = e.webhook_id
-         RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret, ${iso("e.next_attempt_at", "due_at")}`,
+         RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret,
+           CASE WHEN w.previous_secret_expires_at > $1::timestamptz THEN w.previous_secret END AS previous_secret,
+           ${iso("e.next_attempt_at", "due_at")}`,
         [now, limit, owner, leaseUntil],
       );
       return rows
         .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
-        .map((r) => ({ event: WEBHOOK_EVENTS.fromRow(r), url: text(r.url), secret: text(r.secret) }));
+        .map((r) => ({ event: WEBHOOK_EVENTS.fromRow(r), url: text(r.url), secret: text(r.secret), previousSecret: textOrNull(r.previous_secret) }));
     },
 
     async completeWebhookEvent(input) {

@@ -199,6 +199,22 @@ function exactText(name: string, max: number, doc: { description: string; exampl
   return param(name, text, doc);
 }
 
+/** A calendar date `YYYY-MM-DD` that exists. */
+function dateParam(name: string, description: string) {
+  const date = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
+    error: `${name} must be a date (YYYY-MM-DD)`,
+  });
+  return param(name, date, { description, example: "2026-01-31" });
+}
+
+/** An ISO 8601 date-time with a time zone (`Z` or `+01:00`), or a date (midnight UTC). */
+function timeParam(name: string, description: string) {
+  const time = z.string().refine((v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)), {
+    error: `${name} must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)`,
+  });
+  return param(name, time, { description, example: "2026-01-31T00:00:00Z" });
+}
+
 /** Query of `GET /v1/invoices`. */
 export const ListInvoicesQuerySchema = z
   .strictObject({
@@ -221,6 +237,10 @@ export const ListInvoicesQuerySchema = z
       example: "FV/2026/11/001",
     }),
     ksefNumber: exactText("ksefNumber", 100, { description: "Only the invoice KSeF numbered so (`ksefNumber` of the record), exactly.", example: "5260250995-20261120-0100001AF629-AF" }),
+    issueDateFrom: dateParam("issueDateFrom", "Only documents issued on or after this date (BT-2, `issueDate`); documents without one are left out."),
+    issueDateTo: dateParam("issueDateTo", "Only documents issued on or before this date (BT-2, `issueDate`); documents without one are left out."),
+    createdFrom: timeParam("createdFrom", "Only submissions created at or after this time (`createdAt`); a date means its midnight UTC."),
+    createdTo: timeParam("createdTo", "Only submissions created before this time (`createdAt`, exclusive); a date means its midnight UTC."),
   })
   .meta({ id: "ListInvoicesQuery" });
 export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;
@@ -406,14 +426,32 @@ export const AccountCreatedSchema = z
   .meta({ id: "AccountCreated" });
 export type AccountCreated = z.infer<typeof AccountCreatedSchema>;
 
+const keyName = z.string().meta({ description: "The company's label for the key (POST /v1/api-keys `name`); null when it has none." }).nullable();
 export const ApiKeySchema = z
-  .object({ id: z.uuid(), prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() })
+  .object({ id: z.uuid(), name: keyName, prefix: z.string(), createdAt: timestamp, lastUsedAt: timestamp.nullable() })
   .meta({ id: "ApiKey" });
 export type ApiKeyView = z.infer<typeof ApiKeySchema>;
 
 export const ApiKeyCreatedSchema = z
-  .object({ id: z.uuid(), apiKey: z.string(), prefix: z.string(), createdAt: timestamp })
+  .object({ id: z.uuid(), name: keyName, apiKey: z.string(), prefix: z.string(), createdAt: timestamp })
   .meta({ id: "ApiKeyCreated" });
+
+/** Body of `POST /v1/api-keys`: absent, `{}`, or a `name`. */
+export const ApiKeyRequestSchema = z
+  .strictObject(
+    {
+      name: z
+        .string({ error: "name must be a string" })
+        .trim()
+        .min(1, { error: "name should not be empty" })
+        .max(100, { error: "name must be at most 100 characters" })
+        .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "name must not contain control characters" })
+        .optional()
+        .meta({ description: "A label for the key, shown in GET /v1/api-keys (such as `ERP production`): 1 to 100 characters.", example: "ERP production" }),
+    },
+    notObject,
+  )
+  .meta({ id: "ApiKeyRequest" });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 
 // ---------- error bodies (the HTTP layer's `toHttp` writes them; see ERROR_STATUS) ----------
@@ -489,6 +527,15 @@ export const WebhookSchema = z
   .object({ id: z.uuid(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENT_TYPES)), createdAt: timestamp })
   .meta({ id: "Webhook" });
 export type WebhookView = z.infer<typeof WebhookSchema>;
+
+export const WebhookSecretRotatedSchema = z
+  .object({
+    id: z.uuid(),
+    secret: z.string().meta({ description: "The new signing secret, shown once." }),
+    previousSecretExpiresAt: timestamp.meta({ description: "Until then the previous secret signs too: each delivery carries one `v1=` signature per secret." }),
+  })
+  .meta({ id: "WebhookSecretRotated" });
+export type WebhookSecretRotated = z.infer<typeof WebhookSecretRotatedSchema>;
 
 export const WebhookCreatedSchema = z
   .object({ id: z.uuid(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENT_TYPES)), secret: z.string(), createdAt: timestamp })

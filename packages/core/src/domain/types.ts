@@ -51,6 +51,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The company's label for the key ("ERP production"), shown in the list; absent or null: none. */
+  name?: string | null;
 }
 
 /** A Peppol participant identifier: ISO 6523 ICD / EAS scheme and value. */
@@ -117,10 +119,13 @@ export interface WebhookRecord {
   companyId: string;
   url: string;
   events: WebhookEventType[];
-  /** The signing secret; shown to the company once, at creation. */
+  /** The signing secret; shown to the company once, at creation (and at each rotation). */
   secret: string;
   createdAt: string;
   deletedAt: string | null;
+  /** After a rotation: the secret before it, which still signs until `previousSecretExpiresAt`. */
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: string | null;
 }
 
 /** One attempt to deliver a webhook event. */

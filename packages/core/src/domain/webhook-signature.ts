@@ -1,10 +1,14 @@
 // Signing and verifying webhook deliveries: `Einvoice-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** The signature header value for `rawBody` sent at `timestamp` (unix seconds). */
-export function signWebhook(secret: string, timestamp: number, rawBody: string | Uint8Array): string {
-  const mac = createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
-  return `t=${timestamp},v1=${mac}`;
+/**
+ * The signature header value for `rawBody` sent at `timestamp` (unix seconds): one `v1=` entry per
+ * secret (two during a rotation, the new secret's first, as Stripe does).
+ */
+export function signWebhook(secret: string | readonly string[], timestamp: number, rawBody: string | Uint8Array): string {
+  const secrets = typeof secret === "string" ? [secret] : secret;
+  const macs = secrets.map((s) => `v1=${createHmac("sha256", s).update(`${timestamp}.`).update(rawBody).digest("hex")}`);
+  return `t=${timestamp},${macs.join(",")}`;
 }
 
 export interface VerifyOptions {

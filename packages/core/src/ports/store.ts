@@ -153,6 +153,14 @@ export interface Store {
       invoiceNumber?: string | null;
       /** Matches `InvoiceRecord.ksefNumber` exactly. */
       ksefNumber?: string | null;
+      /** `YYYY-MM-DD`: the first 10 characters of `issueDate` at or after this date (a record without an issue date never matches). */
+      issueDateFrom?: string | null;
+      /** `YYYY-MM-DD`: the first 10 characters of `issueDate` at or before this date. */
+      issueDateTo?: string | null;
+      /** A port timestamp: `createdAt` at or after it. */
+      createdFrom?: string | null;
+      /** A port timestamp: `createdAt` strictly before it. */
+      createdTo?: string | null;
     },
   ): Promise<InvoiceRecord[]>;
 
@@ -280,6 +288,8 @@ export interface WebhookJob {
   event: WebhookEventRecord;
   url: string;
   secret: string;
+  /** The secret before the last rotation while it still signs (its expiry after the claim's `now`), else null. */
+  previousSecret?: string | null;
 }
 
 /**
@@ -297,6 +307,13 @@ export interface WebhookStore {
   listWebhooks(companyId: string): Promise<WebhookRecord[]>;
   /** The company's webhook (not deleted), or null. */
   getWebhook(companyId: string, id: string): Promise<WebhookRecord | null>;
+  /**
+   * Rotates the company's webhook's signing secret, in one step: the current secret becomes the
+   * previous one (signing too until `previousSecretExpiresAt`; a previous one before it is dropped)
+   * and `secret` the current one. Returns the webhook as it is now, or null when it is unknown,
+   * another company's or deleted.
+   */
+  rotateWebhookSecret(companyId: string, id: string, input: { secret: string; previousSecretExpiresAt: string }): Promise<WebhookRecord | null>;
   /** Deletes the company's webhook at `at`; its pending events are never sent. False when unknown, another company's or deleted. */
   deleteWebhook(companyId: string, id: string, at: string): Promise<boolean>;
   /**

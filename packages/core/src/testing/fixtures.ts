@@ -33,6 +33,7 @@ export function sampleApiKey(companyId: string, overrides: Partial<ApiKeyRecord>
     createdAt: "2026-01-01T00:00:00.000Z",
     lastUsedAt: null,
     revokedAt: null,
+    name: null,
     ...overrides,
   };
 }

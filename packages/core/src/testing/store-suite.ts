@@ -325,6 +325,22 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(c?.invoiceCount).toBe(2);
       });
 
+      it("filters the list by issue date (inclusive, date part) and creation time (from inclusive, to exclusive)", async () => {
+        const a = sampleInvoiceRecord(company.id, { issueDate: "2026-01-10", createdAt: ts(10) });
+        const b = sampleInvoiceRecord(company.id, { issueDate: "2026-01-20Z", createdAt: ts(20) });
+        const c = sampleInvoiceRecord(company.id, { issueDate: "2026-01-31", createdAt: ts(30) });
+        const d = sampleInvoiceRecord(company.id, { issueDate: null, createdAt: ts(40) });
+        for (const inv of [a, b, c, d]) await accept(inv, clientFor(inv, { key: inv.id }));
+        const q = { limit: 100, after: null, status: null, clientId: null };
+        const ids = async (f: Record<string, string>) => (await store.listInvoices(company.id, { ...q, ...f })).map((i) => i.id);
+        expect(await ids({ issueDateFrom: "2026-01-20" })).toEqual([c.id, b.id]);
+        expect(await ids({ issueDateTo: "2026-01-20" })).toEqual([b.id, a.id]);
+        expect(await ids({ issueDateFrom: "2026-01-11", issueDateTo: "2026-01-30" })).toEqual([b.id]);
+        expect(await ids({ createdFrom: ts(20) })).toEqual([d.id, c.id, b.id]);
+        expect(await ids({ createdTo: ts(30) })).toEqual([b.id, a.id]);
+        expect(await ids({ createdFrom: ts(20), createdTo: ts(40), issueDateTo: "2026-01-31" })).toEqual([c.id, b.id]);
+      });
+
       it("filters the list by invoice number (BT-1), exactly, combined with the other filters", async () => {
         const a = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", createdAt: ts(1) });
         const b = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", documentType: "creditNote", createdAt: ts(2) });

@@ -23,7 +23,7 @@ export function testWebhookStore(label: string, factory: () => S | Promise<S>): 
       return c;
     }
     function hook(companyId: string, over: Partial<WebhookRecord> = {}): WebhookRecord {
-      return { id: randomUUID(), companyId, url: "https://hooks.example/x", events: ["invoice.status_changed"], secret: "whsec_x", createdAt: at(0), deletedAt: null, ...over };
+      return { id: randomUUID(), companyId, url: "https://hooks.example/x", events: ["invoice.status_changed"], secret: "whsec_x", createdAt: at(0), deletedAt: null, previousSecret: null, previousSecretExpiresAt: null, ...over };
     }
     /** Accepts an invoice and records a delivered attempt with a notice: the events it enqueues. */
     async function deliverOne(companyId: string, notify = true): Promise<string> {
@@ -121,6 +121,25 @@ export function testWebhookStore(label: string, factory: () => S | Promise<S>): 
       expect(listed!.log.at(-1)).toEqual(attempt(62));
       expect(listed!.log[0]).toEqual(attempt(43));
       expect(await store.claimWebhookEvents({ owner: "w3", now: at(999), leaseUntil: at(1999), limit: 10 })).toEqual([]);
+    });
+
+    it("rotates a secret within the company only: the previous one comes with the claimed job until it expires", async () => {
+      const other = await newCompany();
+      const h = hook(company.id, { secret: "whsec_old" });
+      await store.insertWebhook(h);
+      expect(await store.rotateWebhookSecret(other.id, h.id, { secret: "whsec_evil", previousSecretExpiresAt: at(100) })).toBeNull();
+      const rotated = await store.rotateWebhookSecret(company.id, h.id, { secret: "whsec_new", previousSecretExpiresAt: at(100) });
+      expect(rotated).toMatchObject({ id: h.id, secret: "whsec_new", previousSecret: "whsec_old", previousSecretExpiresAt: at(100) });
+      expect(await store.getWebhook(company.id, h.id)).toEqual(rotated);
+      await deliverOne(company.id);
+      const [during] = await store.claimWebhookEvents({ owner: "w", now: at(99), leaseUntil: at(99.5), limit: 10 });
+      expect([during?.secret, during?.previousSecret]).toEqual(["whsec_new", "whsec_old"]);
+      const [after] = await store.claimWebhookEvents({ owner: "w2", now: at(100), leaseUntil: at(200), limit: 10 });
+      expect([after?.secret, after?.previousSecret ?? null]).toEqual(["whsec_new", null]);
+      // A second rotation drops the oldest secret.
+      expect(await store.rotateWebhookSecret(company.id, h.id, { secret: "whsec_newer", previousSecretExpiresAt: at(300) })).toMatchObject({ secret: "whsec_newer", previousSecret: "whsec_new" });
+      await store.deleteWebhook(company.id, h.id, at(301));
+      expect(await store.rotateWebhookSecret(company.id, h.id, { secret: "whsec_x", previousSecretExpiresAt: at(400) })).toBeNull();
     });
 
     it("takes an expired lease back, and skips events of deleted webhooks", async () => {

@@ -5,6 +5,7 @@ import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store } from "../ports/store.js";
 import {
   AccountRequestSchema,
+  ApiKeyRequestSchema,
   CompanyPatchSchema,
   isUuid,
   parseWith,
@@ -37,6 +38,7 @@ function mintApiKey(companyId: string, id: string, createdAt: string): { record:
       createdAt,
       lastUsedAt: null,
       revokedAt: null,
+      name: null,
     },
   };
 }
@@ -111,7 +113,7 @@ export async function authenticate(store: Store, apiKey: string | null | undefin
 }
 
 function keyView(k: ApiKeyRecord): ApiKeyView {
-  return { id: k.id, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
+  return { id: k.id, name: k.name ?? null, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
 }
 
 /** Lists the company's active keys (never the keys themselves). `lastUsedAt` is updated at most once a minute. */
@@ -129,17 +131,23 @@ export const MAX_ACTIVE_API_KEYS = 20;
  * Makes another API key for the caller's company; the key is in the answer and nowhere else. A
  * company with `MAX_ACTIVE_API_KEYS` active keys gets `too_many_api_keys` (409): revoke one first.
  * The cap is checked by the store in the same step as the insert, so concurrent calls cannot pass it.
+ * `body` may give the key a `name` (shown in the list).
+ *
+ * @example const { apiKey } = await createApiKey(store, auth, {}, { name: "ERP production" })
  */
-export async function createApiKey(store: Store, auth: AuthContext, options?: CoreOptions): Promise<ApiKeyCreated> {
+export async function createApiKey(store: Store, auth: AuthContext, options?: CoreOptions, body: unknown = {}): Promise<ApiKeyCreated> {
+  const { name } = parseWith(ApiKeyRequestSchema, body ?? {});
   const o = resolveOptions(options);
-  const { record, apiKey } = mintApiKey(auth.companyId, o.newId(), o.now());
+  const minted = mintApiKey(auth.companyId, o.newId(), o.now());
+  const record: ApiKeyRecord = { ...minted.record, name: name ?? null };
+  const apiKey = minted.apiKey;
   if (!(await guardStore(store).insertApiKey(record, { maxActive: MAX_ACTIVE_API_KEYS }))) {
     throw new ApiError(
       "too_many_api_keys",
       `This company already has ${MAX_ACTIVE_API_KEYS} active API keys, the most it may have; revoke one with DELETE /v1/api-keys/{id} first.`,
     );
   }
-  return { id: record.id, apiKey, prefix: record.prefix, createdAt: record.createdAt };
+  return { id: record.id, name: record.name ?? null, apiKey, prefix: record.prefix, createdAt: record.createdAt };
 }
 
 /**

@@ -72,6 +72,11 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
     documentType: q.documentType ?? null,
     invoiceNumber: q.invoiceNumber ?? null,
     ksefNumber: q.ksefNumber ?? null,
+    issueDateFrom: q.issueDateFrom ?? null,
+    issueDateTo: q.issueDateTo ?? null,
+    // Port timestamps (UTC, milliseconds), whatever zone or precision the client wrote.
+    createdFrom: q.createdFrom === undefined ? null : new Date(q.createdFrom).toISOString(),
+    createdTo: q.createdTo === undefined ? null : new Date(q.createdTo).toISOString(),
     clientId: q.clientId?.toLowerCase() ?? null,
   });
   const page = rows.slice(0, limit);

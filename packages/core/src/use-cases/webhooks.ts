@@ -3,7 +3,15 @@ import { randomBytes } from "node:crypto";
 import { ApiError, badRequest } from "../domain/errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store, WebhookStore } from "../ports/store.js";
-import { isUuid, parseWith, WebhookRequestSchema, type WebhookCreated, type WebhookDeliveryView, type WebhookView } from "../domain/schemas.js";
+import {
+  isUuid,
+  parseWith,
+  WebhookRequestSchema,
+  type WebhookCreated,
+  type WebhookDeliveryView,
+  type WebhookSecretRotated,
+  type WebhookView,
+} from "../domain/schemas.js";
 import type { AuthContext, WebhookEventRecord, WebhookRecord } from "../domain/types.js";
 import { checkWebhookTarget, type TargetPolicy } from "../domain/webhook-target.js";
 
@@ -42,9 +50,11 @@ export async function createWebhook(store: Store & WebhookStore, auth: AuthConte
     companyId: auth.companyId,
     url: new URL(input.url).toString(),
     events: input.events,
-    secret: `whsec_${randomBytes(32).toString("base64url")}`,
+    secret: newSecret(),
     createdAt: o.now(),
     deletedAt: null,
+    previousSecret: null,
+    previousSecretExpiresAt: null,
   };
   // The cap is enforced by the store in the same step as the insert: concurrent registrations cannot pass it.
   if (!(await s.insertWebhook(webhook, { max: MAX_WEBHOOKS }))) throw full();
@@ -54,6 +64,28 @@ export async function createWebhook(store: Store & WebhookStore, auth: AuthConte
 /** The company's webhooks, without their secrets. */
 export async function listWebhooks(store: Store & WebhookStore, auth: AuthContext): Promise<WebhookView[]> {
   return (await guardStore(store).listWebhooks(auth.companyId)).map(view);
+}
+
+/** How long the previous secret still signs after a rotation. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 3_600_000;
+
+const newSecret = (): string => `whsec_${randomBytes(32).toString("base64url")}`;
+
+/**
+ * Gives the company's webhook a new signing secret, returned once. For 24 hours both secrets sign
+ * (each delivery carries two `v1=` signatures, as Stripe does), so the receiver can switch to the
+ * new one without missing a delivery; then only the new one. A second rotation within the 24 hours
+ * drops the oldest secret at once. Unknown or another company's: `webhook_not_found`.
+ *
+ * @example const { secret, previousSecretExpiresAt } = await rotateWebhookSecret(store, auth, webhookId)
+ */
+export async function rotateWebhookSecret(store: Store & WebhookStore, auth: AuthContext, id: string, options?: CoreOptions): Promise<WebhookSecretRotated> {
+  if (!isUuid(id)) throw notFound(id);
+  const o = resolveOptions(options);
+  const previousSecretExpiresAt = new Date(Date.parse(o.now()) + WEBHOOK_SECRET_OVERLAP_MS).toISOString();
+  const rotated = await guardStore(store).rotateWebhookSecret(auth.companyId, id.toLowerCase(), { secret: newSecret(), previousSecretExpiresAt });
+  if (!rotated) throw notFound(id);
+  return { id: rotated.id, secret: rotated.secret, previousSecretExpiresAt };
 }
 
 /** Deletes one of the company's webhooks; its pending events are dropped. Unknown or another company's: `webhook_not_found`. */

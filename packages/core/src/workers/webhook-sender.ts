@@ -88,7 +88,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           "content-type": "application/json",
           "user-agent": "einvoice-webhooks/1",
           "einvoice-event-id": job.event.id,
-          "einvoice-signature": signWebhook(job.secret, timestamp, body),
+          // During a rotation both secrets sign: the receiver accepts either.
+          "einvoice-signature": signWebhook(job.previousSecret ? [job.secret, job.previousSecret] : job.secret, timestamp, body),
         },
         body,
         signal: AbortSignal.timeout(timeoutMs),

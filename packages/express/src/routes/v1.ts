@@ -4,11 +4,11 @@ import {
   AccountRequestSchema,
   ApiKeyCreatedSchema,
   ApiKeySchema,
+  ApiKeyRequestSchema,
   ClientSchema,
   CompanySchema,
   createAccount,
   createApiKey,
-  EmptyBodySchema,
   getCompany,
   getInvoice,
   getInvoiceEvidence,
@@ -22,7 +22,6 @@ import {
   ListClientsQuerySchema,
   listInvoices,
   ListInvoicesQuerySchema,
-  parseWith,
   revokeApiKey,
   submitCreditNote,
   submitCreditNoteJson,
@@ -259,14 +258,11 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "createApiKey",
     summary: "Make another API key (shown once)",
     auth: "apiKey",
-    // Absent or `{}`; not documented as a body.
-    body: { kind: "json" },
+    // Absent, `{}`, or a name.
+    body: { kind: "json", schema: ApiKeyRequestSchema },
     success: { status: 201, description: "Created.", schema: data(ApiKeyCreatedSchema) },
     errors: [{ codes: ["too_many_api_keys"], description: "The company already has 20 active keys (`MAX_ACTIVE_API_KEYS`): revoke one first." }],
-    handle: async ({ deps, auth, body }) => {
-      parseWith(EmptyBodySchema, body);
-      return { data: await createApiKey(deps.store, auth, deps.options) };
-    },
+    handle: async ({ deps, auth, body }) => ({ data: await createApiKey(deps.store, auth, deps.options, body) }),
   },
   {
     method: "delete",

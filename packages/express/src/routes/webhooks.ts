@@ -5,6 +5,10 @@ import {
   deleteWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  parseWith,
+  EmptyBodySchema,
+  rotateWebhookSecret,
+  WebhookSecretRotatedSchema,
   WebhookCreatedSchema,
   WebhookDeliverySchema,
   WebhookRequestSchema,
@@ -64,6 +68,23 @@ export const WEBHOOK_ROUTES: readonly Route<WebhookDeps>[] = [
     success: { status: 204, description: "Deleted." },
     errors: [notFound],
     handle: ({ deps, auth, params }) => deleteWebhook(deps.store, auth, params.id!, deps.options),
+  },
+  {
+    method: "post",
+    path: "/webhooks/{id}/rotate-secret",
+    operationId: "rotateWebhookSecret",
+    summary: "Give a webhook a new signing secret (shown once); both secrets sign for 24 hours",
+    description:
+      "For 24 hours after a rotation each delivery's `Einvoice-Signature` carries two signatures, `t=<unix seconds>,v1=<with the new secret>,v1=<with the previous secret>` (as Stripe does): a receiver that checks any `v1` against its secret keeps working while it switches to the new secret. Then only the new one signs. Rotating again within the 24 hours drops the oldest secret at once. No body (or `{}`).",
+    auth: "apiKey",
+    params: webhookId,
+    body: { kind: "json" },
+    success: { status: 200, description: "Rotated.", schema: data(WebhookSecretRotatedSchema) },
+    errors: [notFound],
+    handle: async ({ deps, auth, params, body }) => {
+      parseWith(EmptyBodySchema, body);
+      return { data: await rotateWebhookSecret(deps.store, auth, params.id!, deps.options) };
+    },
   },
   {
     method: "get",

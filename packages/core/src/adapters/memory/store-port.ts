@@ -125,7 +125,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber }) {
+    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
@@ -135,6 +135,11 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         if (documentType && r.documentType !== documentType) continue;
         if (invoiceNumber != null && r.invoiceNumber !== invoiceNumber) continue;
         if (ksefNumber != null && r.ksefNumber !== ksefNumber) continue;
+        const issued = r.issueDate?.slice(0, 10) ?? null;
+        if (issueDateFrom != null && (issued === null || issued < issueDateFrom)) continue;
+        if (issueDateTo != null && (issued === null || issued > issueDateTo)) continue;
+        if (createdFrom != null && r.createdAt < createdFrom) continue;
+        if (createdTo != null && r.createdAt >= createdTo) continue;
         if (clientId && r.clientId !== clientId) continue;
         out.push(clone(r));
       }

@@ -31,6 +31,15 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
       return w && w.companyId === companyId && !w.deletedAt ? clone(w) : null;
     },
 
+    async rotateWebhookSecret(companyId, id, { secret, previousSecretExpiresAt }) {
+      const w = webhooks.get(id);
+      if (!w || w.companyId !== companyId || w.deletedAt) return null;
+      w.previousSecret = w.secret;
+      w.previousSecretExpiresAt = previousSecretExpiresAt;
+      w.secret = secret;
+      return clone(w);
+    },
+
     async deleteWebhook(companyId, id, at) {
       const w = webhooks.get(id);
       if (!w || w.companyId !== companyId || w.deletedAt) return false;
@@ -53,7 +62,8 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
         e.until = leaseUntil;
         const w = webhooks.get(e.webhookId)!;
         const { owner: _o, until: _u, ...event } = e;
-        return { event: clone(event), url: w.url, secret: w.secret };
+        const previousSecret = w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? w.previousSecret : null;
+        return { event: clone(event), url: w.url, secret: w.secret, previousSecret };
       });
     },
 
