@@ -184,7 +184,8 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
             );
           }
         });
-        return { inserted: true, invoice: structuredClone(stored) };
+        // `stored` is already this call's own copy: nothing is read back or cloned again.
+        return { inserted: true, invoice: stored };
       }
       for (let attempt = 0; ; attempt++) {
         try {
@@ -192,7 +193,8 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
           // (with its client), the document. The unique partial index refuses a second active
           // submission of the document; the error undoes the whole statement, client count included.
           const clientId = await insertAccepted(stored, client, document);
-          return { inserted: true, invoice: { ...structuredClone(stored), clientId } };
+          // What was written is what the caller gave, with the client's id: nothing read back, nothing cloned.
+          return { inserted: true, invoice: { ...stored, clientId } };
         } catch (e) {
           if (!(e instanceof DbError && e.code === "23505" && e.constraint === "invoices_active_sha256_key")) throw e;
           // Under READ COMMITTED the winner is visible once it has committed.

@@ -35,9 +35,16 @@ export function withinDigits(text: string): boolean {
  */
 export function dec(text: string | null | undefined): Decimal | null {
   if (text == null) return null;
-  const t = text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  if (!DECIMAL.test(t) || !withinDigits(t)) return null;
+  // Amounts are almost always written without surrounding whitespace: trim only when there is some.
+  const t = isXmlSpace(text.charCodeAt(0)) || isXmlSpace(text.charCodeAt(text.length - 1)) ? text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "") : text;
+  // A text no longer than either bound cannot exceed it: the digit count is looked at only past that.
+  if (!DECIMAL.test(t) || (t.length > Math.min(MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS) && !withinDigits(t))) return null;
   return new Big(t.startsWith("+") ? t.slice(1) : t.startsWith(".") ? "0" + t : t.startsWith("-.") ? "-0" + t.slice(1) : t);
+}
+
+/** XML whitespace: space, tab, CR, LF. */
+function isXmlSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10;
 }
 
 /** A decimal from a number literal in a rule (exact for literals such as 0.01). */
