@@ -22,6 +22,13 @@ export function xrechnungExample(): string {
   return readFileSync(XRECHNUNG_EXAMPLE, "utf8");
 }
 
+/** An NLCIUS / SI-UBL 2.0 example (SimplerInvoicing's full test invoice): CEN + NLCIUS-SI-UBL-2.0.3.13 apply to it. */
+export const NLCIUS_EXAMPLE = join(CORPUS_DIR, "phive-simplerinvoicing", "SI-UBL-2.0.3.2", "SI-UBL-2.0_ok_full.xml");
+
+export function nlciusExample(): string {
+  return readFileSync(NLCIUS_EXAMPLE, "utf8");
+}
+
 /** The same document with another invoice number: distinct bytes, so a submission is not a duplicate. */
 export function withInvoiceId(xml: string, id: string): string {
   const out = xml.replace(/<cbc:ID>[^<]*<\/cbc:ID>/, `<cbc:ID>${id}</cbc:ID>`);

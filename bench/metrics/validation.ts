@@ -5,7 +5,7 @@
 import { CEN_FAMILIES, PEPPOL_FAMILIES, parseXml, validateInvoice } from "../../packages/core/src/index.ts";
 import { runRules } from "../../packages/core/src/validation/engine.ts";
 import { officialVerdict } from "../../packages/core/test/support/official.ts";
-import { baseExample, largeInvoice, xrechnungExample } from "../lib/corpus.ts";
+import { baseExample, largeInvoice, nlciusExample, xrechnungExample } from "../lib/corpus.ts";
 import { alternate, median, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
@@ -39,6 +39,20 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
     b: () => perCallSync(5, () => officialVerdict(xr)),
   });
 
+  // And with NLCIUS / SI-UBL 2.0.3.13 on SimplerInvoicing's full test invoice.
+  const nl = nlciusExample();
+  const nlBytes = Buffer.from(nl);
+  const nlOurs = validateInvoice(nlBytes), nlTheirs = officialVerdict(nl);
+  const nlSame = nlOurs.ruleSets.includes("NLCIUS-SI-UBL-2.0.3.13")
+    && JSON.stringify([...new Set(nlOurs.errors.map((e) => e.rule))].sort()) === JSON.stringify(nlTheirs.fatal);
+  perCallSync(200, () => validateInvoice(nlBytes));
+  const nlRun = await alternate({
+    rounds: 7,
+    warmup: 1,
+    a: () => perCallSync(400, () => validateInvoice(nlBytes)),
+    b: () => perCallSync(5, () => officialVerdict(nl)),
+  });
+
   // Per family: the rules alone on a model already read, against the read itself.
   const families = { ...Object.fromEntries(Object.entries(CEN_FAMILIES).map(([k, f]) => [`cen.${k}`, f])), ...Object.fromEntries(Object.entries(PEPPOL_FAMILIES).map(([k, f]) => [`peppol.${k}`, f])) };
   const perFamily = (text: string, n: number) => {
@@ -66,6 +80,12 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
       goal: "<= 0.01",
       ok: xrRun.ratio <= 0.01 && xrSame,
       note: `validateInvoice ${round(median(xrRun.a), 3)} ms/doc vs official rules under SaxonJS ${round(median(xrRun.b), 1)} ms/doc (xrechnung-testsuite 01.01a-INVOICE_ubl.xml, ${xr.length} B, CEN + XRechnung 3.0.2; same fatal set: ${xrSame})`,
+    },
+    validate_vs_official_nlcius: {
+      value: round(nlRun.ratio, 4),
+      goal: "<= 0.01",
+      ok: nlRun.ratio <= 0.01 && nlSame,
+      note: `validateInvoice ${round(median(nlRun.a), 3)} ms/doc vs official rules under SaxonJS ${round(median(nlRun.b), 1)} ms/doc (SI-UBL-2.0_ok_full.xml, ${nl.length} B, CEN + SI-UBL 2.0.3.13; same fatal set: ${nlSame})`,
     },
     rule_families: {
       value: round(rules(small) / small.read!, 2),

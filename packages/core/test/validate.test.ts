@@ -19,6 +19,33 @@ const valid = invoiceXml();
 /** The payable amount no longer equals the amount due (BR-CO-16) and the tax total is wrong (BR-CO-14/15). */
 const wrongTotals = valid.replace('<cbc:PayableAmount currencyID="EUR">121.00</cbc:PayableAmount>', '<cbc:PayableAmount currencyID="EUR">125.00</cbc:PayableAmount>');
 
+describe("messages a bookkeeper can act on", () => {
+  it("locates a missing element at the element it belongs in (BR-07 at the buyer's party, not at the root)", () => {
+    const r = validateInvoice(valid.replace(/(<cac:AccountingCustomerParty>[^]*?)<cac:PartyLegalEntity>[^]*?<\/cac:PartyLegalEntity>/, "$1"));
+    expect(r.errors).toContainEqual(expect.objectContaining({ rule: "BR-07", location: "/Invoice/cac:AccountingCustomerParty[1]/cac:Party[1]" }));
+  });
+
+  it("names the lines, allowances and charges a VAT breakdown's taxable amount is the sum of (BR-S-08)", () => {
+    const twoLines = invoiceXml({ lines: 2 });
+    const r = validateInvoice(twoLines.replace(/<cbc:TaxableAmount currencyID="EUR">[^<]*</, '<cbc:TaxableAmount currencyID="EUR">90.00<'));
+    const s08 = r.errors.find((e) => e.rule === "BR-S-08");
+    expect(s08?.message).toContain("add up to 200.00 (line 1: 100.00, line 2: 100.00)");
+  });
+
+  it("puts the wrong code first and says in the errors it causes which item they follow from", () => {
+    const r = validateInvoice(valid.replace("<cac:ClassifiedTaxCategory><cbc:ID>S</cbc:ID>", "<cac:ClassifiedTaxCategory><cbc:ID>SX</cbc:ID>"));
+    expect(r.errors[0]).toMatchObject({ rule: "BR-CL-18", location: "/Invoice/cac:InvoiceLine[1]/cac:Item[1]/cac:ClassifiedTaxCategory[1]/cbc:ID[1]" });
+    const followOns = r.errors.slice(1);
+    expect(followOns.map((e) => e.rule)).toEqual(expect.arrayContaining(["BR-S-08"]));
+    for (const e of followOns) expect(e.message).toContain("This may follow from item 1 (BR-CL-18 at /Invoice/cac:InvoiceLine[1]");
+  });
+
+  it("leaves a report without such a cause in the order the rules report it", () => {
+    const r = validateInvoice(wrongTotals);
+    expect(r.errors.every((e) => !e.message.includes("may follow from"))).toBe(true);
+  });
+});
+
 describe("validateInvoice", () => {
   it("reports a valid Peppol BIS 3 invoice with both rule sets and no errors", () => {
     expect(validateInvoice(Buffer.from(valid))).toEqual({

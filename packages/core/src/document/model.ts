@@ -169,6 +169,21 @@ export function textAt(node: UblNode | null | undefined, path: string): string {
   return norm(first(node, path));
 }
 
+/**
+ * Where to report that something at `path` (relative to `node`) is missing: the deepest element of the
+ * path that exists (the parent the missing element belongs in), or `node` itself when the first step is
+ * missing. `/Invoice/cac:AccountingCustomerParty[1]/cac:Party[1]` for a missing buyer's legal entity.
+ */
+export function deepestOf(node: UblNode, path: string): UblNode {
+  let at = node;
+  for (const step of path.split("/")) {
+    const next = child(at, step);
+    if (next === null) break;
+    at = next;
+  }
+  return at;
+}
+
 /** True when the path exists (XPath `exists(path)` / `boolean(path)`). */
 export function exists(node: UblNode | null | undefined, path: string): boolean {
   return first(node, path) !== null;

@@ -3,6 +3,7 @@
 // so), on the model the reader builds in one pass (document/model.ts, the only thing of document/ the
 // rules read; document/validate.ts reads the document and calls this). Pure: no store.
 import { requireBoundedDecimals } from "./bounds.js";
+import { orderByCause } from "./causes.js";
 import { runRulesCounted, type RuleCount } from "./engine.js";
 import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
 import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
@@ -81,7 +82,7 @@ export function validateModel(root: UblNode, options: { maxItems?: number } = {}
     documentType,
     customizationId,
     ruleSets: sets.map((s) => s.id),
-    errors,
+    errors: orderByCause(errors, MAX_ITEM_CHARS),
     warnings,
     errorCount: run.errorCount,
     warningCount: run.warningCount,

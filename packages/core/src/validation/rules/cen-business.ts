@@ -5,7 +5,7 @@
 // element is checked by the first rule whose context matches it, as Schematron does (a line's InvoicePeriod
 // gets BR-30/BR-CO-20, not BR-29/BR-CO-19).
 import { round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, deepestOf, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
   all, allLines, chargeIndicator, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
@@ -39,19 +39,20 @@ export const cenBusinessRules: RuleFamily = (ctx) => {
 // Context /ubl:Invoice | /cn:CreditNote
 function documentRules(ctx: RuleContext, report: Report): void {
   const d = ctx.root;
-  const missing = (rule: string, ok: boolean, what: string) => { if (!ok) report(rule, what, d); };
+  // A missing element is reported at the deepest element of its path that exists: where it belongs.
+  const missing = (rule: string, ok: boolean, what: string, path?: string) => { if (!ok) report(rule, what, path ? deepestOf(d, path) : d); };
   missing("BR-01", textAt(d, "cbc:CustomizationID") !== "", "The invoice has no specification identifier (BT-24, cbc:CustomizationID).");
   missing("BR-02", textAt(d, "cbc:ID") !== "", "The invoice has no invoice number (BT-1, cbc:ID).");
   missing("BR-03", textAt(d, "cbc:IssueDate") !== "", "The invoice has no issue date (BT-2, cbc:IssueDate).");
   missing("BR-04", textAt(d, "cbc:InvoiceTypeCode") !== "" || textAt(d, "cbc:CreditNoteTypeCode") !== "",
     "The invoice has no invoice type code (BT-3, cbc:InvoiceTypeCode or cbc:CreditNoteTypeCode).");
   missing("BR-05", textAt(d, "cbc:DocumentCurrencyCode") !== "", "The invoice has no currency code (BT-5, cbc:DocumentCurrencyCode).");
-  missing("BR-06", textAt(d, "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName") !== "",
-    "The seller's name (BT-27, PartyLegalEntity/RegistrationName) is missing.");
-  missing("BR-07", textAt(d, "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName") !== "",
-    "The buyer's name (BT-44, PartyLegalEntity/RegistrationName) is missing.");
-  missing("BR-08", exists(d, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress"), "The seller's postal address (BG-5) is missing.");
-  missing("BR-10", exists(d, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"), "The buyer's postal address (BG-8) is missing.");
+  const sellerName = "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName";
+  const buyerName = "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName";
+  missing("BR-06", textAt(d, sellerName) !== "", "The seller's name (BT-27, PartyLegalEntity/RegistrationName) is missing.", sellerName);
+  missing("BR-07", textAt(d, buyerName) !== "", "The buyer's name (BT-44, PartyLegalEntity/RegistrationName) is missing.", buyerName);
+  missing("BR-08", exists(d, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress"), "The seller's postal address (BG-5) is missing.", "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress");
+  missing("BR-10", exists(d, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"), "The buyer's postal address (BG-8) is missing.", "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress");
   missing("BR-16", exists(d, "cac:InvoiceLine") || exists(d, "cac:CreditNoteLine"), "The invoice has no invoice lines (BG-25); it needs at least one.");
 
   // BR-53: every $taxcurrency in cbc:TaxCurrencyCode satisfies exists(//cac:TaxTotal/cbc:TaxAmount[@currencyID=$taxcurrency])

@@ -9,7 +9,7 @@
 // The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
 // ID is normalised); each difference is kept and commented where it is.
 import { round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, norm, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import {
   all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
 } from "./cen-common.js";
@@ -281,8 +281,10 @@ function breakdownRules(root: UblNode, report: Report): void {
           ok = (all(root, "cac:InvoiceLine").length > 0 && near(inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(cn));
         }
         if (!ok) {
-          const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(s)}.`, c);
+          const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
+          const s = creditNote ? cn : inv;
+          const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, rate);
+          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(s)}${made}.`, c);
         }
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
@@ -307,8 +309,10 @@ function breakdownRules(root: UblNode, report: Report): void {
     const inv = categorySum(root, "cac:InvoiceLine", cat.code, null), cn = categorySum(root, "cac:CreditNoteLine", cat.code, null);
     const ok8 = (all(root, "cac:InvoiceLine").length > 0 && eq(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && eq(taxable, cn));
     if (!ok8) {
-      const s = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0 ? cn : inv;
-      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(s)}.`, c);
+      const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
+      const s = creditNote ? cn : inv;
+      const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, null);
+      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(s)}${made}.`, c);
     }
     // -09: the VAT amount is 0.
     if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, c);
@@ -337,6 +341,8 @@ interface Matched { codes: Set<string>; rates: Set<string> }
 interface CategorySums {
   /** Σ by kind ("cac:InvoiceLine", "cac:CreditNoteLine") and `code` or `code rate`. */
   sums: Map<string, Decimal>;
+  /** What makes up each Σ, for the message: the first PARTS_SHOWN parts ("line 3: 100.00") and how many there are. */
+  parts: Map<string, { shown: string[]; count: number }>;
   /** The `S rate` keys some //cac:AllowanceCharge matches, and those some line of each kind matches (any depth). */
   sAllowanceRates: Set<string>;
   sLineRates: Map<string, Set<string>>;
@@ -361,8 +367,9 @@ function categorySums(root: UblNode): CategorySums {
   const cached = sumsCache.get(root);
   if (cached) return cached;
   const sums = new Map<string, Decimal>();
+  const parts = new Map<string, { shown: string[]; count: number }>();
   // Only the nine category codes are ever asked for.
-  const file = (kind: string, m: Matched, amount: Decimal, negate: boolean) => {
+  const file = (kind: string, m: Matched, amount: Decimal, negate: boolean, label: string) => {
     for (const code of m.codes) {
       if (!byCode.has(code)) continue;
       const keys = [code];
@@ -371,20 +378,24 @@ function categorySums(root: UblNode): CategorySums {
         const key = `${kind}|${k}`;
         const s = sums.get(key) ?? ZERO;
         sums.set(key, negate ? s.minus(amount) : s.plus(amount));
+        let p = parts.get(key);
+        if (!p) parts.set(key, (p = { shown: [], count: 0 }));
+        if (p.count++ < PARTS_SHOWN) p.shown.push(`${label}: ${negate ? "-" : ""}${money(amount)}`);
       }
     }
   };
   for (const kind of LINE_KINDS) {
     for (const l of children(root, kind)) {
       const amount = decAt(l, "cbc:LineExtensionAmount");
-      if (amount !== null) file(kind, matchedOf(select(l, "cac:Item/cac:ClassifiedTaxCategory")), amount, false);
+      const id = norm(child(l, "cbc:ID"));
+      if (amount !== null) file(kind, matchedOf(select(l, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, `line ${id === "" ? `#${l.index}` : id}`);
     }
   }
   for (const ac of children(root, "cac:AllowanceCharge")) {
     const charge = chargeIndicator(ac), amount = decAt(ac, "cbc:Amount");
     if (charge === null || amount === null) continue;
     const m = matchedOf(children(ac, "cac:TaxCategory"));
-    for (const kind of LINE_KINDS) file(kind, m, amount, !charge);
+    for (const kind of LINE_KINDS) file(kind, m, amount, !charge, `document ${charge ? "charge" : "allowance"} ${ac.index}`);
   }
   const sRates = (list: readonly UblNode[], categoriesOf: (n: UblNode) => UblNode[]) => {
     const out = new Set<string>();
@@ -397,6 +408,7 @@ function categorySums(root: UblNode): CategorySums {
   const lineCategories = (l: UblNode) => select(l, "cac:Item/cac:ClassifiedTaxCategory");
   const result: CategorySums = {
     sums,
+    parts,
     sAllowanceRates: sRates(all(root, "cac:AllowanceCharge"), (ac) => children(ac, "cac:TaxCategory")),
     sLineRates: new Map(LINE_KINDS.map((kind) => [kind, sRates(all(root, kind), lineCategories)])),
   };
@@ -405,6 +417,16 @@ function categorySums(root: UblNode): CategorySums {
 }
 
 const LINE_KINDS = ["cac:InvoiceLine", "cac:CreditNoteLine"] as const;
+
+/** At most this many parts of a sum are named in a message. */
+const PARTS_SHOWN = 10;
+
+/** " (line 1: 100.00, line 3: 50.00, document allowance 1: -10.00)", or the note that nothing has the category. */
+function partsOf(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): string {
+  const p = categorySums(root).parts.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`);
+  if (!p) return " (no line, document allowance or charge has that category" + (rate === null ? "" : " and rate") + ")";
+  return ` (${p.shown.join(", ")}${p.count > p.shown.length ? `, and ${p.count - p.shown.length} more` : ""})`;
+}
 
 /**
  * Σ line net amounts (lines of kind `lineQ`, children of the root) + Σ document charges - Σ document allowances
