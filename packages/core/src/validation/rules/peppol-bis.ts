@@ -14,6 +14,10 @@ import {
   italianVatNumberValid, mod11Valid, swedishOrgNumberValid,
 } from "./peppol-checkdigits.js";
 import { isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";
+import { decOf } from "./cen-common.js";
+
+// Constants of the line and allowance arithmetic, made once (big.js values are immutable).
+const ZERO = lit(0), ONE = lit(1), TOLERANCE = lit("0.02");
 
 const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
@@ -200,10 +204,10 @@ function allowanceChargeRules(env: PeppolEnv, node: UblNode): void {
   }
   if (factor && base) {
     const amountNode = child(node, "cbc:Amount");
-    const amount = amountNode ? dec(stringValue(amountNode)) : lit(0), b = dec(stringValue(base)), f = dec(stringValue(factor));
+    const amount = amountNode ? decOf(amountNode) : ZERO, b = decOf(base), f = decOf(factor);
     if (amount && b && f) {
       const expected = b.times(f).div(100);
-      if (expected.minus(amount).abs().gt(lit("0.02"))) {
+      if (expected.minus(amount).abs().gt(TOLERANCE)) {
         env.report("PEPPOL-EN16931-R040", "fatal", `The ${kind} amount ${q(norm(amountNode))} should be the base amount ${norm(base)} × ${norm(factor)}% = ${expected.toFixed()} (0.02 tolerance).`, node);
       }
     }
@@ -228,17 +232,17 @@ function linePeriodRules(env: PeppolEnv, node: UblNode): void {
 
 function lineRules(env: PeppolEnv, line: UblNode): void {
   const lineNo = () => textAt(line, "cbc:ID") || String(line.index);
-  const num = (n: UblNode | null, fallback: Decimal): Decimal | null => (n ? dec(stringValue(n)) : fallback);
-  const lineExt = num(child(line, "cbc:LineExtensionAmount"), lit(0));
-  const quantity = num(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), lit(1));
-  const price = num(first(line, "cac:Price/cbc:PriceAmount"), lit(0));
+  const num = (n: UblNode | null, fallback: Decimal): Decimal | null => (n ? decOf(n) : fallback);
+  const lineExt = num(child(line, "cbc:LineExtensionAmount"), ZERO);
+  const quantity = num(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), ONE);
+  const price = num(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
   const baseNode = first(line, "cac:Price/cbc:BaseQuantity");
-  const baseValue = baseNode ? dec(stringValue(baseNode)) : null;
-  const baseQuantity = baseNode && baseValue && !baseValue.eq(0) ? baseValue : lit(1);
+  const baseValue = baseNode ? decOf(baseNode) : null;
+  const baseQuantity = baseNode && baseValue && !baseValue.eq(0) ? baseValue : ONE;
   const acTotal = (indicator: string): Decimal | null => {
     const acs = children(line, "cac:AllowanceCharge").filter((ac) => norm(child(ac, "cbc:ChargeIndicator")) === indicator);
-    if (acs.length === 0) return lit(0);
-    const amounts = acs.flatMap((ac) => children(ac, "cbc:Amount")).map((a) => dec(stringValue(a)));
+    if (acs.length === 0) return ZERO;
+    const amounts = acs.flatMap((ac) => children(ac, "cbc:Amount")).map((a) => decOf(a));
     if (amounts.some((a) => a === null)) return null;
     return round2(sum(amounts as Decimal[]));
   };
@@ -246,7 +250,7 @@ function lineRules(env: PeppolEnv, line: UblNode): void {
   const baseOk = !(baseNode && baseValue === null);
   if (lineExt && quantity && price && baseOk && allowances && charges) {
     const expected = quantity.times(baseQuantity.eq(1) ? price : price.div(baseQuantity)).plus(charges).minus(allowances);
-    if (expected.minus(lineExt).abs().gt(lit("0.02"))) {
+    if (expected.minus(lineExt).abs().gt(TOLERANCE)) {
       env.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNo()}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
     }
   }
