@@ -155,6 +155,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invoices/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the document of an invoice as it was sent
+         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document.
+         */
+        get: operations["getInvoiceDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/clients": {
         parameters: {
             query?: never;
@@ -2171,6 +2191,106 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "evidence_not_available";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    getInvoiceDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The submissionId. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document: UBL XML, or InvoiceData for `Accept: application/json`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                    "application/json": components["schemas"]["InvoiceData"];
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such invoice in this company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The submission failed, and a failed submission's document is not stored. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "document_not_available";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };

@@ -84,6 +84,7 @@ export {
   type IdempotentAnswer,
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
+export { getInvoiceDocument, getInvoiceDocumentData } from "./use-cases/document.js";
 export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";

@@ -115,7 +115,12 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
   const success = {
     description: route.success.description,
     ...(route.success.mediaType
-      ? { content: { [route.success.mediaType]: { schema: route.success.schema ?? z.string() } } }
+      ? {
+          content: {
+            [route.success.mediaType]: { schema: route.success.schema ?? z.string() },
+            ...Object.fromEntries(Object.entries(route.success.alternatives ?? {}).map(([type, schema]) => [type, { schema }])),
+          },
+        }
       : route.success.schema
         ? json(route.success.schema)
         : {}),

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { buildUbl, normaliseInvoiceData, parseInvoiceData } from "@einvoice/core";
 import { eligibleAccount, makeApp } from "./support.js";
 
 const EXAMPLES = join(fileURLToPath(import.meta.url), "../../../../examples");
@@ -115,5 +116,48 @@ describe("POST /v1/validate with data", () => {
     expect(bad.body.data.errors).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "BR-CL-14", path: "/buyer/address/country" })]));
     const two = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ invoice: invoice(), creditNote: creditNote() });
     expect(two.status).toBe(400);
+  });
+});
+
+describe("GET /v1/invoices/{id}/document", () => {
+  it("answers the UBL as sent (application/xml, the default) or the same as InvoiceData (application/json)", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const sent = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: invoice() });
+    const id = sent.body.data.submissionId as string;
+    const xml = await request(app).get(`/v1/invoices/${id}/document`).set(bearer(apiKey)).buffer(true).parse((res, cb) => {
+      let b = "";
+      res.on("data", (c: Buffer) => (b += c.toString("utf8")));
+      res.on("end", () => cb(null, b));
+    });
+    expect(xml.status).toBe(200);
+    expect(xml.headers["content-type"]).toMatch(/^application\/xml/);
+    expect(xml.body).toBe(buildUbl(invoice()));
+    const data = await request(app).get(`/v1/invoices/${id}/document`).set(bearer(apiKey)).set("Accept", "application/json");
+    expect(data.status).toBe(200);
+    expect(data.body).toEqual(normaliseInvoiceData(parseInvoiceData(invoice())));
+    // An XML submission is given back byte for byte too.
+    const raw = Buffer.from(buildUbl({ ...invoice(), number: "INV-XML-1" }), "utf8");
+    const viaXml = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: raw.toString("base64") });
+    const back = await request(app).get(`/v1/invoices/${viaXml.body.data.submissionId}/document`).set(bearer(apiKey)).set("Accept", "application/xml").buffer(true).parse((res, cb) => {
+      const parts: Buffer[] = [];
+      res.on("data", (c: Buffer) => parts.push(c));
+      res.on("end", () => cb(null, Buffer.concat(parts)));
+    });
+    expect(Buffer.compare(back.body as Buffer, raw)).toBe(0);
+  });
+
+  it("answers 409 document_not_available for a failed submission and 404 for another company's or an unknown id", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const first = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: invoice() });
+    const dup = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: invoice() });
+    expect(dup.body.data.status).toBe("failed");
+    const failed = await request(app).get(`/v1/invoices/${dup.body.data.submissionId}/document`).set(bearer(apiKey));
+    expect(failed.status).toBe(409);
+    expect(failed.body.code).toBe("document_not_available");
+    const other = await eligibleAccount(app);
+    expect((await request(app).get(`/v1/invoices/${first.body.data.submissionId}/document`).set(bearer(other.apiKey))).status).toBe(404);
+    expect((await request(app).get(`/v1/invoices/not-an-id/document`).set(bearer(apiKey))).body.code).toBe("invoice_not_found");
   });
 });

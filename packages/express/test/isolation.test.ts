@@ -122,6 +122,15 @@ describe("tenant isolation: company B with its own key", () => {
     }
   });
 
+  it("GET /v1/invoices/{A's id}/document → 404 invoice_not_found, as for an unknown id (A gets its document)", async () => {
+    for (const id of A.invoiceIds) {
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}/document`), id, "invoice_not_found");
+      const own = await as(A).get(`/v1/invoices/${id}/document`).set("Accept", "application/json");
+      expect(own.status).toBe(200);
+      expect(own.body.number).toEqual(expect.any(String));
+    }
+  });
+
   it("GET /v1/invoices lists only B's invoices, with any filter: A's client id gives an empty list", async () => {
     const all = await as(B).get("/v1/invoices?limit=100");
     expect(all.status).toBe(200);
@@ -213,6 +222,7 @@ describe("tenant isolation: company B with its own key", () => {
       "get /v1/invoices/{id}",
       "get /v1/invoices/{id}/evidence",
       "get /v1/invoices/{id}/evidence/qr",
+      "get /v1/invoices/{id}/document",
       "delete /v1/api-keys/{id}",
       "delete /v1/webhooks/{id}",
       "get /v1/webhooks/{id}/deliveries",

@@ -1,7 +1,7 @@
 // The `Store` port on PostgreSQL: accounts, companies, API keys, submissions, invoices and clients.
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
-import { encodeDocument } from "./documents.js";
+import { decodeDocument, encodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED } from "./rows.js";
 import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
 
@@ -227,6 +227,17 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         invoiceId,
       ]);
       return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
+    },
+
+    async getDocument(companyId, invoiceId) {
+      if (!isId(companyId) || !isId(invoiceId)) return null;
+      const { rows } = await db.query(
+        `SELECT encode(d.content, 'hex') AS document_hex, d.content_encoding FROM ${t.documents} AS d JOIN ${t.invoices} AS i ON i.id = d.invoice_id WHERE i.company_id = $1::uuid AND d.invoice_id = $2::uuid`,
+        [companyId, invoiceId],
+      );
+      const r = rows[0];
+      if (!r) return null;
+      return decodeDocument(Buffer.from(String(r.document_hex), "hex"), typeof r.content_encoding === "string" ? r.content_encoding : "identity");
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   too_many_api_keys: 409,
   /** The invoice exists but has no delivery evidence (still sending, failed, or delivered without any). */
   evidence_not_available: 409,
+  document_not_available: 409,
   /** An `Idempotency-Key` whose first request is still being processed. */
   idempotency_in_progress: 409,
   payload_too_large: 413,

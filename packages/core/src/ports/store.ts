@@ -137,6 +137,13 @@ export interface Store {
   getEvidence(companyId: string, invoiceId: string): Promise<StoredEvidence | null>;
 
   /**
+   * The document of the company's invoice as stored at submission (`NewSubmission.document`), byte
+   * for byte; null when none is kept (a failed submission), also for another company's invoice or an
+   * unknown id.
+   */
+  getDocument(companyId: string, invoiceId: string): Promise<Uint8Array | null>;
+
+  /**
    * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after
    * `after` in that order when given; at most `limit`. Filters combine with AND; `invoiceNumber`
    * matches BT-1 (`InvoiceRecord.invoiceNumber`) exactly, case and spaces included.

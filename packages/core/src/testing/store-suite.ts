@@ -286,6 +286,20 @@ export function testStore(name: string, factory: StoreFactory): void {
         });
       });
 
+      it("gives back an accepted submission's document byte for byte, and null for a failed one, another company's or an unknown id", async () => {
+        const bytes = new Uint8Array([60, 73, 110, 118, 111, 105, 99, 101, 47, 62, 0, 255]);
+        const inv = sampleInvoiceRecord(company.id);
+        expect((await store.insertSubmission({ invoice: inv, document: bytes, client: null })).inserted).toBe(true);
+        expect(Array.from((await store.getDocument(company.id, inv.id)) ?? [])).toEqual(Array.from(bytes));
+        const failed = sampleInvoiceRecord(company.id, { status: "failed", errorMessage: "x", network: null });
+        await store.insertSubmission({ invoice: failed, document: null, client: null });
+        expect(await store.getDocument(company.id, failed.id)).toBeNull();
+        const other = await newCompany();
+        expect(await store.getDocument(other.id, inv.id)).toBeNull();
+        expect(await store.getDocument(company.id, randomUUID())).toBeNull();
+        expect(await store.getDocument(company.id, "not-an-id")).toBeNull();
+      });
+
       it("keeps the duplicateOf of a failed duplicate, and null for the others", async () => {
         const first = sampleInvoiceRecord(company.id, { createdAt: ts(1) });
         await accept(first);

@@ -70,7 +70,7 @@ export interface Route<D> {
    * The success answer: its status and, unless 204, its body's schema. With `mediaType` the handler
    * answers the body itself (a string, such as an SVG document), sent with that content type.
    */
-  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; mediaType?: string };
+  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; mediaType?: string; alternatives?: Record<string, z.ZodType> };
   /**
    * Takes an `Idempotency-Key` header (when the router's store keeps keys): the same key and body
    * replay the first answer (`idempotent` in the core). For `apiKey` routes with a body.
@@ -82,6 +82,14 @@ export interface Route<D> {
   otherResponses?: ZodOpenApiResponsesObject;
   /** The answer's body (ignored for 204). Throw an `ApiError` for a documented error. */
   handle(input: RouteInput<D>): Promise<unknown>;
+}
+
+/** An answer in a media type the handler chose (from `Accept`): one of `success.mediaType` and `success.alternatives`. */
+export class MediaAnswer {
+  constructor(
+    readonly mediaType: string,
+    readonly body: unknown,
+  ) {}
 }
 
 /** Every code of `status` in the status table. */
@@ -155,7 +163,11 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
         if (key === undefined || !mount.idempotency) {
           const answer = await handle();
           if (route.success.status === 204) res.status(204).end();
-          else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);
+          else if (answer instanceof MediaAnswer) {
+            res.vary("Accept");
+            if (answer.mediaType === "application/json") res.status(route.success.status).json(answer.body);
+            else res.status(route.success.status).type(answer.mediaType).send(answer.body);
+          } else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);
           else res.status(route.success.status).json(answer);
           return;
         }

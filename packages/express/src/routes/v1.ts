@@ -12,6 +12,9 @@ import {
   getCompany,
   getInvoice,
   getInvoiceEvidence,
+  getInvoiceDocument,
+  getInvoiceDocumentData,
+  InvoiceDataSchema,
   getVerificationQr,
   DeliveryEvidenceSchema,
   InvoiceRequestSchema,
@@ -36,7 +39,7 @@ import {
   type Store,
 } from "@einvoice/core";
 import { z } from "zod";
-import { codesOf, type Route } from "./route.js";
+import { codesOf, MediaAnswer, type Route } from "./route.js";
 import { data, page } from "./schemas.js";
 
 /** What the /v1 handlers call. */
@@ -223,6 +226,31 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       },
     ],
     handle: async ({ deps, auth, params }) => (await getVerificationQr(deps.store, auth, params.id!)).svg,
+  },
+  {
+    method: "get",
+    path: "/invoices/{id}/document",
+    operationId: "getInvoiceDocument",
+    summary: "Get the document of an invoice as it was sent",
+    description:
+      "The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document.",
+    auth: "apiKey",
+    params: { id: "The submissionId." },
+    success: {
+      status: 200,
+      description: "The document: UBL XML, or InvoiceData for `Accept: application/json`.",
+      mediaType: "application/xml",
+      schema: z.string().meta({ description: "The UBL document." }),
+      alternatives: { "application/json": InvoiceDataSchema },
+    },
+    errors: [
+      { codes: ["invoice_not_found"], description: "No such invoice in this company." },
+      { codes: ["document_not_available"], description: "The submission failed, and a failed submission's document is not stored." },
+    ],
+    handle: async ({ deps, auth, params, req }) =>
+      req.accepts(["application/xml", "application/json"]) === "application/json"
+        ? new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, params.id!))
+        : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!)),
   },
   {
     method: "get",

@@ -125,6 +125,11 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
+    async getDocument(companyId, invoiceId) {
+      const d = documents.get(invoiceId);
+      return d && invoices.get(invoiceId)?.companyId === companyId ? new Uint8Array(d) : null;
+    },
+
     async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
