@@ -124,8 +124,8 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
 
 const defaulted = new WeakMap<DiscoveryPort, CachedDiscovery>();
 
-/** The port as the core uses it: a `cachedDiscovery` as given, a bare port wrapped once with the defaults. */
-export function withDefaults(port: DiscoveryPort): CachedDiscovery {
+/** The port as the core uses it: a `cachedDiscovery` as given, a bare port wrapped once (per port) in a cache and a timeout with the defaults. */
+export function asCachedDiscovery(port: DiscoveryPort): CachedDiscovery {
   if (isCachedDiscovery(port)) return port;
   let c = defaulted.get(port);
   if (!c) defaulted.set(port, (c = cachedDiscovery(port)));

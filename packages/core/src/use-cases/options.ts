@@ -6,7 +6,7 @@ import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/xml.js";
 import type { Routing, Store } from "../ports/store.js";
 import { defaultRouting } from "../routing/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
-import { withDefaults, type CachedDiscovery } from "../adapters/cached-discovery.js";
+import { asCachedDiscovery, type CachedDiscovery } from "../adapters/cached-discovery.js";
 import type { TokenCipher } from "../domain/token-cipher.js";
 import { noMetrics, safeMetrics, type MetricsPort } from "../ports/metrics.js";
 
@@ -85,7 +85,7 @@ export function resolveOptions(options: CoreOptions | undefined): ResolvedOption
     eligibility: options.eligibility ?? defaultEligibility,
     routing: options.routing ?? DEFAULT_ROUTING,
     limits: options.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
-    discovery: options.discovery ? withDefaults(options.discovery) : null,
+    discovery: options.discovery ? asCachedDiscovery(options.discovery) : null,
     tokenCipher: options.tokenCipher ?? null,
     ksefCredentialsRequired: options.ksefCredentialsRequired === true,
     ksefCorrections: options.ksefCorrections === true,

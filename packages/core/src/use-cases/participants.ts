@@ -5,7 +5,7 @@ import { parseWith } from "../domain/schemas.js";
 import type { ParticipantId } from "../domain/types.js";
 import { isPeppolParticipantScheme } from "../document/codelists/index.js";
 import { DiscoveryError, DOCTYPE_SCHEME, PARTICIPANT_ID_SCHEME, type DiscoveryPort } from "../ports/discovery.js";
-import { withDefaults } from "../adapters/cached-discovery.js";
+import { asCachedDiscovery } from "../adapters/cached-discovery.js";
 
 /** The longest participant identifier value Peppol allows (Policy for use of identifiers, POLICY 1). */
 const MAX_VALUE = 135;
@@ -46,7 +46,7 @@ export async function lookupParticipant(discovery: DiscoveryPort, participantId:
   const q = parseWith(ParticipantQuerySchema, query);
   const documentType = q.documentType === undefined ? undefined : normalizeDocumentType(q.documentType);
   try {
-    const found = await withDefaults(discovery).lookup(participant, documentType);
+    const found = await asCachedDiscovery(discovery).lookup(participant, documentType);
     return {
       participantId: `${participant.scheme}:${participant.value}`,
       registered: found.registered,

@@ -6,7 +6,7 @@ import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, ty
 import { safeMetrics } from "../ports/metrics.js";
 import { queueWorker, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
-import { withDefaults } from "../adapters/cached-discovery.js";
+import { asCachedDiscovery } from "../adapters/cached-discovery.js";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
 import { statusChangedEvent } from "../domain/webhook-events.js";
 import { checkRecipient } from "../routing/routing.js";
@@ -87,7 +87,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const random = options.random ?? Math.random;
   const logger = options.logger;
   const metrics = safeMetrics(options.metrics);
-  const discovery = options.discovery ? withDefaults(options.discovery) : null;
+  const discovery = options.discovery ? asCachedDiscovery(options.discovery) : null;
 
   const iso = (ms: number) => new Date(ms).toISOString();
 
