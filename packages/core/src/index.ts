@@ -28,7 +28,6 @@ export {
   readInvoiceData,
   invoiceDataOf,
   normaliseInvoiceData,
-  computeTotals,
   CREDIT_NOTE_TYPE_CODES,
   PEPPOL_BIS3_CUSTOMIZATION,
   PEPPOL_BIS3_PROFILE,
