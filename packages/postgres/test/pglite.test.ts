@@ -48,7 +48,7 @@ describe("openPostgresStore", () => {
       expect((await readdir(dataDir)).sort()).toEqual(["lock", "pglite"]);
       const company = sampleCompany();
       const account = { id: crypto.randomUUID(), email: "keep@example.com", companyId: company.id, createdAt: company.createdAt };
-      const apiKey = { id: crypto.randomUUID(), companyId: company.id, prefix: "p", hash: "00", createdAt: company.createdAt, lastUsedAt: null, revokedAt: null };
+      const apiKey = { id: crypto.randomUUID(), companyId: company.id, prefix: "p", hash: "00", createdAt: company.createdAt, lastUsedAt: null, revokedAt: null, name: "ERP production" };
       expect(await first.store.createAccount({ account, company, apiKey })).toEqual({ created: true });
       await first.close();
 
