@@ -225,7 +225,7 @@ export function vatId(party: Fa3Node | null): string {
   return "";
 }
 
-/** How FA(3) identifies a buyer (TPodmiot2 / TPodmiot3's identifier choice); see `buyerIdentifier`. */
+/** How FA(3) identifies a buyer (TPodmiot2 / TPodmiot3's identifier choice); see `partyIdentifier`. */
 export type Fa3PartyId =
   | { kind: "nip"; nip: string }
   | { kind: "eu-vat"; kodUE: string; nrVatUE: string }

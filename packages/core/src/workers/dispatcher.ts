@@ -48,7 +48,7 @@ export interface Dispatcher {
   start(): void;
   /** Stops taking work, waits for in-flight sends (up to `stopTimeoutMs`), gives back what is left. */
   stop(): Promise<void>;
-  /** Whether it runs and whether its rounds fail now (see `checkReadiness`). */
+  /** Whether it runs and whether its rounds fail now (see `readinessCheck`). */
   status(): WorkerStatus;
   readonly owner: string;
 }

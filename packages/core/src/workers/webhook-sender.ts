@@ -35,7 +35,7 @@ export interface WebhookSender {
   start(): void;
   /** Stops taking work and waits for the sends in flight (up to `stopTimeoutMs`). */
   stop(): Promise<void>;
-  /** Whether it runs and whether its rounds fail now (see `checkReadiness`). */
+  /** Whether it runs and whether its rounds fail now (see `readinessCheck`). */
   status(): WorkerStatus;
 }
 
