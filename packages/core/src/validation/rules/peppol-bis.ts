@@ -13,7 +13,7 @@ import {
   abnValid, belgianEnterpriseNumberValid, glnCheckDigitValid, italianFiscalCodeValid, italianIpaCodeValid,
   italianVatNumberValid, mod11Valid, swedishOrgNumberValid,
 } from "./peppol-checkdigits.js";
-import { isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";
+import { isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolFacts } from "./peppol-support.js";
 import { decOf } from "./cen-common.js";
 
 // Constants of the line and allowance arithmetic, made once (big.js values are immutable).
@@ -22,14 +22,14 @@ const ZERO = lit(0), ONE = lit(1), TOLERANCE = lit("0.02");
 const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
 /** Pattern "empty elements": every element without child elements and without text (R008). */
-export function emptyElement(env: PeppolEnv, node: UblNode): void {
+export function emptyElement(env: PeppolFacts, node: UblNode): void {
   if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
     env.report("PEPPOL-EN16931-R008", "fatal", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
 }
 
 /** Pattern of R080 (credit notes only) and the document-level rule of the main pattern. */
-export function documentRules(env: PeppolEnv): void {
+export function documentRules(env: PeppolFacts): void {
   const { root } = env;
   if (env.isCreditNote) {
     const projects = children(root, "cac:AdditionalDocumentReference").filter((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "50"));
@@ -73,7 +73,7 @@ function normText(node: UblNode | null): string {
 
 const AMOUNTS = new Set(["cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount", "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount", "cbc:PrepaidAmount", "cbc:PayableRoundingAmount", "cbc:PayableAmount"]);
 
-const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (env: PeppolEnv, node: UblNode) => void]> = [
+const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (env: PeppolFacts, node: UblNode) => void]> = [
   ["0088", (env, n) => { const v = norm(n); if (!(/^[0-9]+$/.test(v) && glnCheckDigitValid(v))) env.report("PEPPOL-COMMON-R040", "fatal", `${what(n)} ${q(v)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(v) ? "the check digit is wrong" : "it must be digits only"}.`, n); }],
   ["0192", (env, n) => { const v = norm(n); if (!(/^[0-9]{9}$/.test(v) && mod11Valid(v))) env.report("PEPPOL-COMMON-R041", "fatal", `${what(n)} ${q(v)} (scheme 0192) is not a valid Norwegian organisation number: ${/^[0-9]{9}$/.test(v) ? "the check digit is wrong" : "it must be nine digits"}.`, n); }],
   ["0184", (env, n) => { const v = stringValue(n); const ok = (xlength(v) === 10 && xsubstring(v, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(v, 3, 8))) || (xlength(v) === 8 && /^[0-9]*$/.test(xsubstring(v, 1, 8))); if (!ok) env.report("PEPPOL-COMMON-R042", "fatal", `${what(n)} ${q(v)} (scheme 0184) is not a Danish CVR number: it must be eight digits, or DK followed by eight digits, with no spaces.`, n); }],
@@ -111,7 +111,7 @@ function partyName(n: UblNode): string {
 }
 
 /** Pattern "identifier schemes" (PEPPOL-COMMON): the check for the scheme of an identifier, if any. */
-function identifierRules(env: PeppolEnv, node: UblNode): void {
+function identifierRules(env: PeppolFacts, node: UblNode): void {
   const isId = node.qname === "cbc:EndpointID" || node.qname === "cbc:CompanyID" || (node.qname === "cbc:ID" && node.parent?.qname === "cac:PartyIdentification");
   if (!isId) return;
   const scheme = node.attrs.schemeID;
@@ -130,7 +130,7 @@ function identifierRules(env: PeppolEnv, node: UblNode): void {
 }
 
 /** The main pattern (document, parties, allowances and charges, payment, amounts, lines, prices, identifiers). */
-export function mainRules(env: PeppolEnv, node: UblNode): void {
+export function mainRules(env: PeppolFacts, node: UblNode): void {
   const { root } = env;
   const parent = node.parent;
   switch (node.qname) {
@@ -178,7 +178,7 @@ export function mainRules(env: PeppolEnv, node: UblNode): void {
 }
 
 /** Price-level allowances are a separate context: cac:Price/cac:AllowanceCharge (R044, R046). */
-function priceAllowanceRules(env: PeppolEnv, node: UblNode): void {
+function priceAllowanceRules(env: PeppolFacts, node: UblNode): void {
   if (norm(child(node, "cbc:ChargeIndicator")) !== "false") {
     env.report("PEPPOL-EN16931-R044", "fatal", `A charge on the item price is not allowed (charge indicator ${q(norm(child(node, "cbc:ChargeIndicator")))}); only a price discount with indicator 'false'.`, node);
   }
@@ -191,7 +191,7 @@ function priceAllowanceRules(env: PeppolEnv, node: UblNode): void {
   }
 }
 
-function allowanceChargeRules(env: PeppolEnv, node: UblNode): void {
+function allowanceChargeRules(env: PeppolFacts, node: UblNode): void {
   const factor = child(node, "cbc:MultiplierFactorNumeric"), base = child(node, "cbc:BaseAmount");
   const kind = norm(child(node, "cbc:ChargeIndicator")) === "true" ? "charge" : "allowance";
   if (factor && !base) {
@@ -216,7 +216,7 @@ function allowanceChargeRules(env: PeppolEnv, node: UblNode): void {
   if (indicator !== "true" && indicator !== "false") env.report("PEPPOL-EN16931-R043", "fatal", `The charge indicator of an allowance or charge is ${q(indicator)}; it must be 'true' (charge) or 'false' (allowance).`, node);
 }
 
-function linePeriodRules(env: PeppolEnv, node: UblNode): void {
+function linePeriodRules(env: PeppolFacts, node: UblNode): void {
   const period = node.parent, line = period?.parent;
   const lineName = env.isInvoice ? "cac:InvoiceLine" : env.isCreditNote ? "cac:CreditNoteLine" : "";
   if (period?.qname !== "cac:InvoicePeriod" || line?.qname !== lineName || line.parent !== env.root) return;
@@ -230,7 +230,7 @@ function linePeriodRules(env: PeppolEnv, node: UblNode): void {
   }
 }
 
-function lineRules(env: PeppolEnv, line: UblNode): void {
+function lineRules(env: PeppolFacts, line: UblNode): void {
   const lineNo = () => textAt(line, "cbc:ID") || String(line.index);
   const num = (n: UblNode | null, fallback: Decimal): Decimal | null => (n ? decOf(n) : fallback);
   const lineExt = num(child(line, "cbc:LineExtensionAmount"), ZERO);
@@ -262,7 +262,7 @@ function lineRules(env: PeppolEnv, line: UblNode): void {
   }
 }
 
-function baseQuantityRule(env: PeppolEnv, node: UblNode): void {
+function baseQuantityRule(env: PeppolFacts, node: UblNode): void {
   const line = node.parent?.parent;
   const invoiced = child(line, "cbc:InvoicedQuantity"), credited = child(line, "cbc:CreditedQuantity");
   if (!invoiced && !credited) return;
@@ -272,7 +272,7 @@ function baseQuantityRule(env: PeppolEnv, node: UblNode): void {
   }
 }
 
-function currencyRule(env: PeppolEnv, node: UblNode): void {
+function currencyRule(env: PeppolFacts, node: UblNode): void {
   const cur = node.attrs.currencyID;
   if (cur === undefined || !env.documentCurrencies.includes(cur)) {
     env.report("PEPPOL-EN16931-R051", "fatal", `The amount ${q(norm(node))} (${node.qname}) is in currency ${q(cur)}, not in the invoice currency ${q(env.documentCurrencies[0])}; every amount except the VAT total in accounting currency must use the invoice currency.`, node);
@@ -292,7 +292,7 @@ const EXEMPTIONS: Readonly<Record<string, readonly [rule: string, category: stri
 };
 
 /** Pattern "restricted code lists and formatting" (CL*, P*, F001). */
-export function codeRules(env: PeppolEnv, node: UblNode): void {
+export function codeRules(env: PeppolFacts, node: UblNode): void {
   const parent = node.parent;
   switch (node.qname) {
     case "cbc:EmbeddedDocumentBinaryObject": {

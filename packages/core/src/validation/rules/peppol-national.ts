@@ -5,10 +5,10 @@
 import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
 import { dec } from "../decimal.js";
 import { germanRulesIbanValid, greekTinValid, mod11Valid, swedishOrgNumberValid, isXsInteger } from "./peppol-checkdigits.js";
-import { filled, isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolEnv } from "./peppol-support.js";
+import { filled, isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolFacts } from "./peppol-support.js";
 
 /** What the national patterns compute once per document. */
-export interface NationalEnv {
+export interface NationalFacts {
   readonly dkSupplier: boolean;
   readonly dkBoth: boolean;
   readonly isSupplier: boolean;
@@ -34,7 +34,7 @@ const vatSchemes = (party: UblNode | null, exact: boolean): UblNode[] =>
 const countryCodes = (party: UblNode | null): string[] => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").map(stringValue);
 
 
-export function nationalEnv(env: PeppolEnv): NationalEnv {
+export function nationalFacts(env: PeppolFacts): NationalFacts {
   const root = env.root;
   const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
   const customers = select(root, "cac:AccountingCustomerParty/cac:Party");
@@ -67,7 +67,7 @@ export function nationalEnv(env: PeppolEnv): NationalEnv {
 }
 
 /** The rules whose context is the document element. */
-export function nationalDocumentRules(env: PeppolEnv, nat: NationalEnv): void {
+export function nationalDocumentRules(env: PeppolFacts, nat: NationalFacts): void {
   if (!env.isInvoice && !env.isCreditNote) return;
   if (nat.dkSupplier) denmarkDocument(env, nat);
   if (nat.greekSender) greekInvoiceId(env);
@@ -77,7 +77,7 @@ export function nationalDocumentRules(env: PeppolEnv, nat: NationalEnv): void {
 }
 
 /** Every other national rule, for one element. */
-export function nationalRules(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
+export function nationalRules(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   if (env.supplierCountry === "NO") norway(env, node);
   if (nat.dkBoth) denmark(env, node);
   if (env.supplierCountry === "IT") italy(env, node);
@@ -94,7 +94,7 @@ const isCustomerParty = (n: UblNode) => n.qname === "cac:Party" && n.parent?.qna
 
 // ---------------------------------------------------------------------------------------------- Norway
 
-function norway(env: PeppolEnv, node: UblNode): void {
+function norway(env: PeppolFacts, node: UblNode): void {
   if (!isSupplierParty(node)) return;
   const tax = children(node, "cac:PartyTaxScheme").find((pts) => norm(first(pts, "cac:TaxScheme/cbc:ID")) === "TAX");
   if (norm(child(tax, "cbc:CompanyID")) !== "Foretaksregisteret") {
@@ -112,7 +112,7 @@ function norway(env: PeppolEnv, node: UblNode): void {
 
 // --------------------------------------------------------------------------------------------- Denmark
 
-function denmarkDocument(env: PeppolEnv, nat: NationalEnv): void {
+function denmarkDocument(env: PeppolFacts, nat: NationalFacts): void {
   const root = env.root;
   const legal = first(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
   if (normalizeSpace(legal?.text ?? "") === "") env.report("DK-R-002", "fatal", "A Danish seller must give its legal registration number (the CVR number) in PartyLegalEntity/CompanyID.", root);
@@ -126,7 +126,7 @@ function denmarkDocument(env: PeppolEnv, nat: NationalEnv): void {
   }
 }
 
-function denmark(env: PeppolEnv, node: UblNode): void {
+function denmark(env: PeppolFacts, node: UblNode): void {
   const root = env.root, parent = node.parent;
   switch (node.qname) {
     case "cac:PartyIdentification": {
@@ -166,7 +166,7 @@ function denmark(env: PeppolEnv, node: UblNode): void {
   }
 }
 
-function denmarkPayment(env: PeppolEnv, pm: UblNode): void {
+function denmarkPayment(env: PeppolFacts, pm: UblNode): void {
   const codes = children(pm, "cbc:PaymentMeansCode").map(stringValue);
   const has = (c: string) => codes.includes(c);
   const code = codes[0];
@@ -198,7 +198,7 @@ function denmarkPayment(env: PeppolEnv, pm: UblNode): void {
 
 // ----------------------------------------------------------------------------------------------- Italy
 
-function italy(env: PeppolEnv, node: UblNode): void {
+function italy(env: PeppolFacts, node: UblNode): void {
   if (node.qname === "cac:PartyTaxScheme" && node.parent && isSupplierParty(node.parent)) {
     const scheme = normOne(select(node, "cac:TaxScheme/cbc:ID"));
     if (scheme !== null && scheme !== "VAT" && !/^[A-Z0-9]{11,16}$/.test(textAt(node, "cbc:CompanyID"))) {
@@ -214,7 +214,7 @@ function italy(env: PeppolEnv, node: UblNode): void {
 
 // ---------------------------------------------------------------------------------------------- Sweden
 
-function sweden(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
+function sweden(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   const parent = node.parent;
   if (isSupplierParty(node)) {
     const vat = vatSchemes(node, true);
@@ -279,7 +279,7 @@ const tokenize = (s: string, sep: string): string[] => (s === "" ? [] : s.split(
 const GREEK_DOCUMENT_TYPES = ["1.1", "1.6", "2.1", "2.4", "5.1", "5.2", ""];
 const GREEK_DATE = /^(0?[1-9]|[12][0-9]|3[01])[-\\/ ]?(0?[1-9]|1[0-2])[-\\/ ]?(19|20)[0-9]{2}/;
 
-function greekInvoiceId(env: PeppolEnv): void {
+function greekInvoiceId(env: PeppolFacts): void {
   const idNode = child(env.root, "cbc:ID");
   if (!idNode) return;
   const id = stringValue(idNode);
@@ -306,7 +306,7 @@ function greekInvoiceId(env: PeppolEnv): void {
   if (!(seg[5] !== undefined && seg[5] !== "")) r("GR-R-001-7", "the sixth segment must not be empty.");
 }
 
-function greekDocument(env: PeppolEnv): void {
+function greekDocument(env: PeppolFacts): void {
   const refs = children(env.root, "cac:AdditionalDocumentReference");
   const described = (d: string) => refs.filter((r) => children(r, "cbc:DocumentDescription").some((x) => stringValue(x) === d)).length;
   const marks = described("##M.AR.K##"), urls = described("##INVOICE|URL##");
@@ -321,7 +321,7 @@ function greekVat(party: UblNode): { ok: boolean; value: string } {
   return { ok: ids.length === 1 && xsubstring(value, 1, 2) === "EL" && greekTinValid(xsubstring(value, 3)), value };
 }
 
-function greece(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
+function greece(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   const parent = node.parent;
   if (nat.greekSender) {
     if (isSupplierParty(node)) {
@@ -353,7 +353,7 @@ function greece(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
   }
 }
 
-function greeceBoth(env: PeppolEnv, node: UblNode): void {
+function greeceBoth(env: PeppolFacts, node: UblNode): void {
   if (isCustomerParty(node)) {
     const vat = greekVat(node);
     if (!vat.ok) env.report("GR-R-006", "fatal", `A Greek buyer's VAT number must be given once, as EL followed by a valid tax number (AFM); it is ${q(vat.value)}.`, node);
@@ -364,7 +364,7 @@ function greeceBoth(env: PeppolEnv, node: UblNode): void {
 
 // --------------------------------------------------------------------------------------------- Iceland
 
-function icelandDocument(env: PeppolEnv): void {
+function icelandDocument(env: PeppolFacts): void {
   const root = env.root;
   const typeOk = (n: UblNode | null) => { const t = normalizeSpace(stringValue(n)); return !t.includes(" ") && " 380 381 ".includes(` ${t} `); };
   if (!typeOk(child(root, "cbc:InvoiceTypeCode")) && !typeOk(child(root, "cbc:CreditNoteTypeCode"))) {
@@ -392,7 +392,7 @@ function icelandDocument(env: PeppolEnv): void {
   }
 }
 
-function iceland(env: PeppolEnv, node: UblNode): void {
+function iceland(env: PeppolFacts, node: UblNode): void {
   if (node.qname !== "cac:AccountingCustomerParty" || node.parent !== env.root) return;
   const legal = select(node, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
   if (!(legal.length > 0 && legal.some((l) => l.attrs.schemeID === "0196"))) env.report("IS-R-004", "fatal", "When seller and buyer are Icelandic, the buyer's kennitala must be given as legal registration number with scheme 0196.", node);
@@ -404,7 +404,7 @@ function iceland(env: PeppolEnv, node: UblNode): void {
 const KVK_OR_OIN = (n: UblNode) => { const s = ` ${n.attrs.schemeID ?? ""} `; return (n.attrs.schemeID !== undefined && (s.includes(" 0106 ") || s.includes(" 0190 "))) && norm(n) !== ""; };
 const fullAddress = (a: UblNode) => !!(child(a, "cbc:StreetName") && child(a, "cbc:CityName") && child(a, "cbc:PostalZone"));
 
-function netherlands(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
+function netherlands(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   const parent = node.parent;
   switch (node.qname) {
     case "cbc:CreditNoteTypeCode":
@@ -453,7 +453,7 @@ const EMAIL = /^[^@ \t\r\n]+@([^@. \t\r\n]+\.)+[^@. \t\r\n]+$/;
 const hasThreeDigits = (s: string) => (s.match(/[0-9]/g)?.length ?? 0) >= 3;
 const URL = /^([a-zA-Z])([a-zA-Z0-9+.-])+:/;
 
-function germanyDocument(env: PeppolEnv): void {
+function germanyDocument(env: PeppolFacts): void {
   const root = env.root;
   if (!child(root, "cac:PaymentMeans")) env.report("DE-R-001", "fatal", "Between German parties the invoice must give payment instructions (PaymentMeans, BG-16).", root);
   if (!children(root, "cbc:BuyerReference").some(filled)) env.report("DE-R-015", "fatal", "Between German parties the buyer reference (BT-10, the Leitweg-ID for public buyers) is required.", root);
@@ -489,7 +489,7 @@ function germanSkontoOk(root: UblNode): boolean {
   return lines.every((l) => SKONTO.test(normalizeSpace(l))) && tailOk;
 }
 
-function germany(env: PeppolEnv, node: UblNode): void {
+function germany(env: PeppolFacts, node: UblNode): void {
   const root = env.root, parent = node.parent;
   switch (node.qname) {
     case "cac:ExternalReference":

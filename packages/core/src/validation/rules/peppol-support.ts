@@ -6,8 +6,8 @@ import { dec, lit, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";
 
-/** The environment every Peppol rule gets. */
-export interface PeppolEnv {
+/** The facts of one document every Peppol rule reads (the Schematron's document-wide variables), computed once per document. */
+export interface PeppolFacts {
   readonly ctx: RuleContext;
   readonly root: UblNode;
   /** The root is a UBL Invoice (`/ubl-invoice:Invoice`). */
@@ -77,7 +77,7 @@ export function rawOne(nodes: UblNode[]): Value {
 const upperOne = (nodes: UblNode[]): Value => { const v = normOne(nodes); return v === null ? null : v.toUpperCase(); };
 
 /** Computes the document-wide variables of the Peppol rules. */
-export function peppolEnv(ctx: RuleContext): PeppolEnv {
+export function peppolFacts(ctx: RuleContext): PeppolFacts {
   const root = ctx.root;
   const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
   const customers = select(root, "cac:AccountingCustomerParty/cac:Party");

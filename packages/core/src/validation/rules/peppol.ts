@@ -3,18 +3,18 @@
 // The rules live in peppol-bis.ts (Peppol's own) and peppol-national.ts (NO, DK, IT, SE, GR, IS, NL, DE).
 import type { RuleFamily, UblNode } from "../../document/model.js";
 import { codeRules, documentRules, emptyElement, mainRules } from "./peppol-bis.js";
-import { nationalDocumentRules, nationalEnv, nationalRules, type NationalEnv } from "./peppol-national.js";
-import { peppolEnv, type PeppolEnv } from "./peppol-support.js";
+import { nationalDocumentRules, nationalFacts, nationalRules, type NationalFacts } from "./peppol-national.js";
+import { peppolFacts, type PeppolFacts } from "./peppol-support.js";
 
 export const peppolRules: RuleFamily = (ctx) => {
-  const env = peppolEnv(ctx);
-  const nat = nationalEnv(env);
+  const env = peppolFacts(ctx);
+  const nat = nationalFacts(env);
   documentRules(env);
   nationalDocumentRules(env, nat);
   visit(env, nat, ctx.root);
 };
 
-function visit(env: PeppolEnv, nat: NationalEnv, node: UblNode): void {
+function visit(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   emptyElement(env, node);
   mainRules(env, node);
   if (nat.any) nationalRules(env, nat, node);

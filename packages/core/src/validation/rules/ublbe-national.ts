@@ -8,8 +8,8 @@
 import { child, children, first, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { greekTinValid } from "./peppol-checkdigits.js";
-import { nationalDocumentRules, nationalEnv, nationalRules } from "./peppol-national.js";
-import { peppolEnv, q, xlength, xsubstring } from "./peppol-support.js";
+import { nationalDocumentRules, nationalFacts, nationalRules } from "./peppol-national.js";
+import { peppolFacts, q, xlength, xsubstring } from "./peppol-support.js";
 
 /** The national rule ids GLOBALUBL.BE 1.31 carries that the 2026.5 visitors give the same verdict for, with UBL.BE's flag. */
 const CARRIED: ReadonlyMap<string, "fatal" | "warning"> = new Map([
@@ -31,8 +31,8 @@ export const ublbeNationalRules: RuleFamily = (ctx) => {
       if (flag) ctx.report(rule, flag, message, node);
     },
   };
-  const env = peppolEnv(carried);
-  const nat = nationalEnv(env);
+  const env = peppolFacts(carried);
+  const nat = nationalFacts(env);
   nationalDocumentRules(env, nat);
   if (nat.any) {
     const visit = (n: UblNode): void => {
