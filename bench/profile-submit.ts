@@ -3,7 +3,7 @@
 //   pnpm exec tsx --conditions=source bench/profile-submit.ts 20 2000      # 20-line invoices, 2,000 submits
 //   pnpm exec tsx --conditions=source bench/profile-submit.ts 10000 4      # 10,000-line invoices, 4 submits
 //
-// Each submit is what `POST /v1/peppol/invoice` does: `submitInvoiceJson` on the raw JSON body, a
+// Each submit is what `POST /v1/peppol/invoice` does: `submitInvoiceBody` on the raw JSON body, a
 // durable PGlite store (on disk, as the example server runs it), participant discovery through a
 // warmed cache. Workers are off, so every step runs on this thread and shows in one profile. After
 // a warm-up, V8's sampling profiler (the one behind `node --cpu-prof`, 100 µs interval) records
@@ -14,7 +14,7 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { cachedDiscovery, configureInvoiceWorkers, readInvoice, sandboxDiscovery, submitInvoiceJson, type CoreOptions } from "../packages/core/src/index.ts";
+import { cachedDiscovery, configureInvoiceWorkers, readInvoice, sandboxDiscovery, submitInvoiceBody, type CoreOptions } from "../packages/core/src/index.ts";
 import { fromPGlite, postgresStore } from "../packages/postgres/src/index.ts";
 import { largeInvoice } from "./lib/corpus.ts";
 import { distinctBase64, eligibleCompany, invoiceBody } from "./lib/setup.ts";
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
       const bodies = Array.from({ length: n }, body);
       const started = process.cpuUsage();
       for (const b of bodies) {
-        const r = await submitInvoiceJson(store, auth, b, options);
+        const r = await submitInvoiceBody(store, auth, b, options);
         if (!r.success) throw new Error(`not accepted: ${r.errorMessage}`);
       }
       const cpu = process.cpuUsage(started);

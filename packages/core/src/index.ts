@@ -1,6 +1,6 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
 export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode, type RuleError } from "./domain/errors.js";
-export { validateDocument, validateDocumentJson } from "./use-cases/validate.js";
+export { validateDocument, validateDocumentBody, validateDocumentJson } from "./use-cases/validate.js";
 export { validateInvoice } from "./document/validate.js";
 export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";
 export {
@@ -84,7 +84,7 @@ export {
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { getInvoiceDocument, getInvoiceDocumentData } from "./use-cases/document.js";
-export { submitCreditNote, submitCreditNoteJson, submitInvoice, submitInvoiceJson } from "./use-cases/submit.js";
+export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";
 export { invoiceView, clientView } from "./domain/views.js";

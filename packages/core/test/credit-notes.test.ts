@@ -14,9 +14,9 @@ import {
   invoiceView,
   listInvoices,
   submitCreditNote,
-  submitCreditNoteJson,
+  submitCreditNoteBody,
   submitInvoice,
-  submitInvoiceJson,
+  submitInvoiceBody,
 } from "../src/index.js";
 import { CORPUS_DIR, readIndex } from "./support/corpus.js";
 import { setup } from "./support/setup.js";
@@ -189,12 +189,12 @@ describe("credit notes read on a worker thread", () => {
     const json = (xml: string) => new TextEncoder().encode(JSON.stringify({ xml, targetNetwork: "peppol" }));
     const viaBase64 = await submitCreditNote(store, auth, { xml: note, targetNetwork: "peppol" }, options);
     expect(viaBase64.status).toBe("sending");
-    const viaJson = await submitCreditNoteJson(store, auth, json(note), options);
+    const viaJson = await submitCreditNoteBody(store, auth, json(note), options);
     expect(viaJson).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(viaBase64.submissionId) });
     expect(await getInvoice(store, auth, viaBase64.submissionId)).toMatchObject({ documentType: "creditNote", billingReference: "123" });
-    const toInvoicePath = await errorOf(submitInvoiceJson(store, auth, json(note), options));
+    const toInvoicePath = await errorOf(submitInvoiceBody(store, auth, json(note), options));
     expect(toInvoicePath.message).toContain("POST /v1/peppol/credit-note");
-    const invoiceHere = await errorOf(submitCreditNoteJson(store, auth, json(b64(invoiceXml())), options));
+    const invoiceHere = await errorOf(submitCreditNoteBody(store, auth, json(b64(invoiceXml())), options));
     expect(invoiceHere.message).toContain("POST /v1/peppol/invoice");
     expect((await errorOf(submitCreditNote(store, auth, { xml: b64(invoiceXml()) }, options))).message).toContain("POST /v1/peppol/invoice");
     expect(invoiceWorkerCount()).toBeGreaterThan(0); // they went through the worker

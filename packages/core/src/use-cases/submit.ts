@@ -74,32 +74,37 @@ async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext,
  * `transfer: true` a large body's memory is handed to the worker instead of copied: each buffer
  * that is exactly its own ArrayBuffer (as socket reads are) is empty afterwards.
  *
- * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceJson(store, auth, req.body) }))
+ * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceBody(store, auth, req.body) }))
  */
-export async function submitInvoiceJson(
+export async function submitInvoiceBody(
   store: Store,
   auth: AuthContext,
   rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
-  return submitUblJson("Invoice", store, auth, rawBody, options);
+  return submitUblBody("Invoice", store, auth, rawBody, options);
 }
 
 /**
- * `submitCreditNote` from the raw bytes of the JSON body, as `submitInvoiceJson` is `submitInvoice`'s.
+ * `submitCreditNote` from the raw bytes of the JSON body, as `submitInvoiceBody` is `submitInvoice`'s.
  *
- * @example app.post("/v1/peppol/credit-note", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitCreditNoteJson(store, auth, req.body) }))
+ * @example app.post("/v1/peppol/credit-note", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitCreditNoteBody(store, auth, req.body) }))
  */
-export async function submitCreditNoteJson(
+export async function submitCreditNoteBody(
   store: Store,
   auth: AuthContext,
   rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<Submission> {
-  return submitUblJson("CreditNote", store, auth, rawBody, options);
+  return submitUblBody("CreditNote", store, auth, rawBody, options);
 }
 
-async function submitUblJson(
+/** @deprecated The former name of `submitInvoiceBody` (it takes the raw bytes of the body, not parsed JSON), kept so existing callers still build. */
+export const submitInvoiceJson = submitInvoiceBody;
+/** @deprecated The former name of `submitCreditNoteBody`, kept so existing callers still build. */
+export const submitCreditNoteJson = submitCreditNoteBody;
+
+async function submitUblBody(
   root: UblDocumentType,
   store: Store,
   auth: AuthContext,

@@ -14,7 +14,7 @@ import { resolveOptions, type CoreOptions } from "./options.js";
  * ask; nothing is stored. Throws the `ApiError` of a body of the wrong shape (400, naming the JSON
  * pointer for data) or of a document the rules cannot read (422 with the codes of submit:
  * `invalid_base64_xml`, `single_xml_only`, `invalid_ubl_xml`). Runs on the calling thread:
- * `validateDocumentJson` reads a large body off the event loop.
+ * `validateDocumentBody` reads a large body off the event loop.
  *
  * @example const report = validateDocument({ xml: base64 })
  * @example const { valid, errors, document } = validateDocument({ invoice: data })
@@ -31,13 +31,13 @@ export function validateDocument(body: unknown, options?: CoreOptions): Validati
 
 /**
  * `validateDocument` from the raw bytes of the JSON body (one buffer or the chunks as they arrived), as
- * `submitInvoiceJson` is `submitInvoice`'s: a body over the worker threshold (512 KiB) is parsed and
+ * `submitInvoiceBody` is `submitInvoice`'s: a body over the worker threshold (512 KiB) is parsed and
  * validated on a worker thread, so the event loop keeps serving other requests. With `transfer` the
  * chunks are handed to the worker without a copy (they are emptied).
  *
- * @example app.post("/v1/validate", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await validateDocumentJson(req.body) }))
+ * @example app.post("/v1/validate", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await validateDocumentBody(req.body) }))
  */
-export async function validateDocumentJson(
+export async function validateDocumentBody(
   rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
 ): Promise<ValidationReport & { document?: string }> {
@@ -49,3 +49,6 @@ export async function validateDocumentJson(
     metrics.validationDuration((performance.now() - started) / 1000);
   }
 }
+
+/** @deprecated The former name of `validateDocumentBody` (it takes the raw bytes of the body, not parsed JSON), kept so existing callers still build. */
+export const validateDocumentJson = validateDocumentBody;

@@ -37,7 +37,7 @@ export function jsonBody(limit: number): RequestHandler[] {
 }
 
 /**
- * Reads a JSON body as raw bytes, for routes whose core call parses it (`submitInvoiceJson`: a
+ * Reads a JSON body as raw bytes, for routes whose core call parses it (`submitInvoiceBody`: a
  * large body is parsed off the event loop). `req.body` is the chunks as they arrived (a Buffer[],
  * never joined here: a large body is joined on the worker that reads it), or for a compressed body
  * (Content-Encoding) the inflated Buffer. A request with no body gets `req.body` undefined; a body

@@ -27,12 +27,12 @@ import {
   ListInvoicesQuerySchema,
   revokeApiKey,
   submitCreditNote,
-  submitCreditNoteJson,
+  submitCreditNoteBody,
   submitInvoice,
-  submitInvoiceJson,
+  submitInvoiceBody,
   SubmissionSchema,
   validateDocument,
-  validateDocumentJson,
+  validateDocumentBody,
   ValidateRequestSchema,
   ValidationReportSchema,
   type CoreOptions,
@@ -74,7 +74,7 @@ function submitRoute(r: {
   examples: Record<string, { summary: string; value: unknown }>;
   noun: "invoice" | "credit note";
   submit: typeof submitInvoice | typeof submitCreditNote;
-  submitJson: typeof submitInvoiceJson;
+  submitBody: typeof submitInvoiceBody;
   schema: typeof InvoiceRequestSchema | typeof CreditNoteRequestSchema;
 }): Route<V1Deps> {
   return {
@@ -99,7 +99,7 @@ function submitRoute(r: {
       // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
       data:
         Buffer.isBuffer(body) || Array.isArray(body)
-          ? await r.submitJson(deps.store, auth, body, { ...deps.options, transfer: true })
+          ? await r.submitBody(deps.store, auth, body, { ...deps.options, transfer: true })
           : await r.submit(deps.store, auth, {} as never, deps.options),
     }),
   };
@@ -127,7 +127,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     examples: SUBMIT_EXAMPLES,
     noun: "invoice",
     submit: submitInvoice,
-    submitJson: submitInvoiceJson,
+    submitBody: submitInvoiceBody,
     schema: InvoiceRequestSchema,
   }),
   submitRoute({
@@ -139,7 +139,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     examples: CREDIT_NOTE_EXAMPLES,
     noun: "credit note",
     submit: submitCreditNote,
-    submitJson: submitCreditNoteJson,
+    submitBody: submitCreditNoteBody,
     schema: CreditNoteRequestSchema,
   }),
   {
@@ -165,7 +165,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     ],
     // The raw bytes go to the core: a large body is parsed and validated off the event loop.
     handle: async ({ deps, body }) => ({
-      data: Buffer.isBuffer(body) || Array.isArray(body) ? await validateDocumentJson(body, { ...deps.options, transfer: true }) : validateDocument({}, deps.options),
+      data: Buffer.isBuffer(body) || Array.isArray(body) ? await validateDocumentBody(body, { ...deps.options, transfer: true }) : validateDocument({}, deps.options),
     }),
   },
   {
