@@ -1,7 +1,7 @@
 // The KSeF invoice verification link (KOD I), as CIRFMF/ksef-docs kody-qr.md defines it since
 // December 2025: {qr host}/invoice/{seller NIP}/{issue date DD-MM-YYYY}/{SHA-256 of the FA(3), base64url}.
 import { createHash } from "node:crypto";
-import { sellerNipOf, vatId } from "./fa3.js";
+import { sellerNipOf, vatId } from "./fa3/parties.js";
 import { childOf, firstAt, text, type Fa3Node } from "./model.js";
 
 /**

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import Big from "big.js";
 import { describe, expect, it } from "vitest";
-import { CORPUS_DIR } from "../../../testdata/index.js";
 import { Fa3MappingError, toFa3 } from "../src/index.js";
+import { corpusInvoices as corpusList, corpusXml, withPolishSeller } from "./support/corpus.js";
 import { fa3Values, ublTree } from "./support/tree.js";
 import { fa3SchemaErrors } from "./support/xsd.js";
 import { ublCreditNote, ublInvoice, type Cat, type GenInvoice, type GenTotals } from "./support/ubl.js";
@@ -328,19 +326,14 @@ describe("toFa3: what does not map fails naming the field", () => {
 
 // The corpus: every UBL Invoice either maps to a valid FA(3) whose totals equal the UBL totals, or
 // fails with a Fa3MappingError naming the field (most corpus sellers are not Polish taxpayers).
-const corpusInvoices = readFileSync(resolve(CORPUS_DIR, "INDEX.tsv"), "utf8")
-  .split(/\r?\n/)
-  .slice(1)
-  .map((l) => l.split("\t"))
-  .filter((c) => c[1] === "Invoice" || c[1] === "CreditNote")
-  .map((c) => c[0]!);
+const corpusInvoices = corpusList();
 
 describe("toFa3 on the corpus", () => {
   it("maps each corpus invoice or fails with a Fa3MappingError naming an FA(3) field, never another error", async () => {
     expect(corpusInvoices.length).toBeGreaterThan(100);
     const outcome = { mapped: 0, failed: new Map<string, number>() };
     for (const path of corpusInvoices) {
-      const xml = readFileSync(resolve(CORPUS_DIR, path), "utf8");
+      const xml = corpusXml(path);
       const root = ublTree(xml);
       let fa3: string;
       try {
@@ -368,14 +361,10 @@ describe("toFa3 on the corpus", () => {
     let credits = 0;
     const failed = new Map<string, number>();
     for (const path of corpusInvoices) {
-      const xml = readFileSync(resolve(CORPUS_DIR, path), "utf8");
-      const root = ublTree(xml);
+      const xml = corpusXml(path);
       // The seller's VAT identifier (BT-31) becomes a Polish NIP; everything else is the corpus document.
-      const seller = root.children.find((c) => c.qname === "cac:AccountingSupplierParty")?.children.find((c) => c.qname === "cac:Party");
-      const vat = seller?.children.filter((c) => c.qname === "cac:PartyTaxScheme").find((p) => p.children.some((t) => t.qname === "cac:TaxScheme" && t.children.some((i) => i.qname === "cbc:ID" && i.text.trim() === "VAT")));
-      const id = vat?.children.find((c) => c.qname === "cbc:CompanyID");
-      if (!id) continue;
-      (id as { text: string }).text = "PL5260250995";
+      const root = withPolishSeller(ublTree(xml));
+      if (!root) continue;
       let fa3: string;
       try {
         // The corrected invoices of a credit note, said to be issued outside KSeF.
