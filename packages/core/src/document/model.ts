@@ -30,6 +30,31 @@ export interface UblNode {
   readonly parent: UblNode | null;
   /** 1-based position among the parent's children with the same qname (for locations). */
   readonly index: number;
+  /** Values the helpers computed from this element, kept on it (see `memoOn`); undefined until one is. */
+  memo?: Map<symbol, unknown> | undefined;
+}
+
+/**
+ * A value computed once from `node` and kept on the node itself, under `key`: it lives exactly as long as
+ * the document. (A WeakMap keyed by nodes is the obvious cache, but V8's young-generation collector treats
+ * a long-lived WeakMap's keys as reachable: every document validated then survives its first collections,
+ * is promoted to the old generation and costs a full collection. Over 20,000 documents read and checked:
+ * 22 mark-compacts and scavenges of 50 ms instead of one and 2 ms, docs/performance.md.)
+ */
+export function memoOn<T>(node: UblNode, key: symbol, make: (node: UblNode) => T): T {
+  let memo = node.memo;
+  if (memo === undefined) node.memo = memo = new Map();
+  else if (memo.has(key)) return memo.get(key) as T;
+  const value = make(node);
+  memo.set(key, value);
+  return value;
+}
+
+/** The root element of the document `node` is in. */
+export function rootOf(node: UblNode): UblNode {
+  let n = node;
+  while (n.parent !== null) n = n.parent;
+  return n;
 }
 
 /** The prefixes rules may use in qnames. */
@@ -62,22 +87,22 @@ export function children(node: UblNode | null | undefined, qname: string): UblNo
 // once, so that a rule asking the root for one element per line does not scan every line each time: the
 // cost of the rules stays linear in the document.
 const INDEX_FROM = 16;
-const childIndexes = new WeakMap<UblNode, Map<string, UblNode[]>>();
+const CHILD_INDEX = Symbol("children by qname");
 const NONE: readonly UblNode[] = Object.freeze([]);
+
+function indexChildren(node: UblNode): Map<string, UblNode[]> {
+  const index = new Map<string, UblNode[]>();
+  for (const c of node.children) {
+    const list = index.get(c.qname);
+    if (list) list.push(c);
+    else index.set(c.qname, [c]);
+  }
+  return index;
+}
 
 /** The children of `node` with this qname, read-only (shared by every caller). */
 function named(node: UblNode, qname: string): readonly UblNode[] {
-  let index = childIndexes.get(node);
-  if (!index) {
-    index = new Map();
-    for (const c of node.children) {
-      const list = index.get(c.qname);
-      if (list) list.push(c);
-      else index.set(c.qname, [c]);
-    }
-    childIndexes.set(node, index);
-  }
-  return index.get(qname) ?? NONE;
+  return memoOn(node, CHILD_INDEX, indexChildren).get(qname) ?? NONE;
 }
 
 /**

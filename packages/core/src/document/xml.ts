@@ -60,6 +60,7 @@ export class XmlNode implements UblNode {
   text = "";
   children: UblNode[] = NO_CHILDREN;
   index = 1;
+  memo: Map<symbol, unknown> | undefined = undefined;
   constructor(
     readonly ns: string,
     readonly name: string,

@@ -82,12 +82,16 @@ function lineNet(line: InvoiceLine): ComputedLine {
 }
 
 // The totals of a parsed InvoiceData, computed once: the schema's check computes them, the writer reuses them.
-const computed = new WeakMap<InvoiceData, ComputedTotals>();
+// They are kept on the object itself, under a symbol and not enumerable (JSON and equality never see them): a
+// WeakMap keyed by each request's data would keep every one alive through V8's young-generation collections.
+const TOTALS = Symbol("computed totals");
 
 /** Computes every amount the service writes. Pure; never a float. Computed once per parsed object. */
 export function computeTotals(data: InvoiceData): ComputedTotals {
-  let t = computed.get(data);
-  if (!t) computed.set(data, (t = compute(data)));
+  const kept = (data as { [TOTALS]?: ComputedTotals })[TOTALS];
+  if (kept !== undefined) return kept;
+  const t = compute(data);
+  if (Object.isExtensible(data)) Object.defineProperty(data, TOTALS, { value: t, enumerable: false });
   return t;
 }
 

@@ -17,6 +17,7 @@ class Node implements UblNode {
   text = "";
   children: Node[] = [];
   index = 1;
+  memo: Map<symbol, unknown> | undefined = undefined;
   /** The JSON pointer of the field that produced this element, when one did (descendants inherit it). */
   pointer: string | undefined = undefined;
   /** How many children of each qname so far (for `index`), once a parent has many. */

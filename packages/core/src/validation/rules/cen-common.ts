@@ -1,27 +1,28 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
 import { dec, lit, type Decimal } from "../decimal.js";
-import { NS, child, children, norm, normalizeSpace, stringValue, type UblNode } from "../../document/model.js";
+import { NS, child, children, memoOn, norm, normalizeSpace, rootOf, stringValue, type UblNode } from "../../document/model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
-const indexes = new WeakMap<UblNode, Map<string, UblNode[]>>();
+const BY_QNAME = Symbol("elements by qname");
+const NONE: readonly UblNode[] = Object.freeze([]);
+
+function indexByQname(root: UblNode): Map<string, UblNode[]> {
+  const index = new Map<string, UblNode[]>();
+  const stack: UblNode[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    const list = index.get(n.qname);
+    if (list) list.push(n);
+    else index.set(n.qname, [n]);
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+  }
+  return index;
+}
 
 /** Every element named `qname` in the document of `root` (XPath `//qname`), in document order. */
 export function all(root: UblNode, qname: string): readonly UblNode[] {
-  let index = indexes.get(root);
-  if (!index) {
-    index = new Map();
-    const stack: UblNode[] = [root];
-    while (stack.length) {
-      const n = stack.pop()!;
-      const list = index.get(n.qname);
-      if (list) list.push(n);
-      else index.set(n.qname, [n]);
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
-    }
-    indexes.set(root, index);
-  }
-  return index.get(qname) ?? [];
+  return memoOn(root, BY_QNAME, indexByQname).get(qname) ?? NONE;
 }
 
 /** The Schematron contexts `/ubl:Invoice` and `/cn:CreditNote`: the root in its UBL namespace. */
@@ -81,12 +82,14 @@ export const categoryCode = (category: UblNode): string => norm(child(category, 
 /** `xs:decimal(node)`: the decimal value of an element, or null when absent or not a decimal. */
 export function decOf(node: UblNode | null | undefined): Decimal | null {
   if (!node) return null;
+  const decimals = memoOn(rootOf(node), DECIMALS, newDecimals);
   let v = decimals.get(node);
   if (v === undefined) decimals.set(node, (v = dec(stringValue(node))));
   return v;
 }
-// Decimals read once per element (the VAT sums read the same amounts and rates for each breakdown).
-const decimals = new WeakMap<UblNode, Decimal | null>();
+// Decimals read once per element (the VAT sums read the same amounts and rates for each breakdown), kept by the document's root.
+const DECIMALS = Symbol("decimals by element");
+const newDecimals = (): Map<UblNode, Decimal | null> => new Map();
 
 /** `xs:decimal(path)` on the first element at a child path. */
 export function decAt(node: UblNode | null | undefined, qname: string): Decimal | null {

@@ -9,7 +9,7 @@
 // The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
 // ID is normalised); each difference is kept and commented where it is.
 import { round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, norm, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, memoOn, norm, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import {
   all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
 } from "./cen-common.js";
@@ -361,11 +361,13 @@ const matchedOf = (categories: UblNode[]): Matched => {
   return { codes, rates };
 };
 
-const sumsCache = new WeakMap<UblNode, CategorySums>();
+const SUMS = Symbol("VAT category sums");
 
 function categorySums(root: UblNode): CategorySums {
-  const cached = sumsCache.get(root);
-  if (cached) return cached;
+  return memoOn(root, SUMS, computeCategorySums);
+}
+
+function computeCategorySums(root: UblNode): CategorySums {
   const sums = new Map<string, Decimal>();
   const parts = new Map<string, { shown: string[]; count: number }>();
   // Only the nine category codes are ever asked for.
@@ -412,7 +414,6 @@ function categorySums(root: UblNode): CategorySums {
     sAllowanceRates: sRates(all(root, "cac:AllowanceCharge"), (ac) => children(ac, "cac:TaxCategory")),
     sLineRates: new Map(LINE_KINDS.map((kind) => [kind, sRates(all(root, kind), lineCategories)])),
   };
-  sumsCache.set(root, result);
   return result;
 }
 
