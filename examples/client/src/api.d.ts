@@ -1135,7 +1135,7 @@ export interface components {
             events: components["schemas"]["InvoiceEvent"][];
             /** @description The warning rules of the rule sets that apply (EN 16931, Peppol BIS Billing 3.0, a national CIUS) the document breaks (they never block a submission). */
             warnings: components["schemas"]["RuleFinding"][];
-            /** @description For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256) that is not failed. Null otherwise. */
+            /** @description For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256; for a document sent as data, also the same kind and number, BT-1) that is not failed. Null otherwise. */
             duplicateOf: string | null;
         };
         Party: {

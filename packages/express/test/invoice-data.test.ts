@@ -147,6 +147,25 @@ describe("GET /v1/invoices/{id}/document", () => {
     expect(Buffer.compare(back.body as Buffer, raw)).toBe(0);
   });
 
+  it("answers a second invoice with an active one's number (other bytes) 200 failed naming it, small and large (read on a worker) alike", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    // Over the worker threshold (512 KiB of body): the document is built on a worker thread.
+    const attachments = [{ id: "ATT-1", description: "Scan", filename: "scan.pdf", mimeCode: "application/pdf", content: Buffer.alloc(600 * 1024, 7).toString("base64") }];
+    for (const [number, extra] of [["DUP-SMALL", {}], ["DUP-LARGE", { attachments }]] as const) {
+      const first = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: { ...invoice(), ...extra, number } });
+      expect(first.body.data).toMatchObject({ success: true, status: "sending" });
+      const second = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ invoice: { ...invoice(), ...extra, number, notes: ["Changed."] } });
+      expect(second.status).toBe(200);
+      expect(second.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(`Duplicate invoice number: "${number}"`) });
+      const read = await request(app).get(`/v1/invoices/${second.body.data.submissionId}`).set(bearer(apiKey));
+      expect(read.body.data).toMatchObject({ status: "failed", duplicateOf: first.body.data.submissionId });
+    }
+    // A credit note numbered like an invoice is another document.
+    const cn = await request(app).post("/v1/peppol/credit-note").set(bearer(apiKey)).send({ creditNote: { ...creditNote(), number: "DUP-SMALL" } });
+    expect(cn.body.data.status).toBe("sending");
+  });
+
   it("answers 409 document_not_available for a failed submission and 404 for another company's or an unknown id", async () => {
     const { app } = makeApp();
     const { apiKey } = await eligibleAccount(app);

@@ -436,6 +436,58 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${s}.webhooks ADD COLUMN previous_secret_expires_at timestamptz(3)`,
     ],
   },
+  {
+    version: 14,
+    name: "The number rule: a document built from the invoice as data is refused while the company has an active one of its kind with the same number",
+    statements: (s) => [
+      // Set on submissions whose document the service built from InvoiceData (invoice / creditNote);
+      // every row written before was sent as xml (or built before the rule, which did not apply then).
+      `ALTER TABLE ${s}.invoices ADD COLUMN from_data boolean NOT NULL DEFAULT false`,
+      // The number rule, kept by the database among documents built from data: one active one per
+      // company, kind and number. (An earlier one sent as xml is found by the store's look-up before
+      // the insert; xml submissions themselves are held to the sha256 rule only.)
+      `CREATE UNIQUE INDEX invoices_active_number_key ON ${s}.invoices (company_id, document_type, invoice_number) WHERE status <> 'failed' AND from_data`,
+      // insert_accepted takes from_data after the facts (the order of INVOICE_WRITE in rows.ts): a
+      // second function of that name, one argument longer. Migration 12's stays, so that instances of
+      // the previous version keep writing (from_data false) during a rolling upgrade.
+      `CREATE FUNCTION ${s}.insert_accepted(
+        p_id uuid, p_company_id uuid, p_status text, p_target_network text, p_network text, p_error_message text,
+        p_invoice_number text, p_issue_date text, p_due_date text, p_currency text,
+        p_total_tax_exclusive text, p_total_tax_inclusive text, p_total_payable text,
+        p_supplier jsonb, p_recipient jsonb, p_sha256 text, p_size integer,
+        p_created_at timestamptz, p_updated_at timestamptz, p_events jsonb, p_warnings jsonb, p_document_type text, p_billing_reference text, p_facts jsonb, p_from_data boolean,
+        p_client_id uuid, p_client_key text, p_client_endpoint_id text, p_client_name text, p_client_vat_id text, p_client_country text,
+        p_content_hex text, p_content_encoding text
+      ) RETURNS uuid LANGUAGE plpgsql AS $body$
+      DECLARE
+        v_client_id uuid;
+      BEGIN
+        IF p_client_key IS NOT NULL THEN
+          INSERT INTO ${s}.clients AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+          VALUES (p_client_id, p_company_id, p_client_key, p_client_endpoint_id, p_client_name, p_client_vat_id, p_client_country, 1, p_created_at, p_created_at)
+          ON CONFLICT (company_id, key) DO UPDATE SET
+            invoice_count = cl.invoice_count + 1,
+            last_invoice_at = EXCLUDED.last_invoice_at,
+            name = EXCLUDED.name,
+            vat_id = EXCLUDED.vat_id,
+            country = EXCLUDED.country
+          RETURNING cl.id INTO v_client_id;
+        END IF;
+        INSERT INTO ${s}.invoices (id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+          currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, sha256, size, created_at, updated_at, events, warnings, document_type, billing_reference, facts, from_data,
+          client_id, attempts, next_attempt_at)
+        VALUES (p_id, p_company_id, p_status, p_target_network, p_network, p_error_message, p_invoice_number, p_issue_date, p_due_date,
+          p_currency, p_total_tax_exclusive, p_total_tax_inclusive, p_total_payable, p_supplier, p_recipient, p_sha256, p_size, p_created_at, p_updated_at, p_events, p_warnings, p_document_type, p_billing_reference, p_facts, p_from_data,
+          v_client_id, 0, CASE WHEN p_status = 'sending' THEN p_created_at END);
+        IF p_content_hex IS NOT NULL THEN
+          INSERT INTO ${s}.documents (invoice_id, company_id, content, content_encoding)
+          VALUES (p_id, p_company_id, decode(p_content_hex, 'hex'), p_content_encoding);
+        END IF;
+        RETURN v_client_id;
+      END
+      $body$`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -245,6 +245,7 @@ export const INVOICES = rowMapping({
     document_type: "text",
     billing_reference: "text",
     facts: "jsonb",
+    from_data: "boolean",
     client_id: "uuid",
     duplicate_of: "uuid",
     ksef_number: "text",
@@ -275,6 +276,7 @@ export const INVOICES = rowMapping({
     document_type: inv.documentType,
     billing_reference: inv.billingReference,
     facts: inv.facts ? jsonParam({ peppolDocumentType: inv.facts.peppolDocumentType, ruleSets: inv.facts.ruleSets }) : null,
+    from_data: inv.fromData === true,
     client_id: inv.clientId,
     duplicate_of: inv.duplicateOf ?? null,
     ksef_number: inv.ksefNumber,
@@ -319,6 +321,7 @@ export const INVOICES = rowMapping({
     })),
     duplicateOf: textOrNull(r.duplicate_of),
     ...factsOf(json(r.facts)),
+    ...(r.from_data === true || r.from_data === "t" ? { fromData: true } : {}),
   }),
 });
 
@@ -341,7 +344,7 @@ function factsOf(v: unknown): { facts?: InvoiceRecord["facts"] } {
  * write there: `duplicate_of` (migration 10, only for failed submissions: `INVOICE_WRITE_FAILED`),
  * `ksef_number` and `verification_url` (migration 11, set by the delivery that KSeF accepted; null
  * until then). In this order they are the first parameters of `insert_accepted` (migration 6, which
- * added `document_type` and `billing_reference` after `warnings`; migration 12, `facts` after them); a column added later that an
+ * added `document_type` and `billing_reference` after `warnings`; migration 12, `facts` after them; migration 14, `from_data` after `facts`); a column added later that an
  * accepted submission writes is set by a new version of that function.
  */
 const NOT_WRITTEN: readonly string[] = ["client_id", "duplicate_of", "ksef_number", "verification_url"];

@@ -73,6 +73,18 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
     return rows[0]?.id ?? null;
   }
 
+  /** The company's earliest active submission of this kind and number, the one of the same document (sha256) first; null when none. */
+  async function activeNumber(q: Queryable, companyId: string, documentType: string, invoiceNumber: string, sha256: string | null): Promise<{ id: string; same: boolean } | null> {
+    const { rows } = await q.query<{ id: string; same: boolean | null }>(
+      `SELECT id::text AS id, sha256 = $4 AS same FROM ${t.invoices}
+       WHERE company_id = $1::uuid AND invoice_number = $2 AND document_type = $3 AND status <> 'failed'
+       ORDER BY sha256 = $4 DESC NULLS LAST, created_at, id LIMIT 1`,
+      [companyId, invoiceNumber, documentType, sha256],
+    );
+    const r = rows[0];
+    return r ? { id: r.id, same: r.same === true } : null;
+  }
+
   async function insertApiKeyRow(q: Queryable, key: ApiKeyRecord): Promise<void> {
     await q.query(`INSERT INTO ${t.apiKeys} (${API_KEYS.list()}) VALUES (${API_KEYS.placeholders()})`, API_KEYS.params(key));
   }
@@ -187,7 +199,20 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         // `stored` is already this call's own copy: nothing is read back or cloned again.
         return { inserted: true, invoice: stored };
       }
+      // The number rule (a document built from data): an earlier active one of its kind and number,
+      // sent as xml or built, refuses it. Among built ones, the unique partial index
+      // invoices_active_number_key (migration 14) settles concurrent submissions below.
+      const number = stored.fromData && stored.invoiceNumber !== null ? stored.invoiceNumber : null;
+      const byNumber = async (): Promise<InsertSubmissionResult | null> => {
+        const earlier = await activeNumber(db, stored.companyId, stored.documentType, number!, stored.sha256);
+        if (!earlier) return null;
+        return earlier.same ? { inserted: false, duplicateOf: earlier.id } : { inserted: false, duplicateOf: earlier.id, rule: "number" };
+      };
       for (let attempt = 0; ; attempt++) {
+        if (number !== null) {
+          const refused = await byNumber();
+          if (refused) return refused;
+        }
         try {
           // One statement, so one round trip and atomic by itself: the client upsert, the invoice
           // (with its client), the document. The unique partial index refuses a second active
@@ -196,11 +221,15 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
           // What was written is what the caller gave, with the client's id: nothing read back, nothing cloned.
           return { inserted: true, invoice: { ...stored, clientId } };
         } catch (e) {
-          if (!(e instanceof DbError && e.code === "23505" && e.constraint === "invoices_active_sha256_key")) throw e;
-          // Under READ COMMITTED the winner is visible once it has committed.
-          const winner = await activeSubmission(db, stored.companyId, stored.sha256);
-          if (winner) return { inserted: false, duplicateOf: winner };
-          // The winner failed or rolled back in between: try again.
+          if (!(e instanceof DbError && e.code === "23505")) throw e;
+          if (e.constraint === "invoices_active_sha256_key") {
+            // Under READ COMMITTED the winner is visible once it has committed.
+            const winner = await activeSubmission(db, stored.companyId, stored.sha256);
+            if (winner) return { inserted: false, duplicateOf: winner };
+          } else if (e.constraint !== "invoices_active_number_key" || number === null) {
+            throw e;
+          }
+          // The winner failed or rolled back in between (or, for the number, is found at the top): try again.
           if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate submission");
         }
       }
@@ -209,6 +238,11 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
     async findActiveSubmission(companyId, sha256) {
       if (!isId(companyId)) return null;
       return activeSubmission(db, companyId, sha256);
+    },
+
+    async findActiveNumber(companyId, documentType, invoiceNumber) {
+      if (!isId(companyId)) return null;
+      return (await activeNumber(db, companyId, documentType, invoiceNumber, null))?.id ?? null;
     },
 
     async getInvoice(companyId, id) {

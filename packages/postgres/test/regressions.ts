@@ -173,6 +173,57 @@ export function testRegressions(label: string, harness: () => Harness): void {
         expect(rows).toEqual([{ n: 1 }]);
       });
 
+      it("keeps the number rule of documents built from data (migration 14): of two concurrent submits of one number through two store instances, exactly one is accepted", async () => {
+        const h = harness();
+        const schema = h.schema();
+        const a = await postgresStore({ db: h.connect(), schema });
+        const b = await postgresStore({ db: h.connect(), schema });
+        const auth = await eligibleCompany(a);
+        const data = JSON.parse(readFileSync(new URL("../../../examples/invoice.json", import.meta.url), "utf8")) as Record<string, unknown>;
+        for (let round = 0; round < 5; round++) {
+          const number = `RACE-${round}`;
+          // The same number, different bytes: the sha256 rule cannot tell them apart, the number rule must.
+          const [x, y] = await Promise.all([
+            submitInvoice(a, auth, { invoice: { ...data, number, notes: ["first"] } as never, targetNetwork: "peppol" }),
+            submitInvoice(b, auth, { invoice: { ...data, number, notes: ["second"] } as never, targetNetwork: "peppol" }),
+          ]);
+          expect([x.status, y.status].sort()).toEqual(["failed", "sending"]);
+          const [winner, loser] = x.status === "sending" ? [x, y] : [y, x];
+          expect(loser.errorMessage).toContain(`Duplicate invoice number: "${number}"`);
+          expect(loser.errorMessage).toContain(winner.submissionId);
+          expect((await getInvoice(a, auth, loser.submissionId)).duplicateOf).toBe(winner.submissionId);
+        }
+        const { rows } = await h
+          .connect()
+          .query<{ n: number }>(`SELECT count(*)::integer AS n FROM "${schema}".invoices WHERE company_id = $1::uuid AND status <> 'failed'`, [auth.companyId]);
+        expect(rows).toEqual([{ n: 5 }]);
+      });
+
+      it("has a unique partial index on the number of active documents built from data, which an xml row does not enter", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        const store = await postgresStore({ db, schema });
+        const { company } = await signUp(store);
+        const first = accepted(company.id, { invoiceNumber: "N-1", fromData: true });
+        expect((await store.insertSubmission(first)).inserted).toBe(true);
+        const copy = (status: string, fromData: boolean) =>
+          db.query(
+            `INSERT INTO "${schema}".invoices (id, company_id, status, target_network, invoice_number, document_type, from_data, supplier, recipient, sha256, size, created_at, updated_at, events)
+             SELECT $1::uuid, company_id, $2, target_network, invoice_number, document_type, $3, supplier, recipient, $4, size, created_at, updated_at, events
+             FROM "${schema}".invoices WHERE id = $5::uuid`,
+            [randomUUID(), status, fromData, randomUUID(), first.invoice.id],
+          );
+        const refused = await copy("sending", true).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(DbError);
+        expect((refused as DbError).constraint).toBe("invoices_active_number_key");
+        await expect(copy("failed", true)).resolves.toBeDefined();
+        await expect(copy("sending", false)).resolves.toBeDefined();
+      });
+
       it("keeps the document's bytes for a sending submission", async () => {
         const h = harness();
         const db = h.connect();

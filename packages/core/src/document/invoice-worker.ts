@@ -58,6 +58,7 @@ function readOne(req: WorkerRequest): WorkerReply {
       documentType: doc.documentType,
       warnings: doc.warnings,
       ruleSets: doc.ruleSets,
+      ...(doc.fromData ? { fromData: true } : {}),
       ...(targetNetwork ? { targetNetwork } : {}),
     };
     // piscina posts the value and transfers the buffer with it.

@@ -30,6 +30,8 @@ export interface ReadInvoice {
   warnings: ValidationItem[];
   /** The rule sets applied (the report's `ruleSets`). */
   ruleSets: string[];
+  /** True when the document was built from the invoice as data (`readDataDocument`), not read from `xml`. */
+  fromData?: boolean;
 }
 
 function tooLarge(bytes: number, limits: XmlLimits): ApiError {

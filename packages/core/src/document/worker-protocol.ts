@@ -44,6 +44,8 @@ export type WorkerReply =
       documentType: DocumentType | null;
       warnings: ValidationItem[];
       ruleSets: string[];
+      /** Built from the invoice as data. */
+      fromData?: boolean;
       /** For a JSON body: what it asked for. */
       targetNetwork?: TargetNetwork;
     }
@@ -76,5 +78,5 @@ export function rebuild(error: WorkerError): Error {
 
 /** The document of a reply that went through, with its bytes over the transferred buffer (no copy), or null. */
 export function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings, ruleSets: m.ruleSets } : null;
+  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings, ruleSets: m.ruleSets, ...(m.fromData ? { fromData: true } : {}) } : null;
 }

@@ -360,7 +360,7 @@ export const InvoiceSchema = z
     duplicateOf: z
       .uuid()
       .nullable()
-      .meta({ description: "For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256) that is not failed. Null otherwise." }),
+      .meta({ description: "For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256; for a document sent as data, also the same kind and number, BT-1) that is not failed. Null otherwise." }),
   })
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;

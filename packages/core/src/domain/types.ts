@@ -87,6 +87,12 @@ export interface InvoiceRecord extends Omit<Invoice, "duplicateOf"> {
   duplicateOf?: string | null;
   /** The pipeline's facts (submissions stored before they were kept have none: the dispatcher then reads the document). */
   facts?: DocumentFacts;
+  /**
+   * True when the document was built by the service from the invoice as data (`invoice` or
+   * `creditNote`), not sent as `xml`; absent or false otherwise. Such a submission is held to the
+   * number rule too (`Store.insertSubmission`): its number is new among the company's documents of its kind.
+   */
+  fromData?: boolean;
 }
 
 /** One per recipient identifier of a company (value compared case-insensitively). */

@@ -48,7 +48,15 @@ export interface NewSubmission {
 
 export type InsertSubmissionResult =
   | { inserted: true; invoice: InvoiceRecord }
-  | { inserted: false; duplicateOf: string };
+  | {
+      inserted: false;
+      duplicateOf: string;
+      /**
+       * `number`: refused by the number rule (a document built from data whose number an earlier
+       * submission of its kind already carries, in other bytes). Absent: the same document (sha256).
+       */
+      rule?: "number";
+    };
 
 export type CreateAccountResult = { created: true } | { created: false; reason: "email_taken" };
 
@@ -117,6 +125,15 @@ export interface Store {
    * `name`, `vatId`, `country` from this submission; `endpointId` and `id` stay), and set the
    * stored and returned invoice's `clientId` to that client's id.
    *
+   * The number rule, for a submission that is not `failed` and is `fromData` (built by the service
+   * from the invoice as data) with an `invoiceNumber`: MUST refuse it with `{inserted:false,
+   * duplicateOf, rule:"number"}` when the company already has a submission that is not `failed` with
+   * the same `documentType` and the same `invoiceNumber` (compared exactly), whether that one was
+   * built from data or sent as XML; when it is also the same document (sha256), the answer is the
+   * sha256 rule's (no `rule`). Atomically among `fromData` submissions: of any number of concurrent
+   * ones with one number, exactly one is inserted. A submission sent as XML (`fromData` absent or
+   * false) is held to the sha256 rule only, and may repeat a number.
+   *
    * A `failed` submission is always inserted, creates no client and counts for no client.
    * `ksefNumber` and `verificationUrl` are null on a new submission: only a delivered attempt sets
    * them (`DeliveryStore.completeAttempt`).
@@ -125,6 +142,12 @@ export interface Store {
 
   /** The id of the company's submission with this sha256 that is not failed, or null. */
   findActiveSubmission(companyId: string, sha256: string): Promise<string | null>;
+
+  /**
+   * The id of the company's earliest submission that is not failed, of this document kind and with
+   * this invoice number (BT-1, compared exactly), built from data or sent as XML; null when none.
+   */
+  findActiveNumber(companyId: string, documentType: DocumentKind, invoiceNumber: string): Promise<string | null>;
 
   /** The company's invoice, or null (also for another company's id). */
   getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;

@@ -155,6 +155,22 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(await f.b.findActiveSubmission(companyId, inv.sha256)).toBe(again.id);
     });
 
+    it("frees the number of a document built from data once its submission failed, and keeps it while delivered", async () => {
+      const inv = await submit(0, { invoiceNumber: "N-1", fromData: true });
+      const kept = await submit(0, { invoiceNumber: "N-2", fromData: true });
+      await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      const done = (id: string, status: "failed" | "delivered") =>
+        f.a.completeAttempt({ id, owner: "x", attempts: 1, status, errorMessage: status === "failed" ? "Unreachable." : null, event: { status, at: at(2), detail: "." }, nextAttemptAt: null, updatedAt: at(2) });
+      expect((await done(inv.id, "failed"))?.status).toBe("failed");
+      expect((await done(kept.id, "delivered"))?.status).toBe("delivered");
+      expect(await f.b.findActiveNumber(companyId, "invoice", "N-1")).toBeNull();
+      expect(await f.b.findActiveNumber(companyId, "invoice", "N-2")).toBe(kept.id);
+      const again = await submit(3, { invoiceNumber: "N-1", fromData: true });
+      expect(await f.b.findActiveNumber(companyId, "invoice", "N-1")).toBe(again.id);
+      const refused = await f.a.insertSubmission({ invoice: sampleInvoiceRecord(companyId, { invoiceNumber: "N-2", fromData: true, createdAt: at(4) }), document: new Uint8Array([1]), client: null });
+      expect(refused).toEqual({ inserted: false, duplicateOf: kept.id, rule: "number" });
+    });
+
     it("counts the submissions waiting to be sent (countQueued, when the store has it): leased or not, not delivered or failed", async () => {
       if (!f.a.countQueued) return;
       const base = await f.a.countQueued();

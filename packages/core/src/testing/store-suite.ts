@@ -32,7 +32,8 @@ function ts(n: number): string {
 /**
  * Registers a vitest `describe` block that checks `factory`'s store against the storage port's
  * contract: round trips, tenant scoping, the atomic duplicate rule (50 parallel identical
- * submissions yield one), client upserts and keyset ordering.
+ * submissions yield one), the number rule of documents built from data (20 parallel ones with one
+ * number yield one), client upserts and keyset ordering.
  *
  * @example testStore("memory", () => memoryStore())
  */
@@ -411,6 +412,62 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(inserted).toHaveLength(1);
         const winner = inserted[0]!.inserted ? inserted[0]!.invoice.id : "";
         for (const r of results) if (!r.inserted) expect(r.duplicateOf).toBe(winner);
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c?.invoiceCount).toBe(1);
+      });
+
+      it("refuses a document built from data whose kind and number an active submission has (built or sent as xml), naming the earliest, with rule number", async () => {
+        const xml = sampleInvoiceRecord(company.id, { invoiceNumber: "INV-7", createdAt: ts(1) });
+        await accept(xml);
+        // Sent as xml, a second one with the number is accepted: xml is held to the sha256 rule only.
+        const xml2 = sampleInvoiceRecord(company.id, { invoiceNumber: "INV-7", createdAt: ts(2) });
+        expect((await accept(xml2)).inserted).toBe(true);
+        const built = sampleInvoiceRecord(company.id, { invoiceNumber: "INV-7", fromData: true, createdAt: ts(3) });
+        expect(await accept(built)).toEqual({ inserted: false, duplicateOf: xml.id, rule: "number" });
+        expect(await store.getInvoice(company.id, built.id)).toBeNull();
+        expect(await store.findActiveNumber(company.id, "invoice", "INV-7")).toBe(xml.id);
+        const [c] = await store.listClients(company.id, { limit: 10, after: null });
+        expect(c?.invoiceCount).toBe(2);
+      });
+
+      it("answers a built document that repeats an active one byte for byte by the sha256 rule (no rule number)", async () => {
+        const first = sampleInvoiceRecord(company.id, { invoiceNumber: "INV-8", fromData: true, createdAt: ts(1) });
+        expect((await accept(first)).inserted).toBe(true);
+        const again = sampleInvoiceRecord(company.id, { invoiceNumber: "INV-8", fromData: true, sha256: first.sha256, createdAt: ts(2) });
+        expect(await accept(again)).toEqual({ inserted: false, duplicateOf: first.id });
+      });
+
+      it("keeps the number rule per company and document kind, exact in case and spaces, and lets failed submissions block nothing", async () => {
+        const first = sampleInvoiceRecord(company.id, { invoiceNumber: "CN-1", fromData: true, createdAt: ts(1) });
+        expect((await accept(first)).inserted).toBe(true);
+        expect((await store.getInvoice(company.id, first.id))?.fromData).toBe(true);
+        // A credit note numbered like the invoice is another document.
+        const creditNote = sampleInvoiceRecord(company.id, { invoiceNumber: "CN-1", documentType: "creditNote", fromData: true, createdAt: ts(2) });
+        expect((await accept(creditNote)).inserted).toBe(true);
+        for (const invoiceNumber of ["cn-1", "CN-1 ", "CN-10"]) {
+          expect((await accept(sampleInvoiceRecord(company.id, { invoiceNumber, fromData: true, createdAt: ts(3) }))).inserted).toBe(true);
+        }
+        const other = await newCompany();
+        expect((await accept(sampleInvoiceRecord(other.id, { invoiceNumber: "CN-1", fromData: true, createdAt: ts(4) }))).inserted).toBe(true);
+        // A failed one is always stored and holds no number.
+        const failedNumber = sampleInvoiceRecord(company.id, { invoiceNumber: "F-1", fromData: true, status: "failed", network: null, errorMessage: "no", createdAt: ts(5) });
+        expect((await store.insertSubmission({ invoice: failedNumber, document: null, client: null })).inserted).toBe(true);
+        expect(await store.findActiveNumber(company.id, "invoice", "F-1")).toBeNull();
+        expect((await accept(sampleInvoiceRecord(company.id, { invoiceNumber: "F-1", fromData: true, createdAt: ts(6) }))).inserted).toBe(true);
+        expect(await store.findActiveNumber(company.id, "creditNote", "CN-1")).toBe(creditNote.id);
+        expect(await store.findActiveNumber(other.id, "invoice", "F-1")).toBeNull();
+        expect(await store.findActiveNumber(company.id, "invoice", "nope")).toBeNull();
+      });
+
+      it("accepts exactly one of 20 parallel built documents with one number (different bytes)", async () => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => accept(sampleInvoiceRecord(company.id, { invoiceNumber: "RACE-1", fromData: true, createdAt: ts(i) }))),
+        );
+        const inserted = results.filter((r) => r.inserted);
+        expect(inserted).toHaveLength(1);
+        const winner = inserted[0]!.inserted ? inserted[0]!.invoice.id : "";
+        for (const r of results) if (!r.inserted) expect(r).toEqual({ inserted: false, duplicateOf: winner, rule: "number" });
+        expect(await store.findActiveNumber(company.id, "invoice", "RACE-1")).toBe(winner);
         const [c] = await store.listClients(company.id, { limit: 10, after: null });
         expect(c?.invoiceCount).toBe(1);
       });

@@ -191,15 +191,15 @@ async function submitChecked(
   // must be the NIP the company authenticates with); it would refuse it later (410) otherwise.
   const ksefProblem = decision.ok && decision.network === "ksef" ? ksefRefusal(root, company, doc, o) : null;
   if (ksefProblem) {
-    const earlier = await s.findActiveSubmission(company.id, doc.sha256);
-    if (earlier) return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier)), earlier))));
+    const earlier = await findDuplicate(s, company.id, doc);
+    if (earlier) return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
     throw ksefProblem;
   }
 
   if (!decision.ok) {
-    const earlier = await s.findActiveSubmission(company.id, doc.sha256);
-    const reason = earlier ? duplicateMessage(root, earlier) : decision.reason;
-    return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier))));
+    const earlier = await findDuplicate(s, company.id, doc);
+    const reason = earlier ? duplicateMessage(root, earlier, doc) : decision.reason;
+    return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier?.id ?? null))));
   }
 
   const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
@@ -220,7 +220,28 @@ async function submitChecked(
       : null,
   });
   if (result.inserted) return counted({ submissionId: id, success: true, status: "sending" });
-  return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, result.duplicateOf)), result.duplicateOf))));
+  const earlier: Duplicate = { id: result.duplicateOf, rule: result.rule === "number" ? "number" : "sha256" };
+  return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
+}
+
+/** An earlier submission that is not failed and that this one repeats: the same bytes, or (built from data) the same number. */
+interface Duplicate {
+  id: string;
+  rule: "sha256" | "number";
+}
+
+/**
+ * For a submission that will be stored `failed` anyway (a route that cannot be taken), the earlier
+ * one it repeats, so that it is answered as a duplicate: the same bytes, or for a document built from
+ * data, the same kind and number (the rules `Store.insertSubmission` applies to an accepted one).
+ */
+async function findDuplicate(s: Store, companyId: string, doc: ReadInvoice): Promise<Duplicate | null> {
+  const same = await s.findActiveSubmission(companyId, doc.sha256);
+  if (same) return { id: same, rule: "sha256" };
+  const number = doc.fields.invoiceNumber;
+  if (!doc.fromData || number === null) return null;
+  const earlier = await s.findActiveNumber(companyId, doc.fields.documentType, number);
+  return earlier ? { id: earlier, rule: "number" } : null;
 }
 
 /** A failed record that repeats `earlier` (when given) says so in `duplicateOf`. */
@@ -283,8 +304,12 @@ async function refuse(company: Company, network: Network | null, o: ResolvedOpti
   return null;
 }
 
-function duplicateMessage(root: UblDocumentType, earlierId: string): string {
-  return `Duplicate ${root === "CreditNote" ? "credit note" : "invoice"}: the same XML was already submitted as ${earlierId}, which has not failed; it is not sent again.`;
+function duplicateMessage(root: UblDocumentType, earlier: Duplicate, doc: ReadInvoice): string {
+  const noun = root === "CreditNote" ? "credit note" : "invoice";
+  if (earlier.rule === "number") {
+    return `Duplicate ${noun} number: ${JSON.stringify(doc.fields.invoiceNumber)} (BT-1) is already the number of ${noun} ${earlier.id}, which has not failed; it is not sent. Each ${noun} needs a number of its own: to correct a sent invoice, send a credit note.`;
+  }
+  return `Duplicate ${noun}: the same XML was already submitted as ${earlier.id}, which has not failed; it is not sent again.`;
 }
 
 function record(
@@ -329,6 +354,7 @@ function record(
     warnings: doc.warnings,
     duplicateOf: null,
     facts: { peppolDocumentType: doc.documentType, ruleSets: doc.ruleSets },
+    ...(doc.fromData ? { fromData: true } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // The `DeliveryStore` port in memory: the dispatcher's queue, and the webhook events an attempt enqueues.
 import { randomUUID } from "node:crypto";
 import type { AttemptRecord, DeliveryJob, DeliveryStore } from "../../ports/store.js";
-import { activeKey, clone, compareKey, type DeliveryState, type MemoryState } from "./state.js";
+import { activeKey, clone, compareKey, releaseNumber, type DeliveryState, type MemoryState } from "./state.js";
 
 export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
   const { invoices, active, documents, delivery, evidence, webhooks, webhookEvents } = state;
@@ -46,6 +46,7 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       if (a.status === "failed") {
         const key = activeKey(inv.companyId, inv.sha256);
         if (active.get(key) === inv.id) active.delete(key);
+        releaseNumber(state, inv);
       }
       if (a.notify) {
         for (const w of webhooks.values()) {

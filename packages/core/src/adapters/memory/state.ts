@@ -28,6 +28,8 @@ export interface MemoryState {
   invoiceOrder: Map<string, InvoiceRecord[]>;
   /** `${companyId} ${sha256}` -> id of the submission that is not failed. */
   active: Map<string, string>;
+  /** `numberKey(...)` -> ids of the submissions with that kind and number that are not failed, oldest first. */
+  activeNumbers: Map<string, string[]>;
   /** Per company, by client key. */
   clients: Map<string, Map<string, ClientRecord>>;
   documents: Map<string, Uint8Array>;
@@ -59,6 +61,7 @@ export function emptyState(): MemoryState {
     invoices: new Map(),
     invoiceOrder: new Map(),
     active: new Map(),
+    activeNumbers: new Map(),
     clients: new Map(),
     documents: new Map(),
     delivery: new Map(),
@@ -71,6 +74,20 @@ export function emptyState(): MemoryState {
 
 /** The key of the duplicate rule: one submission per company and document that has not failed. */
 export const activeKey = (companyId: string, sha256: string): string => `${companyId} ${sha256}`;
+
+/** The key of the number rule: a company's documents of one kind (invoice, credit note) by number (BT-1). */
+export const numberKey = (companyId: string, documentType: string, invoiceNumber: string): string => `${companyId} ${documentType} ${invoiceNumber}`;
+
+/** Forgets a submission that failed in the number rule's index. */
+export function releaseNumber(state: MemoryState, inv: InvoiceRecord): void {
+  if (inv.invoiceNumber === null) return;
+  const key = numberKey(inv.companyId, inv.documentType, inv.invoiceNumber);
+  const ids = state.activeNumbers.get(key);
+  if (!ids) return;
+  const i = ids.indexOf(inv.id);
+  if (i >= 0) ids.splice(i, 1);
+  if (ids.length === 0) state.activeNumbers.delete(key);
+}
 
 /** Orders by (at, id) ascending. */
 export function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {

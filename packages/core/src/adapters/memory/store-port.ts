@@ -1,10 +1,10 @@
 // The `Store` port in memory: accounts, companies, API keys, submissions, invoices and clients.
 import type { CreateAccountResult, InsertSubmissionResult, NewSubmission, Store } from "../../ports/store.js";
 import type { InvoiceRecord } from "../../domain/types.js";
-import { activeKey, clone, compareKey, lowerBound, type MemoryState } from "./state.js";
+import { activeKey, clone, compareKey, lowerBound, numberKey, type MemoryState } from "./state.js";
 
 export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
-  const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, clients, documents, delivery, evidence } = state;
+  const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, activeNumbers, clients, documents, delivery, evidence } = state;
   const activeKeys = (companyId: string): number => {
     let n = 0;
     for (const k of apiKeys.values()) if (k.companyId === companyId && !k.revokedAt) n++;
@@ -71,7 +71,14 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       if (stored.status !== "failed") {
         const earlier = active.get(key);
         if (earlier) return { inserted: false, duplicateOf: earlier };
+        const byNumber = stored.invoiceNumber === null ? null : numberKey(stored.companyId, stored.documentType, stored.invoiceNumber);
+        const sameNumber = byNumber === null ? undefined : activeNumbers.get(byNumber);
+        if (stored.fromData && sameNumber?.length) return { inserted: false, duplicateOf: sameNumber[0]!, rule: "number" };
         active.set(key, stored.id);
+        if (byNumber !== null) {
+          if (sameNumber) sameNumber.push(stored.id);
+          else activeNumbers.set(byNumber, [stored.id]);
+        }
         if (client) {
           let byKey = clients.get(stored.companyId);
           if (!byKey) clients.set(stored.companyId, (byKey = new Map()));
@@ -113,6 +120,10 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
 
     async findActiveSubmission(companyId, sha256) {
       return active.get(activeKey(companyId, sha256)) ?? null;
+    },
+
+    async findActiveNumber(companyId, documentType, invoiceNumber) {
+      return activeNumbers.get(numberKey(companyId, documentType, invoiceNumber))?.[0] ?? null;
     },
 
     async getInvoice(companyId, id) {

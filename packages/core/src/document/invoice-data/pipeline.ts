@@ -15,7 +15,7 @@ import type { InvoiceData } from "../../domain/invoice-data.js";
  * Builds the UBL document of `data` (parsed with `InvoiceDataSchema`) as a `root` (the endpoint's
  * document type), runs the rules on its model (no second parse: the builder made the model), and
  * returns what `readDocument` returns for XML: the bytes, their hash, the recipient, the record fields,
- * the document type and the warnings (each with its JSON `path`). Throws a 422 `invalid_ubl_xml`
+ * the document type and the warnings (each with its JSON `path`), marked `fromData`. Throws a 422 `invalid_ubl_xml`
  * whose `errors` carry `path` when a fatal rule is broken, and the size limit's error for a document
  * over it. With `recipientOptional` (the KSeF route) a missing recipient is no error.
  */
@@ -41,5 +41,6 @@ export function readDataDocument(data: InvoiceData, limits: XmlLimits, root: Ubl
     documentType: extractDocumentType(built.root),
     warnings: built.report.warnings,
     ruleSets: built.report.ruleSets,
+    fromData: true,
   };
 }
