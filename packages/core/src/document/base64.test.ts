@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../domain/errors.js";
 import { decodeBase64Strict } from "./base64.js";
+import { decodeDocument } from "./read.js";
+import { DEFAULT_XML_LIMITS } from "./xml.js";
 
 function code(fn: () => unknown): string | undefined {
   try {
@@ -36,5 +38,30 @@ describe("decodeBase64Strict", () => {
     expect(code(() => decodeBase64Strict("PGE+P"))).toBe("invalid_base64_xml"); // 5 chars: one dangles
     expect(code(() => decodeBase64Strict("PGE+PC9hPg==="))).toBe("invalid_base64_xml");
     expect(code(() => decodeBase64Strict("P==="))).toBe("invalid_base64_xml");
+  });
+});
+
+describe("decodeDocument (canonical base64 decoded first, everything else judged by the strict pattern)", () => {
+  const decode = (s: string) => decodeDocument(s, DEFAULT_XML_LIMITS);
+  it("decodes what encoders write, and the same bytes into a buffer of its own", () => {
+    const xml = "<Invoice>" + "é".repeat(50) + "</Invoice>";
+    const b64 = Buffer.from(xml).toString("base64");
+    expect(decode(b64).toString()).toBe(xml);
+    const own = decodeDocument(b64, DEFAULT_XML_LIMITS, true);
+    expect(own.toString()).toBe(xml);
+    expect(own.buffer.byteLength).toBe(Buffer.byteLength(xml));
+  });
+
+  it("still accepts strict base64 that is not canonical: unpadded, wrapped, or with bits after the last byte", () => {
+    expect(decode("PGE+PC9hPg").toString()).toBe("<a></a>");
+    expect(decode("PGE+\r\nPC9hPg==").toString()).toBe("<a></a>");
+    // 'QR==' is strict base64 whose unused bits are not zero: it decodes to 'A' (as 'QQ==' does).
+    expect(decode("QR==").toString()).toBe("A");
+  });
+
+  it("refuses a four-character-aligned text with a character outside the alphabet, which a lenient decoder would skip", () => {
+    expect(code(() => decode("PGE-PC9hPg=="))).toBe("invalid_base64_xml");
+    expect(code(() => decode("PGE+PC9h!g=="))).toBe("invalid_base64_xml");
+    expect(code(() => decode("PG=E+PC9hPg="))).toBe("invalid_base64_xml");
   });
 });

@@ -59,3 +59,26 @@ export function base64DecodedSize(compact: string): number {
   const padding = compact.endsWith("==") ? 2 : compact.endsWith("=") ? 1 : 0;
   return Math.floor((compact.length * 3) / 4) - padding;
 }
+
+/**
+ * Base64 as encoders write it (padded, no whitespace, zero bits after the last byte) decoded, or null for
+ * anything else (which `checkBase64` then judges). Checked by encoding the bytes again and comparing: both
+ * native, several times cheaper than the strict pattern's scan of the text.
+ */
+export function decodeCanonicalBase64(input: string, ownBuffer = false): Buffer | null {
+  knownStrict = null;
+  if (input.length === 0 || input.length % 4 !== 0) return null;
+  const bytes = decodeBase64Into(input, base64DecodedSize(input), ownBuffer);
+  return bytes.toString("base64") === input ? bytes : null;
+}
+
+/**
+ * Decodes checked base64 of `size` bytes. With `ownBuffer` the bytes get an ArrayBuffer of their own and of their
+ * exact size (not a slice of Node's shared pool), so that a worker can transfer them without a copy.
+ */
+export function decodeBase64Into(compact: string, size: number, ownBuffer: boolean): Buffer {
+  if (!ownBuffer) return Buffer.from(compact, "base64");
+  const bytes = Buffer.allocUnsafeSlow(Math.max(size, 0));
+  const written = bytes.write(compact, "base64");
+  return written === size ? bytes : bytes.subarray(0, written);
+}

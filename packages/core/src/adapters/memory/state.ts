@@ -107,4 +107,20 @@ export function lowerBound(list: InvoiceRecord[], at: string, id: string): numbe
   return lo;
 }
 
-export const clone = <T>(v: T): T => structuredClone(v);
+/**
+ * A deep copy of a stored value, so that neither the store nor its caller sees the other's later changes.
+ * Records are plain data (objects, arrays, strings, numbers, booleans, null): those are copied directly,
+ * several times faster than structuredClone, which the rest (a Date, bytes) still goes through.
+ */
+export function clone<T>(v: T): T {
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = clone(v[i]);
+    return out as T;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = clone((v as Record<string, unknown>)[k]);
+  return out as T;
+}
