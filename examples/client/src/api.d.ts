@@ -1098,6 +1098,11 @@ export interface components {
              * @description `invoice` for a UBL Invoice (POST /v1/peppol/invoice), `creditNote` for a UBL CreditNote (POST /v1/peppol/credit-note).
              * @enum {string}
              */
+            kind: "invoice" | "creditNote";
+            /**
+             * @description Deprecated: the same as `kind`, under its former name, kept for existing clients.
+             * @enum {string}
+             */
             documentType: "invoice" | "creditNote";
             /** @description BT-25: the number of the invoice this document corrects (cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID); null when absent. */
             billingReference: string | null;
@@ -1851,6 +1856,8 @@ export interface operations {
                 /** @description Only invoices in this status. */
                 status?: "sending" | "delivered" | "failed";
                 /** @description Only invoices (`invoice`) or only credit notes (`creditNote`). */
+                kind?: "invoice" | "creditNote";
+                /** @description Deprecated: the former name of `kind`, still accepted (given with `kind`, the two must agree). */
                 documentType?: "invoice" | "creditNote";
                 /** @description Only invoices of this client. */
                 clientId?: string;

@@ -73,7 +73,7 @@ if (submission.status !== "sending") process.exitCode = 1;
 const invoices = await api.GET("/v1/invoices", { headers: auth, params: { query: { limit: 10 } } });
 if (!invoices.data) fail("list invoices", invoices.response.status, invoices.error);
 for (const inv of invoices.data.data) {
-  console.log(`${inv.documentType === "creditNote" ? `credit note (for ${inv.billingReference ?? "-"})` : "invoice"} ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
+  console.log(`${inv.kind === "creditNote" ? `credit note (for ${inv.billingReference ?? "-"})` : "invoice"} ${inv.invoiceNumber}: ${inv.status} on ${inv.network ?? "-"} to ${inv.recipient.name} (${inv.recipient.endpointId}), payable ${inv.totals.payable} ${inv.currency}`);
 }
 const clients = await api.GET("/v1/clients", { headers: auth });
 if (!clients.data) fail("list clients", clients.response.status, clients.error);

@@ -1,5 +1,5 @@
 // A credit note on the example server (issue 19): POST /v1/peppol/credit-note, sending to delivered on
-// the sandbox network, with its signed webhook event carrying documentType and billingReference.
+// the sandbox network, with its signed webhook event carrying kind and billingReference.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,10 +33,10 @@ describe("example server: a credit note", () => {
     expect(submitted.body.data.status).toBe("sending");
     const id = submitted.body.data.submissionId as string;
     const event = await waitFor("the credit note's event", async () => receiver!.received.find((r) => JSON.parse(r.body).data.invoice.id === id), 30_000);
-    expect(JSON.parse(event.body).data.invoice).toMatchObject({ status: "delivered", documentType: "creditNote", billingReference: "123" });
+    expect(JSON.parse(event.body).data.invoice).toMatchObject({ status: "delivered", kind: "creditNote", billingReference: "123" });
     expect(verifyWebhookSignature(secret, String(event.headers["einvoice-signature"]), event.body)).toBe(true);
     const read = await json(server.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
-    expect(read.body.data).toMatchObject({ status: "delivered", documentType: "creditNote" });
+    expect(read.body.data).toMatchObject({ status: "delivered", kind: "creditNote" });
     expect(read.body.data.events.map((e: { status: string }) => e.status)).toEqual(["sending", "delivered"]);
   }, 90_000);
 });

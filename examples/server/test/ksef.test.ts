@@ -161,7 +161,7 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
     const note = await call("POST", "/v1/peppol/credit-note", { xml: polishCreditNote("FK/KOR/1", "FV/KOR/1", "2026-11-20") }, apiKey);
     expect(note.body).toMatchObject({ data: { success: true, status: "sending" } });
     const delivered = await settled(note.body.data.submissionId);
-    expect(delivered, server.output()).toMatchObject({ status: "delivered", network: "ksef", documentType: "creditNote", billingReference: "FV/KOR/1", errorMessage: null });
+    expect(delivered, server.output()).toMatchObject({ status: "delivered", network: "ksef", kind: "creditNote", billingReference: "FV/KOR/1", errorMessage: null });
     expect(fake.accepted).toHaveLength(before + 1);
     const fa3 = fake.accepted.at(-1)!;
     expect(fa3).toContain("<P_2>FK/KOR/1</P_2>");

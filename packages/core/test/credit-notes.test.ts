@@ -86,7 +86,7 @@ describe("submitCreditNote on the corpus", () => {
       expect(first).toMatchObject({ success: true, status: "sending" });
       const inv = await getInvoice(store, auth, first.submissionId);
       expect(inv.recipient.endpointId).toBe(`${row.buyerEndpointScheme}:${row.buyerEndpointValue}`);
-      expect(inv.documentType).toBe("creditNote");
+      expect(inv.kind).toBe("creditNote");
       expect(inv.billingReference).toBe(billingReferenceOf(path));
       // The duplicate rule: the same bytes again fail, naming the first.
       const again = await submitCreditNote(store, auth, { xml, targetNetwork: "peppol" }, options);
@@ -96,21 +96,33 @@ describe("submitCreditNote on the corpus", () => {
 });
 
 describe("submitCreditNote", () => {
-  it("reads credit notes back with documentType and billingReference, lists them by documentType, and puts both in webhook events", async () => {
+  it("reads credit notes back with kind and billingReference, lists them by kind, and puts both in webhook events", async () => {
     const { store, auth, options } = await setup();
     const inv = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "INV-9" })) }, options);
     const cn = await submitCreditNote(store, auth, { xml: corpusB64(SNIPPET_CN), targetNetwork: "peppol" }, options);
-    expect(await getInvoice(store, auth, inv.submissionId)).toMatchObject({ documentType: "invoice", billingReference: null });
+    expect(await getInvoice(store, auth, inv.submissionId)).toMatchObject({ kind: "invoice", billingReference: null });
     const note = await getInvoice(store, auth, cn.submissionId);
-    expect(note).toMatchObject({ documentType: "creditNote", billingReference: "123", status: "sending" });
-    expect((await listInvoices(store, auth, { documentType: "creditNote" })).data.map((i) => i.id)).toEqual([cn.submissionId]);
-    expect((await listInvoices(store, auth, { documentType: "invoice" })).data.map((i) => i.id)).toEqual([inv.submissionId]);
+    expect(note).toMatchObject({ kind: "creditNote", billingReference: "123", status: "sending" });
+    expect((await listInvoices(store, auth, { kind: "creditNote" })).data.map((i) => i.id)).toEqual([cn.submissionId]);
+    expect((await listInvoices(store, auth, { kind: "invoice" })).data.map((i) => i.id)).toEqual([inv.submissionId]);
     expect((await listInvoices(store, auth, {})).data).toHaveLength(2);
-    const bad = await errorOf(listInvoices(store, auth, { documentType: "credit-note" }));
+    const bad = await errorOf(listInvoices(store, auth, { kind: "credit-note" }));
     expect(bad.code).toBe("bad_request");
     const record = await store.getInvoice(auth.companyId, cn.submissionId);
-    expect(JSON.parse(statusChangedEvent(record!).data).invoice).toMatchObject({ documentType: "creditNote", billingReference: "123" });
-    expect(invoiceView(record!).documentType).toBe("creditNote");
+    expect(JSON.parse(statusChangedEvent(record!).data).invoice).toMatchObject({ kind: "creditNote", billingReference: "123" });
+    expect(invoiceView(record!).kind).toBe("creditNote");
+  });
+
+  it("keeps the former name documentType working: the view repeats kind under it, the list filter takes it, and kind and documentType that differ are a 400", async () => {
+    const { store, auth, options } = await setup();
+    const inv = await submitInvoice(store, auth, { xml: b64(invoiceXml({ id: "INV-9" })) }, options);
+    const cn = await submitCreditNote(store, auth, { xml: corpusB64(SNIPPET_CN), targetNetwork: "peppol" }, options);
+    expect(await getInvoice(store, auth, cn.submissionId)).toMatchObject({ kind: "creditNote", documentType: "creditNote" });
+    expect(await getInvoice(store, auth, inv.submissionId)).toMatchObject({ kind: "invoice", documentType: "invoice" });
+    expect((await listInvoices(store, auth, { documentType: "creditNote" })).data.map((i) => i.id)).toEqual([cn.submissionId]);
+    expect((await listInvoices(store, auth, { documentType: "invoice", kind: "invoice" })).data.map((i) => i.id)).toEqual([inv.submissionId]);
+    const conflict = await errorOf(listInvoices(store, auth, { documentType: "invoice", kind: "creditNote" }));
+    expect(conflict.code).toBe("bad_request");
   });
 
   it("refuses an Invoice with invalid_ubl_xml naming POST /v1/peppol/invoice", async () => {
@@ -168,7 +180,7 @@ describe("submitCreditNote", () => {
     for (const targetNetwork of ["ksef", "auto"] as const) {
       const r = await submitCreditNote(store, auth, { xml: polish(`<!-- ${targetNetwork} -->`), targetNetwork }, { ...options, ksefCorrections: true });
       expect(r).toMatchObject({ success: true, status: "sending" });
-      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "sending", network: "ksef", documentType: "creditNote" });
+      expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "sending", network: "ksef", kind: "creditNote" });
     }
     const e = await errorOf(submitCreditNote(store, auth, { xml: polish("<!-- direct -->"), targetNetwork: "ksef" }, { ...options, ksefCorrections: true, ksefCredentialsRequired: true }));
     expect([e.status, e.code]).toEqual([422, "ksef_not_configured"]);
@@ -191,7 +203,7 @@ describe("credit notes read on a worker thread", () => {
     expect(viaBase64.status).toBe("sending");
     const viaJson = await submitCreditNoteBody(store, auth, json(note), options);
     expect(viaJson).toMatchObject({ status: "failed", errorMessage: expect.stringContaining(viaBase64.submissionId) });
-    expect(await getInvoice(store, auth, viaBase64.submissionId)).toMatchObject({ documentType: "creditNote", billingReference: "123" });
+    expect(await getInvoice(store, auth, viaBase64.submissionId)).toMatchObject({ kind: "creditNote", billingReference: "123" });
     const toInvoicePath = await errorOf(submitInvoiceBody(store, auth, json(note), options));
     expect(toInvoicePath.message).toContain("POST /v1/peppol/credit-note");
     const invoiceHere = await errorOf(submitCreditNoteBody(store, auth, json(b64(invoiceXml())), options));

@@ -61,7 +61,7 @@ describe("dispatcher", () => {
     expect(r.status).toBe("sending");
     expect(await w.dispatcher.runOnce()).toBe(1);
     const inv = await w.get(r.submissionId);
-    expect(inv).toMatchObject({ status: "delivered", documentType: "creditNote", billingReference: "123", errorMessage: null });
+    expect(inv).toMatchObject({ status: "delivered", kind: "creditNote", billingReference: "123", errorMessage: null });
     expect(inv.events.map((e) => e.status)).toEqual(["sending", "delivered"]);
     expect(sent).toHaveLength(1);
     expect(Buffer.from(sent[0]!.document).equals(bytes)).toBe(true);

@@ -268,7 +268,7 @@ describe("ksefCorrectedInvoices", () => {
       delivered("c1", { invoiceNumber: "FV/2" }),
       delivered("c1", { issueDate: "2026-11-21" }),
       delivered("c2"),
-      delivered("c1", { documentType: "creditNote" }),
+      delivered("c1", { kind: "creditNote" }),
       delivered("c1", { network: "peppol" }),
       delivered("c1", { status: "sending", network: "peppol" }),
       delivered("c1", { status: "failed" }),

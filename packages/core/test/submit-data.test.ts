@@ -16,7 +16,7 @@ describe("submitInvoice / submitCreditNote with the document as data", () => {
     expect(inv).toMatchObject({ success: true, status: "sending" });
     expect(await getInvoice(store, auth, inv.submissionId)).toMatchObject({ invoiceNumber: "INV-2026-0001", network: "peppol", totals: { payable: "1295.31" } });
     const cn = await submitCreditNote(store, auth, { creditNote: example("credit-note.json") }, options);
-    expect(await getInvoice(store, auth, cn.submissionId)).toMatchObject({ documentType: "creditNote", billingReference: "INV-2026-0001" });
+    expect(await getInvoice(store, auth, cn.submissionId)).toMatchObject({ kind: "creditNote", billingReference: "INV-2026-0001" });
   });
 
   it("refuses a built document that breaks a fatal rule with invalid_ubl_xml items carrying the JSON path", async () => {

@@ -22,7 +22,7 @@ describe("POST /v1/peppol/credit-note", () => {
     expect(res.body.message).toEqual(["targetNetwork must be one of the following values: auto, peppol, ksef"]);
   });
 
-  it("accepts a credit note with sending, lists and reads it as documentType creditNote with its billing reference", async () => {
+  it("accepts a credit note with sending, lists and reads it as kind creditNote (and documentType, its former name) with its billing reference", async () => {
     const { app } = makeApp();
     const { apiKey } = await eligibleAccount(app);
     const inv = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: b64(invoiceXml()) });
@@ -32,13 +32,17 @@ describe("POST /v1/peppol/credit-note", () => {
     expect(res.body.data).toMatchObject({ success: true, status: "sending" });
     const id = res.body.data.submissionId as string;
     const one = await request(app).get(`/v1/invoices/${id}`).set(bearer(apiKey));
-    expect(one.body.data).toMatchObject({ id, documentType: "creditNote", billingReference: "123", recipient: { endpointId: "0002:FR23342" } });
-    const notes = await request(app).get("/v1/invoices?documentType=creditNote").set(bearer(apiKey));
+    expect(one.body.data).toMatchObject({ id, kind: "creditNote", documentType: "creditNote", billingReference: "123", recipient: { endpointId: "0002:FR23342" } });
+    const notes = await request(app).get("/v1/invoices?kind=creditNote").set(bearer(apiKey));
     expect(notes.body.data.map((i: { id: string }) => i.id)).toEqual([id]);
-    const invoices = await request(app).get("/v1/invoices?documentType=invoice").set(bearer(apiKey));
-    expect(invoices.body.data.map((i: { id: string; documentType: string }) => [i.id, i.documentType])).toEqual([[inv.body.data.submissionId, "invoice"]]);
-    const bad = await request(app).get("/v1/invoices?documentType=credit-note").set(bearer(apiKey));
+    const invoices = await request(app).get("/v1/invoices?kind=invoice").set(bearer(apiKey));
+    expect(invoices.body.data.map((i: { id: string; kind: string }) => [i.id, i.kind])).toEqual([[inv.body.data.submissionId, "invoice"]]);
+    const formerName = await request(app).get("/v1/invoices?documentType=creditNote").set(bearer(apiKey));
+    expect(formerName.body.data.map((i: { id: string }) => i.id)).toEqual([id]);
+    const bad = await request(app).get("/v1/invoices?kind=credit-note").set(bearer(apiKey));
     expect(bad.status).toBe(400);
+    const differing = await request(app).get("/v1/invoices?kind=invoice&documentType=creditNote").set(bearer(apiKey));
+    expect(differing.status).toBe(400);
     // The duplicate rule: identical bytes again are 200 failed naming the first.
     const again = await request(app).post(CREDIT_NOTE).set(bearer(apiKey)).send({ xml: note(), targetNetwork: "peppol" });
     expect(again.body.data).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringContaining(id) });
@@ -66,7 +70,7 @@ describe("POST /v1/peppol/credit-note", () => {
     const b = await eligibleAccount(kor.app, { country: "PL" });
     const accepted = await request(kor.app).post(CREDIT_NOTE).set(bearer(b.apiKey)).send({ xml: polish("kor") });
     expect(accepted.body.data).toMatchObject({ success: true, status: "sending" });
-    expect((await request(kor.app).get(`/v1/invoices/${accepted.body.data.submissionId}`).set(bearer(b.apiKey))).body.data).toMatchObject({ network: "ksef", documentType: "creditNote" });
+    expect((await request(kor.app).get(`/v1/invoices/${accepted.body.data.submissionId}`).set(bearer(b.apiKey))).body.data).toMatchObject({ network: "ksef", kind: "creditNote" });
   });
 
   it("lists by invoiceNumber (BT-1), exactly, and answers 400 for an empty one", async () => {
@@ -78,7 +82,7 @@ describe("POST /v1/peppol/credit-note", () => {
     const ids = async (q: string) => (await request(app).get(`/v1/invoices?${q}`).set(bearer(apiKey))).body.data.map((i: { id: string }) => i.id);
     expect(await ids(`invoiceNumber=${encodeURIComponent("FV/2026/11")}`)).toEqual([inv.body.data.submissionId]);
     expect(await ids(`invoiceNumber=${encodeURIComponent("fv/2026/11")}`)).toEqual([]);
-    expect(await ids("invoiceNumber=Snippet1&documentType=creditNote")).toEqual([cn.body.data.submissionId]);
+    expect(await ids("invoiceNumber=Snippet1&kind=creditNote")).toEqual([cn.body.data.submissionId]);
     const empty = await request(app).get("/v1/invoices?invoiceNumber=").set(bearer(apiKey));
     expect(empty.status).toBe(400);
     expect(empty.body.message).toEqual(["invoiceNumber must not be empty"]);

@@ -24,7 +24,7 @@ describe("POST /v1/peppol/invoice with the invoice as data", () => {
     const one = await request(app).get(`/v1/invoices/${id}`).set(bearer(apiKey));
     expect(one.body.data).toMatchObject({
       invoiceNumber: "INV-2026-0001",
-      documentType: "invoice",
+      kind: "invoice",
       totals: { taxExclusive: "1070.50", taxInclusive: "1295.31", payable: "1295.31" },
       recipient: { endpointId: "0208:0123456749", vatId: "BE0123456749" },
     });
@@ -88,7 +88,7 @@ describe("POST /v1/peppol/credit-note with the credit note as data", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ success: true, status: "sending" });
     const one = await request(app).get(`/v1/invoices/${res.body.data.submissionId}`).set(bearer(apiKey));
-    expect(one.body.data).toMatchObject({ documentType: "creditNote", billingReference: "INV-2026-0001", dueDate: "2026-04-04" });
+    expect(one.body.data).toMatchObject({ kind: "creditNote", billingReference: "INV-2026-0001", dueDate: "2026-04-04" });
     const wrongKey = await request(app).post("/v1/peppol/credit-note").set(bearer(apiKey)).send({ invoice: creditNote() });
     expect(wrongKey.status).toBe(400);
     expect(wrongKey.body.message).toEqual(expect.arrayContaining(["property invoice should not exist"]));

@@ -274,7 +274,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return decodeDocument(Buffer.from(String(r.document_hex), "hex"), typeof r.content_encoding === "string" ? r.content_encoding : "identity");
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
+    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
       if ((createdFrom != null && !isPortTime(createdFrom)) || (createdTo != null && !isPortTime(createdTo))) return [];
       const where = ["company_id = $1::uuid"];
@@ -287,8 +287,9 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         params.push(status);
         where.push(`status = $${params.length}`);
       }
-      if (documentType) {
-        params.push(documentType);
+      if (kind) {
+        // The column keeps its first name: document_type holds the record's kind.
+        params.push(kind);
         where.push(`document_type = $${params.length}`);
       }
       if (invoiceNumber != null) {

@@ -7,7 +7,7 @@ import { xmlTrim } from "./xml.js";
 
 export interface InvoiceFields {
   /** `invoice` for a UBL Invoice, `creditNote` for a UBL CreditNote. */
-  documentType: "invoice" | "creditNote";
+  kind: "invoice" | "creditNote";
   /** BT-25, the number of the invoice this document corrects (`cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID`); null when absent. */
   billingReference: string | null;
   invoiceNumber: string | null;
@@ -23,7 +23,7 @@ export interface InvoiceFields {
 export function extractFields(invoice: UblNode): InvoiceFields {
   const totals = child(invoice, "cac:LegalMonetaryTotal");
   return {
-    documentType: invoice.name === "CreditNote" ? "creditNote" : "invoice",
+    kind: invoice.name === "CreditNote" ? "creditNote" : "invoice",
     billingReference: text(first(invoice, "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID")),
     invoiceNumber: text(child(invoice, "cbc:ID")),
     issueDate: text(child(invoice, "cbc:IssueDate")),
@@ -74,7 +74,7 @@ export const MAX_IDENTIFIER_LENGTH = 256;
 
 /** Throws `invalid_ubl_xml` naming the first identifier of the record longer than MAX_IDENTIFIER_LENGTH characters. */
 export function requireStorableIdentifiers(fields: InvoiceFields, recipient: ParticipantId | null): void {
-  const doc = fields.documentType === "creditNote" ? "credit note" : "invoice";
+  const doc = fields.kind === "creditNote" ? "credit note" : "invoice";
   const checks: Array<[string | null, string]> = [
     [fields.invoiceNumber, `The ${doc} number (BT-1, cbc:ID)`],
     [fields.billingReference, "The number of the invoice it corrects (BT-25, cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID)"],

@@ -4,7 +4,7 @@ import { isIsoCountry } from "./countries.js";
 import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
 import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, type InvoiceDataInput } from "./invoice-data.js";
-import { type TargetNetwork, DOCUMENT_TYPES, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
+import { type TargetNetwork, DOCUMENT_KINDS, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
 const mustBeString = (name: string) => ({
@@ -224,9 +224,13 @@ export const ListInvoicesQuerySchema = z
       description: "Only invoices in this status.",
       override: { type: "string", enum: [...INVOICE_STATUSES] },
     }),
-    documentType: param("documentType", z.enum(DOCUMENT_TYPES, { error: oneOf("documentType", DOCUMENT_TYPES) }), {
+    kind: param("kind", z.enum(DOCUMENT_KINDS, { error: oneOf("kind", DOCUMENT_KINDS) }), {
       description: "Only invoices (`invoice`) or only credit notes (`creditNote`).",
-      override: { type: "string", enum: [...DOCUMENT_TYPES] },
+      override: { type: "string", enum: [...DOCUMENT_KINDS] },
+    }),
+    documentType: param("documentType", z.enum(DOCUMENT_KINDS, { error: oneOf("documentType", DOCUMENT_KINDS) }), {
+      description: "Deprecated: the former name of `kind`, still accepted (given with `kind`, the two must agree).",
+      override: { type: "string", enum: [...DOCUMENT_KINDS] },
     }),
     clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" }), {
       description: "Only invoices of this client.",
@@ -325,9 +329,12 @@ export const InvoiceSchema = z
     targetNetwork: z.enum(TARGET_NETWORKS),
     network: z.enum(NETWORKS).nullable(),
     errorMessage: z.string().nullable(),
-    documentType: z
-      .enum(DOCUMENT_TYPES)
+    kind: z
+      .enum(DOCUMENT_KINDS)
       .meta({ description: "`invoice` for a UBL Invoice (POST /v1/peppol/invoice), `creditNote` for a UBL CreditNote (POST /v1/peppol/credit-note)." }),
+    documentType: z
+      .enum(DOCUMENT_KINDS)
+      .meta({ description: "Deprecated: the same as `kind`, under its former name, kept for existing clients." }),
     billingReference: z
       .string()
       .nullable()

@@ -12,8 +12,9 @@ export type Network = (typeof NETWORKS)[number];
 export const INVOICE_STATUSES = ["sending", "delivered", "failed"] as const;
 
 /** What a record holds: a UBL Invoice or a UBL CreditNote. */
-export const DOCUMENT_TYPES = ["invoice", "creditNote"] as const;
-export type DocumentKind = (typeof DOCUMENT_TYPES)[number];
+/** What a record holds: a UBL Invoice or a UBL CreditNote (its `kind`). */
+export const DOCUMENT_KINDS = ["invoice", "creditNote"] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 export const SUBSCRIPTIONS = ["free", "basic", "pro"] as const;
@@ -81,7 +82,8 @@ export interface DocumentFacts {
 }
 
 /** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */
-export interface InvoiceRecord extends Omit<Invoice, "duplicateOf"> {
+/** `documentType` is not stored: the public view repeats `kind` under it for compatibility. */
+export interface InvoiceRecord extends Omit<Invoice, "duplicateOf" | "documentType"> {
   companyId: string;
   /** For a duplicate (always `failed`): the earlier submission it repeats. Absent or null otherwise. */
   duplicateOf?: string | null;

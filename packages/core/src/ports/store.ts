@@ -179,7 +179,8 @@ export interface Store {
       after: Keyset | null;
       status: InvoiceStatus | null;
       clientId: string | null;
-      documentType?: DocumentKind | null;
+      /** Only records of this kind. */
+      kind?: DocumentKind | null;
       invoiceNumber?: string | null;
       /** Matches `InvoiceRecord.ksefNumber` exactly. */
       ksefNumber?: string | null;

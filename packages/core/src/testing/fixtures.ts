@@ -47,7 +47,7 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     targetNetwork: "auto",
     network: "peppol",
     errorMessage: null,
-    documentType: "invoice",
+    kind: "invoice",
     billingReference: null,
     invoiceNumber: "INV-1",
     issueDate: "2026-02-01",

@@ -314,9 +314,9 @@ export function testStore(name: string, factory: StoreFactory): void {
 
       it("keeps a credit note's document type and billing reference, accepted or failed, and filters the list by document type", async () => {
         const invoice = sampleInvoiceRecord(company.id, { createdAt: ts(1) });
-        const note = sampleInvoiceRecord(company.id, { documentType: "creditNote", billingReference: "INV-1", createdAt: ts(2) });
+        const note = sampleInvoiceRecord(company.id, { kind: "creditNote", billingReference: "INV-1", createdAt: ts(2) });
         const failedNote = sampleInvoiceRecord(company.id, {
-          documentType: "creditNote",
+          kind: "creditNote",
           billingReference: null,
           status: "failed",
           network: null,
@@ -325,15 +325,15 @@ export function testStore(name: string, factory: StoreFactory): void {
         });
         await accept(invoice);
         const r = await accept(note);
-        expect(r.inserted && r.invoice).toMatchObject({ documentType: "creditNote", billingReference: "INV-1" });
+        expect(r.inserted && r.invoice).toMatchObject({ kind: "creditNote", billingReference: "INV-1" });
         await store.insertSubmission({ invoice: failedNote, document: null, client: null });
-        expect(await store.getInvoice(company.id, note.id)).toMatchObject({ documentType: "creditNote", billingReference: "INV-1" });
-        expect(await store.getInvoice(company.id, failedNote.id)).toMatchObject({ documentType: "creditNote", billingReference: null });
-        expect(await store.getInvoice(company.id, invoice.id)).toMatchObject({ documentType: "invoice", billingReference: null });
+        expect(await store.getInvoice(company.id, note.id)).toMatchObject({ kind: "creditNote", billingReference: "INV-1" });
+        expect(await store.getInvoice(company.id, failedNote.id)).toMatchObject({ kind: "creditNote", billingReference: null });
+        expect(await store.getInvoice(company.id, invoice.id)).toMatchObject({ kind: "invoice", billingReference: null });
         const q = { limit: 100, after: null, status: null, clientId: null };
-        expect((await store.listInvoices(company.id, { ...q, documentType: "creditNote" })).map((i) => i.id)).toEqual([failedNote.id, note.id]);
-        expect((await store.listInvoices(company.id, { ...q, documentType: "invoice" })).map((i) => i.id)).toEqual([invoice.id]);
-        expect((await store.listInvoices(company.id, { ...q, documentType: "creditNote", status: "sending" })).map((i) => i.id)).toEqual([note.id]);
+        expect((await store.listInvoices(company.id, { ...q, kind: "creditNote" })).map((i) => i.id)).toEqual([failedNote.id, note.id]);
+        expect((await store.listInvoices(company.id, { ...q, kind: "invoice" })).map((i) => i.id)).toEqual([invoice.id]);
+        expect((await store.listInvoices(company.id, { ...q, kind: "creditNote", status: "sending" })).map((i) => i.id)).toEqual([note.id]);
         expect(await store.listInvoices(company.id, q)).toHaveLength(3);
         // Both count for their client, as invoices do.
         const [c] = await store.listClients(company.id, { limit: 10, after: null });
@@ -358,13 +358,13 @@ export function testStore(name: string, factory: StoreFactory): void {
 
       it("filters the list by invoice number (BT-1), exactly, combined with the other filters", async () => {
         const a = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", createdAt: ts(1) });
-        const b = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", documentType: "creditNote", createdAt: ts(2) });
+        const b = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/7", kind: "creditNote", createdAt: ts(2) });
         const c = sampleInvoiceRecord(company.id, { invoiceNumber: "FV/2026/70", createdAt: ts(3) });
         const d = sampleInvoiceRecord(company.id, { invoiceNumber: null, createdAt: ts(4) });
         for (const r of [a, b, c, d]) await accept(r);
         const q = { limit: 100, after: null, status: null, clientId: null };
         expect((await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026/7" })).map((i) => i.id)).toEqual([b.id, a.id]);
-        expect((await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026/7", documentType: "invoice" })).map((i) => i.id)).toEqual([a.id]);
+        expect((await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026/7", kind: "invoice" })).map((i) => i.id)).toEqual([a.id]);
         expect(await store.listInvoices(company.id, { ...q, invoiceNumber: "fv/2026/7" })).toEqual([]);
         expect(await store.listInvoices(company.id, { ...q, invoiceNumber: "FV/2026" })).toEqual([]);
         expect(await store.listInvoices(company.id, { ...q, invoiceNumber: null })).toHaveLength(4);

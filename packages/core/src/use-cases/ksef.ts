@@ -29,7 +29,7 @@ const CORRECTED_PAGE = 50;
 
 /**
  * The resolver a KSeF network adapter asks, for a credit note (a KOR correction), for the KSeF
- * number of the invoice it corrects: the company's invoice (`documentType` `invoice`) with that
+ * number of the invoice it corrects: the company's invoice (`kind` `invoice`) with that
  * invoice number (BT-1, exactly) and issue date, delivered on the `ksef` network: its `ksefNumber`,
  * or (a delivery recorded before the record kept it) its stored evidence's, KSeF's UPO (`kind`
  * `ksef-upo`) with the KSeF number as its `reference`; the newest when several are. Null when there
@@ -46,7 +46,7 @@ export function ksefCorrectedInvoices(
     if (!number) return null;
     let after: Keyset | null = null;
     for (;;) {
-      const page = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after, status: "delivered", clientId: null, documentType: "invoice", invoiceNumber: number });
+      const page = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after, status: "delivered", clientId: null, kind: "invoice", invoiceNumber: number });
       for (const r of page) {
         if (r.network !== "ksef" || r.issueDate !== issueDate) continue;
         // The record's own KSeF number (kept since the delivery outcomes carry it); before that, its UPO's.
@@ -60,7 +60,7 @@ export function ksefCorrectedInvoices(
     }
     // Not delivered yet: a corrected invoice still on its way to KSeF gets its KSeF number soon, so
     // the credit note waits (the adapter retries it) instead of failing for good.
-    const pending = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after: null, status: "sending", clientId: null, documentType: "invoice", invoiceNumber: number });
+    const pending = await store.listInvoices(companyId, { limit: CORRECTED_PAGE, after: null, status: "sending", clientId: null, kind: "invoice", invoiceNumber: number });
     const onItsWay = pending.find((r) => r.network === "ksef" && r.issueDate === issueDate);
     if (onItsWay) {
       throw new KsefCorrectionPendingError(

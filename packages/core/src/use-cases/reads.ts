@@ -63,13 +63,14 @@ export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
  */
 export async function listInvoices(store: Store, auth: AuthContext, query: unknown = {}): Promise<Page<Invoice>> {
   const q = parseWith(ListInvoicesQuerySchema, query);
+  if (q.kind !== undefined && q.documentType !== undefined && q.kind !== q.documentType) throw badRequest(["kind and documentType (its former name) must not differ"]);
   const limit = q.limit ?? DEFAULT_LIMIT;
   const after = q.cursor === undefined ? null : decodeCursor("i", q.cursor);
   const rows = await guardStore(store).listInvoices(auth.companyId, {
     limit: limit + 1,
     after,
     status: q.status ?? null,
-    documentType: q.documentType ?? null,
+    kind: q.kind ?? q.documentType ?? null,
     invoiceNumber: q.invoiceNumber ?? null,
     ksefNumber: q.ksefNumber ?? null,
     issueDateFrom: q.issueDateFrom ?? null,

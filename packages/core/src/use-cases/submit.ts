@@ -330,7 +330,7 @@ function record(
     targetNetwork,
     network,
     errorMessage,
-    documentType: f.documentType,
+    kind: f.kind,
     billingReference: f.billingReference,
     invoiceNumber: f.invoiceNumber,
     issueDate: f.issueDate,

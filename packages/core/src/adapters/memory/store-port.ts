@@ -141,14 +141,14 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return d && invoices.get(invoiceId)?.companyId === companyId ? new Uint8Array(d) : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, documentType, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
+    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
       for (; i >= 0 && out.length < limit; i--) {
         const r = order[i]!;
         if (status && r.status !== status) continue;
-        if (documentType && r.documentType !== documentType) continue;
+        if (kind && r.kind !== kind) continue;
         if (invoiceNumber != null && r.invoiceNumber !== invoiceNumber) continue;
         if (ksefNumber != null && r.ksefNumber !== ksefNumber) continue;
         const issued = r.issueDate?.slice(0, 10) ?? null;
