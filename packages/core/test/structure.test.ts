@@ -4,7 +4,7 @@
 // cycles (document/model.ts, the model the pipeline builds and the rules read, is its own node). Last, the
 // page itself: the folders it lists, the domain's one I/O, the packages it names.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -151,21 +151,37 @@ describe("docs/architecture.md says what the source is", () => {
     expect(named.sort()).toEqual(Object.keys(MANIFEST.dependencies).sort());
   });
 
-  it("keeps each test in src/ beside what it tests: a module of its name, its folder, or a family of modules (Where the tests are)", () => {
-    const packagesDir = resolve(CORE, "..");
+  it("keeps every test in its package's test/, and a test in a sub-folder of test/ at the path of what it tests in src/ (Where the tests are)", () => {
+    const root = resolve(CORE, "..", "..");
     const walk = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".test.ts") ? [join(dir, e.name)] : []));
-    const astray = readdirSync(packagesDir).flatMap((pkg) =>
-      walk(join(packagesDir, pkg, "src"))
-        .filter((t) => {
-          const dir = dirname(t);
-          const name = t.slice(dir.length + 1, -".test.ts".length);
-          const siblings = readdirSync(dir).filter((n) => n.endsWith(".ts") && !n.endsWith(".test.ts"));
-          return !siblings.includes(`${name}.ts`) && name !== dir.split("/").at(-1) && !siblings.some((n) => n.startsWith(`${name.split("-")[0]}-`));
-        })
-        .map((t) => relative(packagesDir, t)),
+      existsSync(dir)
+        ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".test.ts") ? [join(dir, e.name)] : []))
+        : [];
+    const projects = ["packages", "examples"].flatMap((d) =>
+      readdirSync(join(root, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(root, d, e.name)),
     );
-    expect(astray).toEqual([]);
+    const inSrc = projects.flatMap((p) => walk(join(p, "src")).map((t) => relative(root, t)));
+    expect(inSrc).toEqual([]);
+    // test/<folder>/<name>.test.ts tests src/<folder>/<name>.ts, the folder src/<folder> when <name> is
+    // its last part, or the family src/<folder>/<name's first word>-*.ts.
+    const misplaced = projects.flatMap((p) =>
+      walk(join(p, "test"))
+        .filter((t) => {
+          const folder = relative(join(p, "test"), dirname(t));
+          if (folder === "" || folder === "support" || folder.startsWith("support/")) return false;
+          const src = join(p, "src", folder);
+          const name = t.slice(dirname(t).length + 1, -".test.ts".length);
+          let modules: string[];
+          try {
+            modules = readdirSync(src).filter((n) => n.endsWith(".ts"));
+          } catch {
+            return true; // no such folder in src/
+          }
+          return !modules.includes(`${name}.ts`) && name !== folder.split("/").at(-1) && !modules.some((n) => n.startsWith(`${name.split("-")[0]}-`));
+        })
+        .map((t) => relative(root, t)),
+    );
+    expect(misplaced).toEqual([]);
     expect(ARCHITECTURE).toMatch(/## Where the tests are\n/);
   });
 });

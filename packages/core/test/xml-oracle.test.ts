@@ -4,7 +4,7 @@
 // on every corpus document and on generated documents with non-ASCII names and text, references, CDATA
 // and line ends: same elements, names, namespaces, attributes, text and positions. The reader's
 // deliberate refusals (a DOCTYPE, a declared encoding other than UTF-8, XML 1.1) are left out here
-// and tested in src/document/xml.test.ts.
+// and tested in test/document/xml.test.ts.
 import fc from "fast-check";
 import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 // Test support: small documents for the tricky semantics of the CEN rules (rounding, decimals, the CreditNote
 // alternations, empty versus absent, the first-matching-rule of a Schematron pattern). Each case says whether the
-// rule fires; src/validation/rules/cen-rules.test.ts runs them on our families, and
+// rule fires; test/validation/rules/cen-rules.test.ts runs them on our families, and
 // `tsx --conditions=source scripts/rules-cases.ts` checks every expectation against the official rules, so the
 // expectations are the official verdicts, not ours.
 

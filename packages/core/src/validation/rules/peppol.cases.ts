@@ -1,6 +1,6 @@
 // Edits of the official Peppol base example (openpeppol-bis3/examples/base-example.xml) that exercise the
 // tricky parts of the Peppol rules; each expectation was checked against the official rules (testdata/rules).
-// Used by peppol.test.ts.
+// Used by test/validation/rules/peppol.test.ts.
 
 export interface PeppolCase {
   name: string;

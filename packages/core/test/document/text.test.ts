@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { decodeUtf8, isZip, rejectZip, requireMarkupStart } from "./text.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { decodeUtf8, isZip, rejectZip, requireMarkupStart } from "../../src/document/text.js";
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

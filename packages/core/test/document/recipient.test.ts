@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { extractRecipient } from "./recipient.js";
-import { requireInvoiceRoot } from "./ubl.js";
-import { parseXml } from "./xml.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { extractRecipient } from "../../src/document/recipient.js";
+import { requireInvoiceRoot } from "../../src/document/ubl.js";
+import { parseXml } from "../../src/document/xml.js";
 
 const NS = `xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"`;
 

@@ -1,12 +1,12 @@
 import Big from "big.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isApiError } from "../../domain/errors.js";
-import { parseXml } from "../xml.js";
-import { validateInvoice } from "../validate.js";
-import { invoiceDataArb } from "../../../test/support/invoice-data-arb.js";
-import { buildInvoice, buildUbl, normaliseInvoiceData, parseInvoiceData, readInvoiceData, type InvoiceDataInput } from "./index.js";
-import { round2 } from "../../domain/invoice-totals.js";
+import { isApiError } from "../../../src/domain/errors.js";
+import { parseXml } from "../../../src/document/xml.js";
+import { validateInvoice } from "../../../src/document/validate.js";
+import { invoiceDataArb } from "../../support/invoice-data-arb.js";
+import { buildInvoice, buildUbl, normaliseInvoiceData, parseInvoiceData, readInvoiceData, type InvoiceDataInput } from "../../../src/document/invoice-data/index.js";
+import { round2 } from "../../../src/domain/invoice-totals.js";
 
 const BASE: InvoiceDataInput = {
   number: "INV-1",

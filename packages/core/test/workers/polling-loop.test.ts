@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { pollingLoop, queueWorker, type ClaimWindow } from "./polling-loop.js";
+import { pollingLoop, queueWorker, type ClaimWindow } from "../../src/workers/polling-loop.js";
 
 function recorder() {
   const lines: Array<{ level: string; msg: string; obj: Record<string, unknown> }> = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { memoryStore } from "../adapters/memory-store.js";
-import type { Store } from "../ports/store.js";
-import type { WorkerStatus } from "../workers/polling-loop.js";
-import { readinessCheck } from "./readiness.js";
+import { memoryStore } from "../../src/adapters/memory-store.js";
+import type { Store } from "../../src/ports/store.js";
+import type { WorkerStatus } from "../../src/workers/polling-loop.js";
+import { readinessCheck } from "../../src/use-cases/readiness.js";
 
 const worker = (s: Partial<WorkerStatus> = {}) => ({ status: (): WorkerStatus => ({ running: true, failures: 0, lastError: null, ...s }) });
 

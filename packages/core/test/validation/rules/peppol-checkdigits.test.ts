@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   abnValid, belgianEnterpriseNumberValid, germanRulesIbanValid, glnCheckDigitValid, greekTinValid, italianFiscalCodeValid,
   italianIpaCodeValid, italianVatNumberValid, mod11Valid, swedishOrgNumberValid,
-} from "./peppol-checkdigits.js";
+} from "../../../src/validation/rules/peppol-checkdigits.js";
 
 describe("Peppol identifier check digits (the official Schematron functions)", () => {
   it("GLN (0088, u:gln): GS1 mod 10 with weights 3,1 from the right", () => {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { InvoiceRequestSchema, parseWith } from "../domain/schemas.js";
-import { checkSubmitShape, parseJsonBody, parseSubmitBody, readEnvelope } from "./request.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { InvoiceRequestSchema, parseWith } from "../../src/domain/schemas.js";
+import { checkSubmitShape, parseJsonBody, parseSubmitBody, readEnvelope } from "../../src/document/request.js";
 
 /** What JSON.parse and the schema make of a body: the path every body took before the shortcut. */
 function slow(bytes: Uint8Array): unknown {

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CORPUS_DIR } from "../../../test/support/corpus.js";
-import { xmldomTree } from "../../../test/support/xmldom-tree.js";
-import { runRules } from "../engine.js";
-import { PEPPOL_CASES } from "./peppol.cases.js";
-import { peppolRules } from "./peppol.js";
+import { CORPUS_DIR } from "../../support/corpus.js";
+import { xmldomTree } from "../../support/xmldom-tree.js";
+import { runRules } from "../../../src/validation/engine.js";
+import { PEPPOL_CASES } from "../../../src/validation/rules/peppol.cases.js";
+import { peppolRules } from "../../../src/validation/rules/peppol.js";
 
 const base = readFileSync(resolve(CORPUS_DIR, "openpeppol-bis3/examples/base-example.xml"), "utf8");
 const findings = (xml: string) => runRules(xmldomTree(xml), [peppolRules]);

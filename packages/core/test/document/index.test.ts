@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { b64, invoiceXml } from "../../test/support/ubl.js";
-import { ApiError } from "../domain/errors.js";
-import { readInvoice } from "./index.js";
+import { b64, invoiceXml } from "../support/ubl.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { readInvoice } from "../../src/document/index.js";
 
 function code(fn: () => unknown): string | undefined {
   try {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { isPeppolParticipantScheme, PARTICIPANT_SCHEMES } from "./index.js";
+import { isPeppolParticipantScheme, PARTICIPANT_SCHEMES } from "../../../src/document/codelists/index.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..", "..", "..", "..");

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { RuleFamily } from "../../document/model.js";
-import { RULE_SETS } from "./index.js";
-import { familiesOf, ruleSetIdsFor, ruleSetsApplying, uncheckedSpecification } from "./select.js";
-import type { RuleSet } from "./types.js";
+import type { RuleFamily } from "../../../src/document/model.js";
+import { RULE_SETS } from "../../../src/validation/rulesets/index.js";
+import { familiesOf, ruleSetIdsFor, ruleSetsApplying, uncheckedSpecification } from "../../../src/validation/rulesets/select.js";
+import type { RuleSet } from "../../../src/validation/rulesets/types.js";
 
 const family: RuleFamily = () => {};
 const set = (id: string, basedOn: string[], appliesTo: (cid: string | null) => boolean): RuleSet => ({

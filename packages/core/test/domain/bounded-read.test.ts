@@ -1,7 +1,7 @@
 // readBoundedText stops reading at the cap: a hostile server streaming 256 MiB costs the client about the cap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHostileServer, type HostileServer } from "../../test/support/hostile-server.js";
-import { readBoundedText } from "./bounded-read.js";
+import { startHostileServer, type HostileServer } from "../support/hostile-server.js";
+import { readBoundedText } from "../../src/domain/bounded-read.js";
 
 const MiB = 1024 * 1024;
 let hostile: HostileServer;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { decodeBase64Strict } from "./base64.js";
-import { decodeDocument } from "./read.js";
-import { DEFAULT_XML_LIMITS } from "./xml.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { decodeBase64Strict } from "../../src/document/base64.js";
+import { decodeDocument } from "../../src/document/read.js";
+import { DEFAULT_XML_LIMITS } from "../../src/document/xml.js";
 
 function code(fn: () => unknown): string | undefined {
   try {

@@ -3,12 +3,12 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { b64, invoiceXml } from "../../test/support/ubl.js";
-import { ApiError } from "../domain/errors.js";
-import { closeInvoiceWorkers, configureInvoiceWorkers, invoiceWorkerCount, readInvoiceAsync } from "./default-pool.js";
-import { createInvoiceWorkers, DEFAULT_WORKER_THRESHOLD } from "./pool.js";
-import { readInvoice } from "./read.js";
-import type { XmlLimits } from "./xml.js";
+import { b64, invoiceXml } from "../support/ubl.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { closeInvoiceWorkers, configureInvoiceWorkers, invoiceWorkerCount, readInvoiceAsync } from "../../src/document/default-pool.js";
+import { createInvoiceWorkers, DEFAULT_WORKER_THRESHOLD } from "../../src/document/pool.js";
+import { readInvoice } from "../../src/document/read.js";
+import type { XmlLimits } from "../../src/document/xml.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const coreRoot = join(here, "..", "..");
@@ -131,7 +131,7 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
   });
 
   it("does not keep the process alive: a script that never closes the pool exits (from TypeScript source)", () => {
-    const pool = pathToFileURL(join(here, "default-pool.ts")).href;
+    const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
     const script = `
       import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount } from ${JSON.stringify(pool)};
       configureInvoiceWorkers({ threshold: 0 });

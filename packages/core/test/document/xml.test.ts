@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { DEFAULT_XML_LIMITS, parseXml } from "./xml.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { DEFAULT_XML_LIMITS, parseXml } from "../../src/document/xml.js";
 
 const parse = (s: string) => parseXml(s);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noMetrics, safeMetrics, type MetricsPort } from "./metrics.js";
+import { noMetrics, safeMetrics, type MetricsPort } from "../../src/ports/metrics.js";
 
 describe("safeMetrics", () => {
   it("passes every call through, and swallows what a failing adapter throws", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dec } from "./decimal.js";
+import { dec } from "../../src/validation/decimal.js";
 
 describe("dec", () => {
   it("reads a decimal written with or without XML whitespace around it", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as L from "./ublbe.js";
+import * as L from "../../../src/validation/codelists/ublbe.js";
 
 // @ts-expect-error: a plain .mjs script without types
 const { render: renderWith } = (await import("../../../../../scripts/generate-ublbe-codelists.mjs")) as { render: (xslt: string, cenSef: string) => string };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../domain/errors.js";
-import { child } from "./model.js";
-import { requireInvoiceRoot, requireUblRoot, text, UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from "./ubl.js";
-import { parseXml } from "./xml.js";
+import { ApiError } from "../../src/domain/errors.js";
+import { child } from "../../src/document/model.js";
+import { requireInvoiceRoot, requireUblRoot, text, UBL_CREDIT_NOTE_NS, UBL_INVOICE_NS } from "../../src/document/ubl.js";
+import { parseXml } from "../../src/document/xml.js";
 
 const doc = (s: string) => parseXml(s);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeQrSvg } from "../../test/support/qr.js";
-import { verificationQrSvg } from "./verification-qr.js";
+import { decodeQrSvg } from "../support/qr.js";
+import { verificationQrSvg } from "../../src/use-cases/verification-qr.js";
 
 const LINK = "https://qr-test.ksef.mf.gov.pl/invoice/5260250995/20-11-2026/UtQp9Gpc51y-u3xApZjIjgkpZ01js-J8KflSPW8WzIE";
 const NUMBER = "5260250995-20261120-0100001AF629-AF";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { extractFields } from "./fields.js";
-import { requireInvoiceRoot } from "./ubl.js";
-import { parseXml } from "./xml.js";
+import { extractFields } from "../../src/document/fields.js";
+import { requireInvoiceRoot } from "../../src/document/ubl.js";
+import { parseXml } from "../../src/document/xml.js";
 
 const NS = `xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"`;
 const read = (s: string) => extractFields(requireInvoiceRoot(parseXml(s)));

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { inCodeList } from "../rules/xrechnung-support.js";
-import * as L from "./xrechnung.js";
+import { inCodeList } from "../../../src/validation/rules/xrechnung-support.js";
+import * as L from "../../../src/validation/codelists/xrechnung.js";
 
 // @ts-expect-error: a plain .mjs script without types
 const { render, RULES, TARGET } = (await import("../../../../../scripts/generate-xrechnung-codelists.mjs")) as {

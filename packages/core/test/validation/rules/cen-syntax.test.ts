@@ -1,9 +1,9 @@
 // The UBL syntax rules where XPath's semantics are easy to get wrong. The official rule unit tests and
 // the corpus (scripts/rules-diff.ts) and generated mutants (scripts/syntax-mutants.ts) cover the rest.
 import { describe, expect, it } from "vitest";
-import { xmldomTree } from "../../../test/support/xmldom-tree.js";
-import { runRules } from "../engine.js";
-import { cenSyntaxRules } from "./cen-syntax.js";
+import { xmldomTree } from "../../support/xmldom-tree.js";
+import { runRules } from "../../../src/validation/engine.js";
+import { cenSyntaxRules } from "../../../src/validation/rules/cen-syntax.js";
 
 const NS = `xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"`;
 const ROOT_NS = {

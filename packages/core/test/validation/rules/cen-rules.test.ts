@@ -2,13 +2,13 @@
 // written, the CreditNote alternations, empty versus absent, first-matching-rule contexts. The expectations are
 // the official verdicts (scripts/rules-cases.ts checks each against the official rules).
 import { describe, expect, it } from "vitest";
-import { runRules } from "../engine.js";
-import { CEN_FAMILIES } from "../rulesets/legacy.js";
-import { cenBusinessRules } from "./cen-business.js";
-import { cenVatRules } from "./cen-vat.js";
-import { cenCodeRules } from "./cen-codes.js";
-import { xmldomTree } from "../../../test/support/xmldom-tree.js";
-import { CEN_RULE_CASES, doc } from "../../../test/support/cen-rule-cases.js";
+import { runRules } from "../../../src/validation/engine.js";
+import { CEN_FAMILIES } from "../../../src/validation/rulesets/legacy.js";
+import { cenBusinessRules } from "../../../src/validation/rules/cen-business.js";
+import { cenVatRules } from "../../../src/validation/rules/cen-vat.js";
+import { cenCodeRules } from "../../../src/validation/rules/cen-codes.js";
+import { xmldomTree } from "../../support/xmldom-tree.js";
+import { CEN_RULE_CASES, doc } from "../../support/cen-rule-cases.js";
 
 const findings = (xml: string) => runRules(xmldomTree(xml), Object.values(CEN_FAMILIES));
 
@@ -67,7 +67,7 @@ describe("CEN rule findings", () => {
 
 describe("normalizeSpace and select (the model helpers the CEN rules lean on)", () => {
   it("normalize-space collapses only the four XML whitespace characters and trims", async () => {
-    const { normalizeSpace } = await import("../../document/model.js");
+    const { normalizeSpace } = await import("../../../src/document/model.js");
     expect(normalizeSpace("a b")).toBe("a b");
     expect(normalizeSpace("a  b")).toBe("a b");
     expect(normalizeSpace(" a\t\r\nb ")).toBe("a b");
@@ -78,7 +78,7 @@ describe("normalizeSpace and select (the model helpers the CEN rules lean on)", 
   });
 
   it("select follows child steps for one step and for several", async () => {
-    const { select } = await import("../../document/model.js");
+    const { select } = await import("../../../src/document/model.js");
     const root = xmldomTree(doc(`<cac:TaxTotal><cac:TaxSubtotal><cbc:TaxAmount>1</cbc:TaxAmount></cac:TaxSubtotal><cac:TaxSubtotal><cbc:TaxAmount>2</cbc:TaxAmount></cac:TaxSubtotal></cac:TaxTotal>`));
     expect(select(root, "cac:TaxTotal").length).toBe(1);
     expect(select(root, "cac:TaxTotal/cac:TaxSubtotal/cbc:TaxAmount").map((n) => n.text)).toEqual(["1", "2"]);
