@@ -7,6 +7,8 @@ import { locationOf, NS, type UblNode } from "../document/model.js";
 // UBL names an element by its representation term: these are the decimal ones (AmountType, QuantityType,
 // MeasureType, NumericType, PercentType, RateType), e.g. cbc:TaxableAmount, cbc:InvoicedQuantity, cbc:Percent.
 const DECIMAL_TERM = /(Amount|Quantity|Measure|Numeric|Percent|Rate)$/;
+/** A text this short cannot pass either bound. */
+const SHORT = Math.min(MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS);
 
 /**
  * Throws `invalid_ubl_xml` naming the first decimal element (cbc:*Amount, *Quantity, *Measure, *Numeric,
@@ -19,14 +21,13 @@ export function requireBoundedDecimals(root: UblNode): void {
   while (stack.length) {
     const n = stack.pop()!;
     if (n.children.length === 0) {
-      if (n.ns === NS.cbc && DECIMAL_TERM.test(n.name)) checkDigits(n);
+      // Only a text with more characters than either bound needs a look (the name test costs more than the length's).
+      if (n.text.length > SHORT && n.ns === NS.cbc && DECIMAL_TERM.test(n.name)) checkDigits(n);
     } else for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
   }
 }
 
 function checkDigits(n: UblNode): void {
-  // Only a text with more characters than either bound needs the look.
-  if (n.text.length <= Math.min(MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS)) return;
   const d = digitsOf(n.text);
   if (d === null || (d.integer <= MAX_INTEGER_DIGITS && d.fraction <= MAX_FRACTION_DIGITS)) return;
   const shown = n.text.trim();

@@ -5,9 +5,9 @@
 import { requireBoundedDecimals } from "./bounds.js";
 import { orderByCause } from "./causes.js";
 import { runRulesCounted, type RuleCount } from "./engine.js";
-import { normalizeSpace, stringValue, child, locationOf, type Finding, type UblNode } from "../document/model.js";
+import { normalizeSpace, stringValue, child, locationOf, type Finding, type RuleFamily, type UblNode } from "../document/model.js";
 import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
-import type { RuleSet } from "./rulesets/types.js";
+import type { RuleLevel, RuleSet } from "./rulesets/types.js";
 
 /** One broken rule, as the report and the submit error list it. */
 export interface ValidationItem {
@@ -62,9 +62,8 @@ export function validateModel(root: UblNode, options: { maxItems?: number } = {}
   const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
   const cid = child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
-  const sets = ruleSetsApplying(customizationId);
-  const unchecked = uncheckedSpecification(customizationId, sets);
-  const run = runRulesCounted(root, familiesOf(sets), maxItems, levelsOf(sets, { documentType, customizationId }));
+  const { sets, unchecked, families, levels } = planFor(customizationId, documentType);
+  const run = runRulesCounted(root, families, maxItems, levels);
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
   // The warning that rules were not checked comes first: it takes one of the warnings' places.
@@ -89,6 +88,34 @@ export function validateModel(root: UblNode, options: { maxItems?: number } = {}
     ruleCounts: run.counts,
     truncated: errors.length < run.errorCount || warnings.length < run.warningCount,
   };
+}
+
+/** What runs on a document with this CustomizationID and root: the same for every such document. */
+interface Plan {
+  sets: RuleSet[];
+  unchecked: string | null;
+  families: RuleFamily[];
+  levels: Readonly<Record<string, RuleLevel>> | null;
+}
+
+// The plans of the CustomizationIDs seen, made once each (a few are in use; past PLANS_KEPT, they are made per document).
+const plans = new Map<string, Plan>();
+const PLANS_KEPT = 256;
+
+function planFor(customizationId: string | null, documentType: UblDocumentType): Plan {
+  const key = `${documentType} ${customizationId ?? "\u0000none"}`;
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    const sets = ruleSetsApplying(customizationId);
+    plan = {
+      sets,
+      unchecked: uncheckedSpecification(customizationId, sets),
+      families: familiesOf(sets),
+      levels: levelsOf(sets, { documentType, customizationId }),
+    };
+    if (plans.size < PLANS_KEPT) plans.set(key, plan);
+  }
+  return plan;
 }
 
 function uncheckedItem(spec: string, sets: readonly RuleSet[], location: string): ValidationItem {
