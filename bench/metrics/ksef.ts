@@ -4,6 +4,7 @@
 // against the official XSD before it decides, as KSeF does asynchronously).
 import { randomUUID } from "node:crypto";
 import { DOMParser } from "@xmldom/xmldom";
+import { documentModel } from "../../packages/core/src/index.ts";
 import { ksefNetwork, readUbl, toFa3 } from "../../packages/ksef/src/index.ts";
 import { startFakeKsef } from "../../packages/ksef/test/support/fake-ksef.ts";
 import { ublInvoice, type GenLine } from "../../packages/ksef/test/support/ubl.ts";
@@ -42,11 +43,13 @@ export async function ksefMetrics(): Promise<Record<string, Metric>> {
     for (let i = 0; i < 6; i++) {
       const id = randomUUID();
       let state: string | null = null;
+      const document = Buffer.from(invoice(`FV/SEND/${id.slice(0, 8)}`), "utf8");
       const t = nowMs();
       const o = await network.send({
         submissionId: id,
         idempotencyKey: id,
-        document: Buffer.from(invoice(`FV/SEND/${id.slice(0, 8)}`), "utf8"),
+        document,
+        model: documentModel(document),
         routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } },
         companyId: "bench",
         legalEntityId: "1",

@@ -5,8 +5,6 @@ import {
   DEFAULT_RETRY,
   createWebhookSender,
   ksefCorrectedInvoices,
-  ksefCredentials,
-  KsefCredentialsError,
   sandboxNetwork,
   tokenCipher,
   type DeliveryStore,
@@ -92,24 +90,6 @@ export function ksefFromEnv(env: NodeJS.ProcessEnv): KsefSetup | null {
 /** The sandbox retries within seconds (contract section 4); a real access point gets the default backoff. */
 const SANDBOX_RETRY: Partial<RetryPolicy> = { baseDelayMs: 1_000, maxDelayMs: 5_000, maxAttempts: 6 };
 
-/**
- * The company's KSeF credential; a stored token this server cannot read is logged for the operator with
- * its detail (which key encrypted it), while the company's event says only that the operator must set
- * the token again (the error's message).
- */
-function withOperatorLog<T>(lookup: (companyId: string) => Promise<T>, logger: DispatcherLogger): (companyId: string) => Promise<T> {
-  return async (companyId) => {
-    try {
-      return await lookup(companyId);
-    } catch (e) {
-      if (e instanceof KsefCredentialsError && e.operatorDetail) {
-        (logger.warn ?? logger.error).call(logger, { companyId, detail: e.operatorDetail }, "a company's KSeF token cannot be read");
-      }
-      throw e;
-    }
-  };
-}
-
 export function startDelivery(store: Store & DeliveryStore, config: DeliveryConfig, logger: DispatcherLogger): { dispatcher: Dispatcher; description: string } {
   let network: NetworkPort;
   let description: string;
@@ -122,7 +102,8 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     description = "sandbox network (delivers within a second; a recipient containing 'unreachable' fails, 'flaky' fails twice, then delivers)";
     retry = SANDBOX_RETRY;
   }
-  // The ksef route: KSeF directly, as each company (its NIP and token from the store), or the same
+  // The ksef route: KSeF directly, as each company (its NIP and token, which the dispatcher reads from
+  // the store with the token cipher and hands over with each attempt), or the same
   // network as Peppol (the sandbox, or Storecove, which routes to KSeF itself).
   const leaseMs = config.leaseMs ?? 30_000;
   let ksef = network;
@@ -130,7 +111,6 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     ksef = ksefNetwork({
       baseUrl: config.ksef.baseUrl,
       qrUrl: config.ksef.qrBase,
-      credentials: withOperatorLog(ksefCredentials(store, config.ksef.cipher), logger),
       // A credit note becomes a correction (KOR) of the invoice it names, by the KSeF number this
       // service got for it (the UPO kept as its evidence); the routers accept credit notes to KSeF (ksefCorrections).
       correctedInvoice: ksefCorrectedInvoices(store),
@@ -147,7 +127,10 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     retry,
     // KSeF itself is a real service: its route keeps the default backoff (30 s doubling up to 1 h,
     // 8 attempts) even when Peppol goes to the sandbox, which retries within seconds.
-    ...(config.ksef ? { retryByRoute: { ksef: DEFAULT_RETRY } } : {}),
+    // The companies' KSeF credentials come with each attempt on ksef; a token this server cannot
+    // read is logged for the operator with its detail (which key encrypted it), while the company's
+    // event says only that the operator must set the token again.
+    ...(config.ksef ? { retryByRoute: { ksef: DEFAULT_RETRY }, tokenCipher: config.ksef.cipher } : {}),
     leaseMs,
     pollIntervalMs: 250,
     // While the database is down, a round is tried again after 0.5, 1, 2, 4, then every 5 s (one log line per step).

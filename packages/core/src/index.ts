@@ -59,8 +59,9 @@ export type {
   RevokeApiKeyResult,
   StoredEvidence,
 } from "./ports/store.js";
-export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence } from "./ports/network.js";
+export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode } from "./ports/network.js";
 export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES } from "./ports/network.js";
+export { documentModel } from "./workers/send-request.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
 export {
   createDispatcher,
@@ -100,7 +101,7 @@ export {
   companyView,
 } from "./use-cases/accounts.js";
 export { ksefCredentials, ksefCorrectedInvoices, KsefCorrectionPendingError, type KsefCredential } from "./use-cases/ksef.js";
-export { tokenCipher, parseTokenKey, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
+export { tokenCipher, parseTokenKey, readKsefCredential, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
 export { isValidNip, normaliseNip } from "./domain/nip.js";
 export { defaultEligibility, PEPPOL_COUNTRIES, KSEF_COUNTRIES, type EligibilityPolicy, type EligibilityRefusal, type EligibilityCode } from "./domain/eligibility.js";
 export { defaultRouting, POLISH_VAT_SCHEME } from "./routing/routing.js";

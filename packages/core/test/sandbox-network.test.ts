@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { sandboxNetwork } from "../src/index.js";
+import { documentModel, sandboxNetwork } from "../src/index.js";
 import { testNetwork } from "../src/testing/index.js";
 
 testNetwork("sandbox", () => ({
@@ -18,6 +18,7 @@ describe("sandboxNetwork", () => {
       submissionId: "s",
       idempotencyKey: "k",
       document: new Uint8Array(),
+      model: documentModel(new Uint8Array()),
       routing: { network: "peppol" as const, recipient: { scheme: "0208", value: "1" } },
       companyId: "c",
       legalEntityId: "1",
@@ -38,6 +39,7 @@ describe("sandboxNetwork", () => {
       submissionId: "7b0c5d4e-1f7a-4c1e-9a57-0c3f2f1a0001",
       idempotencyKey: "7b0c5d4e-1f7a-4c1e-9a57-0c3f2f1a0001",
       document,
+      model: documentModel(document),
       routing: { network: "ksef" as const, recipient: { scheme: "9945", value: "PL5213017228" } },
       companyId: "c",
       legalEntityId: "1",

@@ -1,7 +1,8 @@
 // ksefNetwork: the core's network port on KSeF API 2.x (CIRFMF/ksef-docs, open-api.json).
-// One attempt: the UBL invoice is mapped to FA(3) (a mapping failure fails the submission, naming the
-// field); the adapter looks up the sending company's NIP and KSeF token (`credentials`), authenticates
-// with them (challenge, "token|timestampMs"
+// One attempt: the invoice, as the core's model the send request carries, is mapped to FA(3) (a
+// mapping failure fails the submission, naming the field); the adapter authenticates with the sending
+// company's NIP and KSeF token, which the request carries too (the dispatcher reads them with its
+// tokenCipher; nothing here asks the store), (challenge, "token|timestampMs"
 // under RSA-OAEP, status polling, redeem; refresh of the access token), opens an online session for
 // FA (3) with a fresh AES-256 key, sends the encrypted invoice, closes the session and polls the
 // invoice status until KSeF decides. The KSeF number is the delivered outcome's detail, the UPO
@@ -16,7 +17,6 @@ import { readBoundedText, type DeliveryEvidence, type KsefCredential, type Netwo
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
-import { readUbl } from "./read.js";
 import { readState, type KsefState, type KsefUpload } from "./state.js";
 import { ksefQrBase, verificationFacts, verificationUrl } from "./verification.js";
 import { invoiceOutcome, type KsefInvoiceStatus } from "./status.js";
@@ -30,12 +30,13 @@ export interface KsefNetworkOptions {
    */
   qrUrl?: string;
   /**
-   * Who sends: the company's NIP (the authentication context) and KSeF token, by the company id of
-   * the submission; null when the company has none (the attempt fails, saying how to set them).
-   * A fixed `{ nip, token }` sends every invoice as that one taxpayer. The token is never logged,
-   * never part of an outcome.
+   * A fixed NIP (the authentication context) and KSeF token that send every invoice as that one
+   * taxpayer. Without it, each invoice is sent as its company, with the credential its send request
+   * carries (`SendRequest.ksefCredential`, which the dispatcher reads with its `tokenCipher`); a
+   * company without one fails the attempt, saying how to set it. The token is never logged, never
+   * part of an outcome.
    */
-  credentials: KsefCredentials | ((companyId: string) => Promise<KsefCredentials | null>);
+  credentials?: KsefCredentials;
   /** How often to poll the authentication and invoice status (ms); 1000 by default. */
   pollIntervalMs?: number;
   /** How long one attempt polls the invoice status before asking for a retry (ms); 60 s by default. */
@@ -62,7 +63,7 @@ export interface KsefNetworkOptions {
   fetch?: typeof fetch;
 }
 
-/** A company's NIP and KSeF token (the core's `KsefCredential`, as `ksefCredentials(store, cipher)` resolves it). */
+/** A company's NIP and KSeF token (the core's `KsefCredential`, as the dispatcher hands it in `SendRequest.ksefCredential`). */
 export type KsefCredentials = KsefCredential;
 
 /** An answer of KSeF that ends the attempt with this outcome. */
@@ -114,21 +115,21 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const upoTimeout = options.upoTimeoutMs ?? 10_000;
   const upoRetries = options.upoRetries ?? 2;
-  const lookup = typeof options.credentials === "function" ? options.credentials : ((fixed) => async () => fixed)(options.credentials);
+  if (typeof options.credentials === "function") {
+    throw new TypeError("ksefNetwork: credentials is a fixed { nip, token } (one taxpayer for every invoice); each company's own credential comes with its send request: give createDispatcher the tokenCipher of the companies' KSeF tokens instead of a resolver");
+  }
   // The access and refresh tokens, per company, for the credential they were issued for.
   const tokensOf = new Map<string, { fingerprint: string; tokens: Tokens }>();
   let keys: { token: KeyObject; symmetric: KeyObject } | null = null;
 
-  /** The company's credential, or the outcome that ends the attempt without one. */
-  async function authFor(companyId: string): Promise<Auth> {
-    let c: KsefCredentials | null;
-    try {
-      c = await lookup(companyId);
-    } catch (e) {
-      throw new Stop({ outcome: "retry", reason: (e as Error).name === "KsefCredentialsError" ? (e as Error).message : `the company's KSeF credentials could not be read (${(e as Error).name})` });
+  /** Who sends the request's invoice (the fixed credential, else the request's), or the outcome that ends the attempt without one. */
+  function authFor(request: SendRequest): Auth {
+    const c = options.credentials ?? request.ksefCredential;
+    if (c === undefined) {
+      throw new Stop({ outcome: "retry", reason: "no KSeF credentials came with the invoice: the dispatcher hands each company's NIP and KSeF token to KSeF only when it has the tokenCipher they are encrypted with (createDispatcher's tokenCipher option)" });
     }
     if (!c) throw new Stop({ outcome: "failed", reason: "the company has no KSeF credentials: an operator sets its NIP and KSeF token with PATCH /admin/companies/{id} (the ksef object), then the invoice is submitted again" });
-    return { companyId, nip: c.nip, token: c.token, fingerprint: fingerprint(c) };
+    return { companyId: request.companyId, nip: c.nip, token: c.token, fingerprint: fingerprint(c) };
   }
 
   /** A call of the API; `auth` is whose access token the bearer is (a 401 forgets it), null for none. */
@@ -279,13 +280,13 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
 
   /**
    * The KSeF number and the verification link (KOD I) of the accepted invoice: the seller's NIP and
-   * the issue date as the FA(3) carries them (read again from the UBL, as in any later attempt), the
+   * the issue date as the FA(3) carries them (from the request's model, as in any later attempt), the
    * hash of the FA(3) that KSeF accepted. Without them (they were checked when it was mapped) the
    * link is left out; the number stands.
    */
   function accepted(request: SendRequest, a: NonNullable<KsefState["accepted"]>): { ksefNumber: string; verificationUrl?: string } {
     try {
-      const facts = verificationFacts(readUbl(request.document));
+      const facts = verificationFacts(request.model());
       if (facts) return { ksefNumber: a.ksefNumber, verificationUrl: verificationUrl(qrBase, { ...facts, fa3Sha256: a.hash }) };
     } catch {
       // No link: the number is still the outcome's.
@@ -322,7 +323,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     } catch {
       return { outcome: "failed", reason: "the saved KSeF delivery state of this submission cannot be read; the invoice may have reached KSeF already, so it is not sent again: look it up in KSeF by its number" };
     }
-    const auth = await authFor(request.companyId);
+    const auth = authFor(request);
     if (state.accepted) return evidence(request, state, auth);
     // The last upload that may still be alive: poll it, or find it in its session by its hash.
     const last = state.uploads.at(-1);
@@ -342,7 +343,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     }
     let fa3: string;
     try {
-      const model = readUbl(request.document);
+      const model = request.model();
       const known = new Map<string, CorrectedInvoice | null>();
       if (model.name === "CreditNote" && options.correctedInvoice) {
         for (const ref of correctedInvoices(model)) {

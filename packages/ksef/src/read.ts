@@ -1,6 +1,6 @@
-// The UBL bytes the dispatcher hands a network, read into the FA(3) mapping's model with the core's
-// own one-pass reader (`parseXml`: the UblNode tree the validation rules read). The core has already
-// checked the document at submission; reading it again here still refuses what is not XML.
+// UBL bytes read into the FA(3) mapping's model with the core's own one-pass reader (`parseXml`: the
+// UblNode tree the validation rules read), for a caller of toFa3 that holds bytes. The network adapter
+// does not need it: the send request carries the model the core read (`SendRequest.model`).
 import { parseXml } from "@einvoice/core";
 import type { Fa3Node } from "./model.js";
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { KsefCorrectionPendingError, type SendOutcome, type SendRequest } from "@einvoice/core";
+import { documentModel, KsefCorrectionPendingError, type SendOutcome, type SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../src/index.js";
 import { startFakeKsef, type FakeKsef } from "./support/fake-ksef.js";
@@ -18,10 +18,12 @@ const saves: { submissionId: string; state: string }[] = [];
 
 function request(id = randomUUID(), over: Partial<Parameters<typeof ublInvoice>[0]> = {}, companyId = COMPANY): SendRequest {
   const { xml } = ublInvoice({ id: `FV/${id.slice(0, 8)}`, lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }], ...over });
+  const document = new TextEncoder().encode(xml);
   return {
     submissionId: id,
     idempotencyKey: id,
-    document: new TextEncoder().encode(xml),
+    document,
+    model: documentModel(document),
     routing: { network: "ksef", recipient: { scheme: "9945", value: "PL5213017228" } },
     companyId,
     legalEntityId: "1",
@@ -32,6 +34,12 @@ function request(id = randomUUID(), over: Partial<Parameters<typeof ublInvoice>[
       saved.set(id, state);
     },
   };
+}
+
+/** A fresh request carrying another document (its bytes and its model, as the dispatcher hands them). */
+function carrying(xml: string): SendRequest {
+  const document = new TextEncoder().encode(xml);
+  return { ...request(), document, model: documentModel(document) };
 }
 
 /** The next attempt of a submission, as the dispatcher makes it: with what the earlier attempts saved. */
@@ -220,7 +228,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     const asked: unknown[] = [];
     const withKor = ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, correctedInvoice: async (companyId, ref) => (asked.push([companyId, ref]), ref.number === "FV/2026/11/001" ? { ksefNumber: number } : null) });
     const { xml } = ublCreditNote({ id: "KOR/1", corrects: [{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] });
-    const o = await withKor.send({ ...request(), document: new TextEncoder().encode(xml) });
+    const o = await withKor.send(carrying(xml));
     expect(o).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
     expect(asked).toEqual([[COMPANY, { number: "FV/2026/11/001", issueDate: "2026-11-20" }]]);
     const kor = fake.accepted.at(-1)!;
@@ -228,7 +236,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     expect(fa3Values(kor, "NrKSeFFaKorygowanej")).toEqual([number]);
     const unknown = ublCreditNote({ id: "KOR/2", corrects: [{ number: "FV/OTHER", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] }).xml;
     const sent = fake.invoicesSent;
-    const refused = await withKor.send({ ...request(), document: new TextEncoder().encode(unknown) });
+    const refused = await withKor.send(carrying(unknown));
     expect(refused).toEqual({ outcome: "failed", reason: expect.stringContaining("need the KSeF number of the corrected invoice FV/OTHER") });
     expect(fake.invoicesSent).toBe(sent);
   });
@@ -244,7 +252,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     });
     const { xml } = ublCreditNote({ id: "KOR/3", corrects: [{ number: "FV/2026/11/001", issueDate: "2026-11-20" }], lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] });
     const sent = fake.invoicesSent;
-    const o = await pending.send({ ...request(), document: new TextEncoder().encode(xml) });
+    const o = await pending.send(carrying(xml));
     expect(o).toEqual({ outcome: "retry", reason: "the corrected invoice FV/2026/11/001 of 2026-11-20 is still being delivered to KSeF (submission s-1)" });
     expect(fake.invoicesSent).toBe(sent);
   });
@@ -280,54 +288,59 @@ describe("ksefNetwork against a fake KSeF", () => {
     expect(fake.invoicesSent).toBe(0);
   });
 
-  it("each company authenticates with its own NIP and token, its access token kept for it; a changed token authenticates again", async () => {
+  it("each company authenticates with the NIP and token its send request carries, its access token kept for it; a changed token authenticates again", async () => {
     const OTHER = { nip: "7740001454", token: "20261122-EC-9999999999-FEDCBA9876-54|nip-7740001454|fedcba9876543210" };
     await fake.close();
     fake = await startFakeKsef({ nip: NIP, token: TOKEN, others: [OTHER] });
     const held = new Map<string, { nip: string; token: string }>([[COMPANY, { nip: NIP, token: TOKEN }], ["other", OTHER]]);
-    const asked: string[] = [];
-    const n = ksefNetwork({
-      baseUrl: fake.url,
-      credentials: async (id) => {
-        asked.push(id);
-        return held.get(id) ?? null;
-      },
-      pollIntervalMs: 20,
-    });
+    // As the dispatcher hands it: the company's credential on the request.
+    const as = (companyId: string): SendRequest => ({ ...request(randomUUID(), {}, companyId), ksefCredential: held.get(companyId) ?? null });
+    const n = ksefNetwork({ baseUrl: fake.url, pollIntervalMs: 20 });
     const challenges = () => fake.calls.filter((c) => c === "POST /auth/challenge").length;
-    const mine = await n.send(request());
-    const theirs = await n.send(request(randomUUID(), {}, "other"));
+    const mine = await n.send(as(COMPANY));
+    const theirs = await n.send(as("other"));
     expect(mine).toMatchObject({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 5260250995-/) });
     expect(theirs).toMatchObject({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number 7740001454-/) });
-    expect(asked).toEqual([COMPANY, "other"]);
     expect(challenges()).toBe(2);
     // Both keep their access tokens.
-    await n.send(request());
-    await n.send(request(randomUUID(), {}, "other"));
+    await n.send(as(COMPANY));
+    await n.send(as("other"));
     expect(challenges()).toBe(2);
     // A replaced token is not served by the old access token: the company authenticates again, and a wrong one fails.
     held.set("other", { ...OTHER, token: "replaced-and-wrong" });
-    const o = await n.send(request(randomUUID(), {}, "other"));
+    const o = await n.send(as("other"));
     expect(challenges()).toBe(3);
     expect(o).toEqual({ outcome: "failed", reason: expect.stringContaining("KSeF authentication failed: 450") });
     expect(JSON.stringify(o)).not.toContain("replaced-and-wrong");
   });
 
-  it("a company without KSeF credentials fails, saying how to set them, and KSeF is not called", async () => {
-    const n = ksefNetwork({ baseUrl: fake.url, credentials: async () => null, pollIntervalMs: 20 });
-    const o = await n.send(request());
+  it("a company without KSeF credentials (the request's ksefCredential null) fails, saying how to set them, and KSeF is not called", async () => {
+    const n = ksefNetwork({ baseUrl: fake.url, pollIntervalMs: 20 });
+    const o = await n.send({ ...request(), ksefCredential: null });
     expect(o).toEqual({ outcome: "failed", reason: expect.stringContaining("PATCH /admin/companies/{id}") });
     expect(o.outcome === "failed" && o.reason).toContain("no KSeF credentials");
     expect(fake.calls).toEqual([]);
   });
 
-  it("credentials that cannot be read are a retry: with the resolver's own message for a KsefCredentialsError, only the error's name otherwise", async () => {
-    const unreadable = Object.assign(new Error("The KSeF token of company x cannot be decrypted with KSEF_TOKEN_KEY; set it again."), { name: "KsefCredentialsError" });
-    const a = await ksefNetwork({ baseUrl: fake.url, credentials: async () => { throw unreadable; } }).send(request());
-    expect(a).toEqual({ outcome: "retry", reason: unreadable.message });
-    const b = await ksefNetwork({ baseUrl: fake.url, credentials: async () => { throw new Error("select secret from companies"); } }).send(request());
-    expect(b).toEqual({ outcome: "retry", reason: "the company's KSeF credentials could not be read (Error)" });
+  it("a request without a credential field (a dispatcher without tokenCipher) is a retry naming the option; a fixed credentials option wins over the request's", async () => {
+    const o = await ksefNetwork({ baseUrl: fake.url, pollIntervalMs: 20 }).send(request());
+    expect(o).toEqual({ outcome: "retry", reason: expect.stringContaining("createDispatcher's tokenCipher option") });
     expect(fake.calls).toEqual([]);
+    const fixed = await network().send({ ...request(), ksefCredential: { nip: NIP, token: "not-this-one" } });
+    expect(fixed.outcome).toBe("delivered");
+  });
+
+  it("refuses a credentials resolver (the former callback into the core): the credential comes with each request", () => {
+    const resolver = async () => ({ nip: NIP, token: TOKEN });
+    expect(() => ksefNetwork({ baseUrl: fake.url, credentials: resolver as never })).toThrow(/tokenCipher/);
+  });
+
+  it("maps the model the request carries, never parsing the document bytes itself", async () => {
+    const req = request();
+    const damaged = { ...req, document: new TextEncoder().encode("not xml at all") };
+    expect((await network().send(damaged)).outcome).toBe("delivered");
+    const unreadable = { ...req, model: () => { throw new Error("the stored document is not valid UTF-8"); } };
+    expect(await network().send({ ...unreadable, submissionId: randomUUID() })).toEqual({ outcome: "failed", reason: "the invoice cannot be read for KSeF: the stored document is not valid UTF-8" });
   });
 
   it("KSeF unreachable is a retry", async () => {

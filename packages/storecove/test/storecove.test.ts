@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { testNetwork } from "@einvoice/core/testing";
-import type { SendRequest } from "@einvoice/core";
+import { documentModel, type SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseRetryAfter, savedGuid, storecoveNetwork, storecoveScheme } from "../src/index.js";
 import { startFakeStorecove, type FakeStorecove } from "./fake-storecove.js";
@@ -25,6 +25,7 @@ function req(value: string, over: Partial<SendRequest> = {}): SendRequest {
     submissionId: id,
     idempotencyKey: id,
     document: UBL,
+    model: documentModel(over.document ?? UBL),
     routing: { network: "peppol", recipient: { scheme: "0208", value } },
     companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",

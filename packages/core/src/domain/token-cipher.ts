@@ -4,6 +4,7 @@
 //   v1.<key id>.<iv>.<ciphertext>.<tag>     (base64url; key id: the first 8 bytes of SHA-256 of the key)
 // The key id says which key encrypted a token, so a token under another key is reported as such.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import type { Company } from "./types.js";
 
 /** Encrypts and decrypts a company's KSeF token (never logs or echoes it). */
 export interface TokenCipher {
@@ -87,4 +88,19 @@ export function tokenCipher(key: string | Uint8Array): TokenCipher {
       }
     },
   };
+}
+
+/** What a KSeF adapter authenticates with: the company's NIP and its KSeF token, decrypted. Secret: never logged. */
+export interface KsefCredential {
+  nip: string;
+  token: string;
+}
+
+/**
+ * The company's KSeF credential with its token decrypted by `cipher`; null when it has none. Throws
+ * the cipher's `KsefCredentialsError` when the stored token does not decrypt under `cipher`.
+ */
+export function readKsefCredential(company: Pick<Company, "id" | "ksef">, cipher: TokenCipher): KsefCredential | null {
+  if (!company.ksef) return null;
+  return { nip: company.ksef.nip, token: cipher.decrypt(company.ksef.tokenCiphertext, company.id) };
 }

@@ -1,5 +1,24 @@
 // The network port: where accepted invoices are delivered.
+import type { KsefCredential } from "../domain/token-cipher.js";
 import type { Network, ParticipantId } from "../domain/types.js";
+
+/**
+ * One element of the document's model as a network reads it: the fields of the core's `UblNode`
+ * (document/model.ts, what `parseXml` builds), which the dispatcher hands over.
+ */
+export interface ModelNode {
+  /** Namespace URI ("" for none). */
+  readonly ns: string;
+  /** Local name. */
+  readonly name: string;
+  /** "cbc:ID", "cac:Party", "Invoice" for the root. */
+  readonly qname: string;
+  /** Attributes in no namespace, by name. */
+  readonly attrs: Readonly<Record<string, string>>;
+  /** The element's own character data, untrimmed. */
+  readonly text: string;
+  readonly children: readonly ModelNode[];
+}
 
 /** What the dispatcher hands a network for one delivery attempt. */
 export interface SendRequest {
@@ -13,12 +32,28 @@ export interface SendRequest {
   /** The decoded UBL document, byte for byte as submitted. */
   document: Uint8Array;
   /**
+   * The document read into the core's model (`parseXml`, the tree the validation rules read), on
+   * the first call, once per attempt: a network that maps the invoice into another format (KSeF:
+   * FA(3)) reads this instead of parsing `document`, and one that sends the bytes as they are never
+   * pays for it. Throws an Error when the stored bytes are not UTF-8 XML (they were checked at
+   * submission: only a damaged store).
+   */
+  model(): ModelNode;
+  /**
+   * On the `ksef` route, when the dispatcher has a `tokenCipher`: the sending company's KSeF
+   * credential, its NIP and its token decrypted (`readKsefCredential`); null when the company has
+   * none. Absent on other routes and without a cipher. A token the cipher cannot read never gets
+   * here: the dispatcher retries the attempt instead, with the reason the operator acts on. Secret:
+   * a network MUST NOT log it nor put it into an outcome.
+   */
+  ksefCredential?: KsefCredential | null;
+  /**
    * The routing decision: the chosen network and the recipient's participant identifier. The
    * recipient is null only on the `ksef` route, for an invoice that names no Peppol recipient (a
    * consumer, or a buyer without a Peppol identifier: the buyer receives it in KSeF).
    */
   routing: { network: Network; recipient: ParticipantId | null };
-  /** The sending company's id (a network that authenticates per company looks its credential up by it). */
+  /** The sending company's id. */
   companyId: string;
   /** The sender's legal entity at the access point (the company's `legalEntityId`). */
   legalEntityId: string;

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NetworkPort, SendOutcome, SendRequest } from "../ports/network.js";
 import type { Network, ParticipantId } from "../domain/types.js";
+import { documentModel } from "../workers/send-request.js";
 
 /** What a network under test offers: the port and recipients that lead to each outcome. */
 export interface NetworkFixture {
@@ -43,10 +44,12 @@ const saved = new Map<string, string>();
 
 function request(recipient: ParticipantId, over: Partial<SendRequest> = {}): SendRequest {
   const id = randomUUID();
+  const document = over.document ?? DOC;
   return {
     submissionId: id,
     idempotencyKey: id,
-    document: DOC,
+    document,
+    model: documentModel(document),
     routing: { network: "peppol", recipient },
     companyId: "00000000-0000-4000-8000-000000000001",
     legalEntityId: "12345",

@@ -1,26 +1,22 @@
 // The companies' KSeF credentials, for a KSeF network adapter: the NIP and the decrypted token.
-import type { TokenCipher } from "../domain/token-cipher.js";
+import { readKsefCredential, type KsefCredential, type TokenCipher } from "../domain/token-cipher.js";
 import type { Keyset, Store } from "../ports/store.js";
 
-/** What a KSeF adapter authenticates with. */
-export interface KsefCredential {
-  nip: string;
-  token: string;
-}
+export type { KsefCredential } from "../domain/token-cipher.js";
 
 /**
- * The resolver a KSeF network adapter asks for a company's credential: its NIP and its token,
- * decrypted with `cipher`; null when the company has none (or does not exist). A stored token that
- * does not decrypt under `cipher` (another key, damaged) throws a `KsefCredentialsError` whose
- * message tells the operator what to do; a store failure throws the store's error.
+ * A company's credential by its id: its NIP and its token, decrypted with `cipher`; null when the
+ * company has none (or does not exist). A stored token that does not decrypt under `cipher`
+ * (another key, damaged) throws a `KsefCredentialsError` whose message tells the operator what to
+ * do; a store failure throws the store's error. The dispatcher reads the credential itself and
+ * hands it to the network with each send (its `tokenCipher` option); this is for other uses.
  *
- * @example ksefNetwork({ baseUrl, credentials: ksefCredentials(store, tokenCipher(process.env.KSEF_TOKEN_KEY!)) })
+ * @example const credential = await ksefCredentials(store, tokenCipher(process.env.KSEF_TOKEN_KEY!))(companyId)
  */
 export function ksefCredentials(store: Pick<Store, "getCompany">, cipher: TokenCipher): (companyId: string) => Promise<KsefCredential | null> {
   return async (companyId) => {
     const company = await store.getCompany(companyId);
-    if (!company?.ksef) return null;
-    return { nip: company.ksef.nip, token: cipher.decrypt(company.ksef.tokenCiphertext, company.id) };
+    return company ? readKsefCredential(company, cipher) : null;
   };
 }
 
@@ -37,7 +33,7 @@ const CORRECTED_PAGE = 50;
  * When the only such invoice is still `sending` on `ksef`, it throws a `KsefCorrectionPendingError`
  * (the adapter retries the credit note). A store failure throws the store's error.
  *
- * @example ksefNetwork({ baseUrl, credentials: ksefCredentials(store, cipher), correctedInvoice: ksefCorrectedInvoices(store) })
+ * @example ksefNetwork({ baseUrl, correctedInvoice: ksefCorrectedInvoices(store) })
  */
 export function ksefCorrectedInvoices(
   store: Pick<Store, "listInvoices" | "getEvidence">,

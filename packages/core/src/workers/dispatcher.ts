@@ -12,7 +12,9 @@ import { statusChangedEvent } from "../domain/webhook-events.js";
 import { checkRecipient } from "../routing/routing.js";
 import { documentTypeOf } from "../document/doctype.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
-import type { DocumentFacts, InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
+import type { Company, DocumentFacts, InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
+import type { TokenCipher } from "../domain/token-cipher.js";
+import { credentialOf, documentModel } from "./send-request.js";
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
 
@@ -39,6 +41,13 @@ export interface DispatcherOptions extends QueueWorkerOptions {
    * defaults. Pass the same instance as to the routers so the two share one cache. Default: none.
    */
   discovery?: DiscoveryPort;
+  /**
+   * The cipher of the companies' KSeF tokens (the routers' `tokenCipher`): with it, each attempt on
+   * the `ksef` route carries the company's credential (`SendRequest.ksefCredential`), for a network
+   * that sends to KSeF itself (`ksefNetwork`). A token it cannot read makes the attempt a retry
+   * whose reason says what the operator must do (the detail is logged). Default: none.
+   */
+  tokenCipher?: TokenCipher;
 }
 
 export interface Dispatcher {
@@ -112,7 +121,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const company = await store.getCompany(inv.companyId);
       if (!recipient && inv.network !== "ksef") outcome = { outcome: "failed", reason: "The stored invoice has no recipient identifier." };
       else if (!company?.legalEntityId) outcome = { outcome: "retry", reason: "The company has no legal entity at the access point any more." };
-      else outcome = (await checkBeforeSend(inv.network, recipient, job.document, inv.facts)) ?? (await send(network, inv.network, recipient, company.legalEntityId));
+      else outcome = (await checkBeforeSend(inv.network, recipient, job.document, inv.facts)) ?? (await send(network, inv.network, recipient, company as Company & { legalEntityId: string }));
     }
     const record = withNotice(inv, toAttempt(inv, attemptNo, outcome));
     const updated = await store.completeAttempt(record);
@@ -139,15 +148,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       `delivery ${result}`,
     );
 
-    async function send(network: NetworkPort, route: Network, recipient: ParticipantId | null, legalEntityId: string): Promise<SendOutcome> {
+    async function send(network: NetworkPort, route: Network, recipient: ParticipantId | null, company: Company & { legalEntityId: string }): Promise<SendOutcome> {
+      const credential = credentialOf(route, company, options.tokenCipher, { submissionId: inv.id, logger });
+      if ("outcome" in credential) return credential.outcome;
       try {
         return await network.send({
           submissionId: inv.id,
           idempotencyKey: inv.id,
           companyId: inv.companyId,
           document: job.document,
+          model: documentModel(job.document),
+          ...credential,
           routing: { network: route, recipient },
-          legalEntityId,
+          legalEntityId: company.legalEntityId,
           attempt: attemptNo,
           state: job.state,
           saveState,
