@@ -204,7 +204,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       // invoices_active_number_key (migration 14) settles concurrent submissions below.
       const number = stored.fromData && stored.invoiceNumber !== null ? stored.invoiceNumber : null;
       const byNumber = async (): Promise<InsertSubmissionResult | null> => {
-        const earlier = await activeNumber(db, stored.companyId, stored.documentType, number!, stored.sha256);
+        const earlier = await activeNumber(db, stored.companyId, stored.kind, number!, stored.sha256);
         if (!earlier) return null;
         return earlier.same ? { inserted: false, duplicateOf: earlier.id } : { inserted: false, duplicateOf: earlier.id, rule: "number" };
       };

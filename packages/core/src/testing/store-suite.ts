@@ -442,7 +442,7 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect((await accept(first)).inserted).toBe(true);
         expect((await store.getInvoice(company.id, first.id))?.fromData).toBe(true);
         // A credit note numbered like the invoice is another document.
-        const creditNote = sampleInvoiceRecord(company.id, { invoiceNumber: "CN-1", documentType: "creditNote", fromData: true, createdAt: ts(2) });
+        const creditNote = sampleInvoiceRecord(company.id, { invoiceNumber: "CN-1", kind: "creditNote", fromData: true, createdAt: ts(2) });
         expect((await accept(creditNote)).inserted).toBe(true);
         for (const invoiceNumber of ["cn-1", "CN-1 ", "CN-10"]) {
           expect((await accept(sampleInvoiceRecord(company.id, { invoiceNumber, fromData: true, createdAt: ts(3) }))).inserted).toBe(true);

@@ -240,7 +240,7 @@ async function findDuplicate(s: Store, companyId: string, doc: ReadInvoice): Pro
   if (same) return { id: same, rule: "sha256" };
   const number = doc.fields.invoiceNumber;
   if (!doc.fromData || number === null) return null;
-  const earlier = await s.findActiveNumber(companyId, doc.fields.documentType, number);
+  const earlier = await s.findActiveNumber(companyId, doc.fields.kind, number);
   return earlier ? { id: earlier, rule: "number" } : null;
 }
 

@@ -81,7 +81,7 @@ export const numberKey = (companyId: string, documentType: string, invoiceNumber
 /** Forgets a submission that failed in the number rule's index. */
 export function releaseNumber(state: MemoryState, inv: InvoiceRecord): void {
   if (inv.invoiceNumber === null) return;
-  const key = numberKey(inv.companyId, inv.documentType, inv.invoiceNumber);
+  const key = numberKey(inv.companyId, inv.kind, inv.invoiceNumber);
   const ids = state.activeNumbers.get(key);
   if (!ids) return;
   const i = ids.indexOf(inv.id);

@@ -71,7 +71,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       if (stored.status !== "failed") {
         const earlier = active.get(key);
         if (earlier) return { inserted: false, duplicateOf: earlier };
-        const byNumber = stored.invoiceNumber === null ? null : numberKey(stored.companyId, stored.documentType, stored.invoiceNumber);
+        const byNumber = stored.invoiceNumber === null ? null : numberKey(stored.companyId, stored.kind, stored.invoiceNumber);
         const sameNumber = byNumber === null ? undefined : activeNumbers.get(byNumber);
         if (stored.fromData && sameNumber?.length) return { inserted: false, duplicateOf: sameNumber[0]!, rule: "number" };
         active.set(key, stored.id);
