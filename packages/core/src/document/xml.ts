@@ -61,6 +61,7 @@ export class XmlNode implements UblNode {
   children: UblNode[] = NO_CHILDREN;
   index = 1;
   memo: Map<symbol, unknown> | undefined = undefined;
+  numeric: unknown = undefined;
   constructor(
     readonly ns: string,
     readonly name: string,

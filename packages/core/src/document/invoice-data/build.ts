@@ -18,6 +18,7 @@ class Node implements UblNode {
   children: Node[] = [];
   index = 1;
   memo: Map<symbol, unknown> | undefined = undefined;
+  numeric: unknown = undefined;
   /** The JSON pointer of the field that produced this element, when one did (descendants inherit it). */
   pointer: string | undefined = undefined;
   /** How many children of each qname so far (for `index`), once a parent has many. */

@@ -1,7 +1,7 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
 import { dec, lit, type Decimal } from "../decimal.js";
-import { NS, child, children, memoOn, norm, normalizeSpace, rootOf, stringValue, type UblNode } from "../../document/model.js";
+import { NS, child, children, memoOn, norm, normalizeSpace, stringValue, type UblNode } from "../../document/model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
 const BY_QNAME = Symbol("elements by qname");
@@ -82,14 +82,11 @@ export const categoryCode = (category: UblNode): string => norm(child(category, 
 /** `xs:decimal(node)`: the decimal value of an element, or null when absent or not a decimal. */
 export function decOf(node: UblNode | null | undefined): Decimal | null {
   if (!node) return null;
-  const decimals = memoOn(rootOf(node), DECIMALS, newDecimals);
-  let v = decimals.get(node);
-  if (v === undefined) decimals.set(node, (v = dec(stringValue(node))));
+  // Read once per element (the VAT sums read the same amounts and rates for each breakdown), kept on it.
+  let v = node.numeric as Decimal | null | undefined;
+  if (v === undefined) node.numeric = v = dec(stringValue(node));
   return v;
 }
-// Decimals read once per element (the VAT sums read the same amounts and rates for each breakdown), kept by the document's root.
-const DECIMALS = Symbol("decimals by element");
-const newDecimals = (): Map<UblNode, Decimal | null> => new Map();
 
 /** `xs:decimal(path)` on the first element at a child path. */
 export function decAt(node: UblNode | null | undefined, qname: string): Decimal | null {
