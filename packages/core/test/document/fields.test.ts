@@ -31,7 +31,7 @@ describe("extractFields", () => {
       </cac:LegalMonetaryTotal>
     </Invoice>`);
     expect(f).toEqual({
-      documentType: "invoice",
+      kind: "invoice",
       billingReference: null,
       invoiceNumber: "INV-7",
       issueDate: "2026-01-31",
@@ -45,7 +45,7 @@ describe("extractFields", () => {
 
   it("answers null for every field that is absent", () => {
     expect(read(`<Invoice ${NS}/>`)).toEqual({
-      documentType: "invoice",
+      kind: "invoice",
       billingReference: null,
       invoiceNumber: null,
       issueDate: null,
@@ -70,6 +70,6 @@ describe("extractFields", () => {
         <cac:PaymentMeans><cbc:PaymentMeansCode>30</cbc:PaymentMeansCode><cbc:PaymentDueDate>2026-02-28</cbc:PaymentDueDate></cac:PaymentMeans>
       </CreditNote>`).root,
     );
-    expect(f).toMatchObject({ documentType: "creditNote", billingReference: "INV-7", dueDate: "2026-02-28" });
+    expect(f).toMatchObject({ kind: "creditNote", billingReference: "INV-7", dueDate: "2026-02-28" });
   });
 });
