@@ -120,17 +120,21 @@ export function select(node: UblNode | null | undefined, path: string): UblNode[
   let steps = pathSteps.get(path);
   if (!steps) pathSteps.set(path, (steps = path.split("/")));
   if (steps.length === 1) return children(node, path);
-  let cur: UblNode[] = [node];
-  for (const step of steps) {
-    const next: UblNode[] = [];
-    for (const n of cur) {
-      if (n.children.length >= INDEX_FROM) next.push(...named(n, step));
-      else for (const c of n.children) if (c.qname === step) next.push(c);
-    }
-    cur = next;
-    if (cur.length === 0) break;
+  const out: UblNode[] = [];
+  collect(node, steps, 0, out);
+  return out;
+}
+
+// Depth first: with child steps only, that is document order, and no list is made per step.
+function collect(node: UblNode, steps: readonly string[], i: number, out: UblNode[]): void {
+  const step = steps[i]!;
+  const last = i === steps.length - 1;
+  const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
+  for (const c of candidates) {
+    if (c.qname !== step) continue;
+    if (last) out.push(c);
+    else collect(c, steps, i + 1, out);
   }
-  return cur;
 }
 
 // The steps of each path rules use, split once (rules use a few hundred distinct paths).

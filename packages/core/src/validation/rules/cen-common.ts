@@ -70,8 +70,11 @@ export function chargeIndicator(ac: UblNode): boolean | null {
 
 /** `cac:TaxScheme/normalize-space(upper-case(cbc:ID)) = 'VAT'`. */
 export function isVat(category: UblNode): boolean {
-  for (const ts of children(category, "cac:TaxScheme")) {
-    if (normalizeSpace(stringValue(child(ts, "cbc:ID")).toUpperCase()) === "VAT") return true;
+  for (const ts of category.children) {
+    if (ts.qname !== "cac:TaxScheme") continue;
+    const id = child(ts, "cbc:ID");
+    // The usual "VAT" as written needs no upper-casing or normalising.
+    if (id !== null && (id.text === "VAT" ? id.children.length === 0 : normalizeSpace(stringValue(id).toUpperCase()) === "VAT")) return true;
   }
   return false;
 }
