@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Get the document of an invoice as it was sent
-         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document.
+         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
          */
         get: operations["getInvoiceDocument"];
         put?: never;
@@ -2232,7 +2232,10 @@ export interface operations {
     };
     getInvoiceDocument: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `ubl` (the default): the UBL stored at submission. `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). */
+                format?: "ubl" | "fa3";
+            };
             header?: never;
             path: {
                 /** @description The submissionId. */
@@ -2242,7 +2245,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document: UBL XML, or InvoiceData for `Accept: application/json`. */
+            /** @description The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The submission failed, and a failed submission's document is not stored. */
+            /** @description The submission failed, and a failed submission's document is not stored. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, or it was delivered without a kept FA(3) (the message says which). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -59,8 +59,8 @@ export type {
   RevokeApiKeyResult,
   StoredEvidence,
 } from "./ports/store.js";
-export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode } from "./ports/network.js";
-export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES } from "./ports/network.js";
+export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode, TransmittedDocument } from "./ports/network.js";
+export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES } from "./ports/network.js";
 export { documentModel } from "./workers/send-request.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
 export {
@@ -84,7 +84,7 @@ export {
   type IdempotentAnswer,
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
-export { getInvoiceDocument, getInvoiceDocumentData } from "./use-cases/document.js";
+export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, documentFormat } from "./use-cases/document.js";
 export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";

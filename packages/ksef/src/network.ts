@@ -8,12 +8,15 @@
 // invoice status until KSeF decides. The KSeF number is the delivered outcome's detail, the UPO
 // (KSeF's official receipt) its evidence.
 //
-// Durability (state.ts): the session reference and the FA(3)'s hash are saved (saveState) before the
+// The delivered outcome carries the FA(3) exactly as KSeF accepted it (`transmitted`): the one sent,
+// or, in a later attempt, the same bytes written again at the saved creation time (checked by hash).
+//
+// Durability (state.ts): the session reference, the FA(3)'s hash and creation time are saved (saveState) before the
 // invoice is sent, the invoice reference right after KSeF accepts the upload. A later attempt, in this
 // process or another after a crash, polls that invoice, or finds it in the session's invoice list by
 // its hash, instead of sending it again; a duplicate (440) whose original is in a session this
 // submission opened is this submission's own invoice, and is delivered.
-import { readBoundedText, type DeliveryEvidence, type KsefCredential, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
+import { readBoundedText, type DeliveryEvidence, type KsefCredential, type NetworkPort, type SendOutcome, type SendRequest, type TransmittedDocument } from "@einvoice/core";
 import { createHash, type KeyObject } from "node:crypto";
 import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
@@ -121,6 +124,8 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   // The access and refresh tokens, per company, for the credential they were issued for.
   const tokensOf = new Map<string, { fingerprint: string; tokens: Tokens }>();
   let keys: { token: KeyObject; symmetric: KeyObject } | null = null;
+  // The FA(3) an attempt sent, by its request (one object per attempt), for the delivered outcome.
+  const sentIn = new WeakMap<SendRequest, { hash: string; fa3: string }>();
 
   /** Who sends the request's invoice (the fixed credential, else the request's), or the outcome that ends the attempt without one. */
   function authFor(request: SendRequest): Auth {
@@ -279,19 +284,65 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   }
 
   /**
+   * The FA(3) of the request's invoice, written at `createdAt` (DataWytworzeniaFa), from the model
+   * the request carries; for a credit note, with what `correctedInvoice` says of each corrected
+   * invoice. Throws a Stop: failed for a document that does not map, retry for a corrected invoice
+   * still on its way to KSeF or that could not be looked up.
+   */
+  async function fa3Of(request: SendRequest, createdAt: Date): Promise<string> {
+    try {
+      const model = request.model();
+      const known = new Map<string, CorrectedInvoice | null>();
+      if (model.name === "CreditNote" && options.correctedInvoice) {
+        for (const ref of correctedInvoices(model)) {
+          try {
+            known.set(`${ref.number}\0${ref.issueDate}`, await options.correctedInvoice(request.companyId, ref));
+          } catch (e) {
+            const why = (e as Error).name === "KsefCorrectionPendingError" ? (e as Error).message : `the corrected invoice ${ref.number} could not be looked up (${(e as Error).name})`;
+            throw new Stop({ outcome: "retry", reason: why });
+          }
+        }
+      }
+      return toFa3(model, { ...options.fa3, createdAt, correctedInvoice: (ref) => known.get(`${ref.number}\0${ref.issueDate}`) ?? null });
+    } catch (e) {
+      if (e instanceof Stop) throw e;
+      if (e instanceof Fa3MappingError) throw new Stop({ outcome: "failed", reason: `the invoice cannot be sent to KSeF as FA(3): ${e.message}` });
+      throw new Stop({ outcome: "failed", reason: `the invoice cannot be read for KSeF: ${(e as Error).message}` });
+    }
+  }
+
+  /**
+   * The FA(3) KSeF accepted, exactly as it was sent: the one this attempt sent, or (an earlier
+   * attempt sent it) the one written again from the model at its upload's creation time, kept only
+   * when its SHA-256 is the accepted one's. Undefined when neither is (an upload saved before the
+   * creation time was, a changed mapping or option).
+   */
+  async function transmittedOf(request: SendRequest, state: KsefState, hash: string): Promise<TransmittedDocument | undefined> {
+    const sent = sentIn.get(request);
+    let fa3 = sent?.hash === hash ? sent.fa3 : null;
+    const upload = state.uploads.find((u) => u.hash === hash && u.createdAt);
+    if (fa3 === null && upload?.createdAt) fa3 = await fa3Of(request, new Date(upload.createdAt)).catch(() => null);
+    if (fa3 === null || createHash("sha256").update(fa3, "utf8").digest("base64") !== hash) return undefined;
+    return { format: "fa3", mediaType: "application/xml", content: fa3 };
+  }
+
+  /**
    * The KSeF number and the verification link (KOD I) of the accepted invoice: the seller's NIP and
    * the issue date as the FA(3) carries them (from the request's model, as in any later attempt), the
    * hash of the FA(3) that KSeF accepted. Without them (they were checked when it was mapped) the
    * link is left out; the number stands.
    */
-  function accepted(request: SendRequest, a: NonNullable<KsefState["accepted"]>): { ksefNumber: string; verificationUrl?: string } {
+  async function accepted(request: SendRequest, state: KsefState): Promise<{ ksefNumber: string; verificationUrl?: string; transmitted?: TransmittedDocument }> {
+    const a = state.accepted!;
+    const transmitted = await transmittedOf(request, state, a.hash);
+    const kept = { ksefNumber: a.ksefNumber, ...(transmitted ? { transmitted } : {}) };
     try {
       const facts = verificationFacts(request.model());
-      if (facts) return { ksefNumber: a.ksefNumber, verificationUrl: verificationUrl(qrBase, { ...facts, fa3Sha256: a.hash }) };
+      if (facts) return { ...kept, verificationUrl: verificationUrl(qrBase, { ...facts, fa3Sha256: a.hash }) };
     } catch {
       // No link: the number is still the outcome's.
     }
-    return { ksefNumber: a.ksefNumber };
+    return kept;
   }
 
   /** The UPO of the accepted invoice as the delivered outcome's evidence; a bounded wait when KSeF has none yet. */
@@ -303,7 +354,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       const { status, text } = await call("GET", `/sessions/${a.session}/invoices/ksef/${encodeURIComponent(a.ksefNumber)}/upo`, await accessToken(auth), undefined, auth, { accept: "application/xml", tolerate: [UPO_NOT_FOUND] });
       if (status === 200) {
         const upo: DeliveryEvidence = { kind: "ksef-upo", mediaType: "application/xml", content: text, reference: a.ksefNumber, documentHash: a.hash };
-        return { outcome: "delivered", detail, evidence: upo, ...accepted(request, a) };
+        return { outcome: "delivered", detail, evidence: upo, ...(await accepted(request, state)) };
       }
       if (Date.now() > deadline) break;
       await sleep(pollMs);
@@ -313,7 +364,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       await save(request, state);
       return { outcome: "retry", reason: `KSeF accepted the invoice as ${detail} but has no UPO for it yet; the next attempt fetches it (the invoice is not sent again)` };
     }
-    return { outcome: "delivered", detail: `${detail} (KSeF had no UPO for it after ${upoRetries + 1} attempts; it is in KSeF under session ${a.session})`, ...accepted(request, a) };
+    return { outcome: "delivered", detail: `${detail} (KSeF had no UPO for it after ${upoRetries + 1} attempts; it is in KSeF under session ${a.session})`, ...(await accepted(request, state)) };
   }
 
   async function attempt(request: SendRequest): Promise<SendOutcome> {
@@ -341,31 +392,15 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       }
       if (last.invoice) return pollUpload(request, state, last as KsefUpload & { invoice: string }, auth);
     }
-    let fa3: string;
-    try {
-      const model = request.model();
-      const known = new Map<string, CorrectedInvoice | null>();
-      if (model.name === "CreditNote" && options.correctedInvoice) {
-        for (const ref of correctedInvoices(model)) {
-          try {
-            known.set(`${ref.number}\0${ref.issueDate}`, await options.correctedInvoice(request.companyId, ref));
-          } catch (e) {
-            const why = (e as Error).name === "KsefCorrectionPendingError" ? (e as Error).message : `the corrected invoice ${ref.number} could not be looked up (${(e as Error).name})`;
-            return { outcome: "retry", reason: why };
-          }
-        }
-      }
-      fa3 = toFa3(model, { ...options.fa3, correctedInvoice: (ref) => known.get(`${ref.number}\0${ref.issueDate}`) ?? null });
-    } catch (e) {
-      if (e instanceof Fa3MappingError) return { outcome: "failed", reason: `the invoice cannot be sent to KSeF as FA(3): ${e.message}` };
-      return { outcome: "failed", reason: `the invoice cannot be read for KSeF: ${(e as Error).message}` };
-    }
+    const createdAt = new Date();
+    const fa3 = await fa3Of(request, createdAt);
     const access = await accessToken(auth);
     const k = await publicKeys();
     const session = newSessionKey(k.symmetric);
     const body = encryptInvoice(Buffer.from(fa3, "utf8"), session);
+    sentIn.set(request, { hash: body.invoiceHash, fa3 });
     const { json: opened } = await call("POST", "/sessions/online", access, { formCode: { systemCode: FA3_SYSTEM_CODE, schemaVersion: FA3_SCHEMA_VERSION, value: "FA" }, encryption: session.encryption }, auth);
-    const upload: KsefUpload = { session: opened.referenceNumber, hash: body.invoiceHash };
+    const upload: KsefUpload = { session: opened.referenceNumber, hash: body.invoiceHash, createdAt: createdAt.toISOString() };
     state.uploads.push(upload);
     await save(request, state);
     const { json: accepted } = await call("POST", `/sessions/online/${opened.referenceNumber}/invoices`, access, body, auth);

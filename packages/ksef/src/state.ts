@@ -8,6 +8,11 @@ export interface KsefUpload {
   session: string;
   /** SHA-256 (base64) of the FA(3) file, as sent in `invoiceHash`. */
   hash: string;
+  /**
+   * When the FA(3) was written (its DataWytworzeniaFa, ISO 8601), so that a later attempt writes the
+   * same bytes again for the delivered outcome (checked against `hash`). Absent in states saved before.
+   */
+  createdAt?: string;
   /** The invoice reference of the 202 answer; absent while unknown (a crash or a timeout). */
   invoice?: string;
   /** KSeF ended this upload without the invoice (a session or system error, or it never arrived). */

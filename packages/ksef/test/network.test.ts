@@ -79,6 +79,7 @@ describe("ksefNetwork against a fake KSeF", () => {
       evidence: { kind: "ksef-upo", mediaType: "application/xml", content: expect.stringContaining("<Potwierdzenie"), reference: numberOf(o), documentHash: sha256(fake.accepted[0]!) },
       ksefNumber: numberOf(o),
       verificationUrl: linkOf(fake.accepted[0]!, new URL(fake.url).origin),
+      transmitted: { format: "fa3", mediaType: "application/xml", content: fake.accepted[0]! },
     });
     const upo = o.outcome === "delivered" ? o.evidence!.content : "";
     expect(upo).toContain(`<NumerKSeFDokumentu>${numberOf(o)}</NumerKSeFDokumentu>`);
@@ -126,7 +127,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     expect(o.outcome).toBe("delivered");
     const mine = saves.filter((x) => x.submissionId === req.submissionId).map((x) => JSON.parse(x.state));
     expect(sentAtSave.slice(0, 2)).toEqual([0, 1]);
-    expect(mine[0]).toEqual({ v: 1, uploads: [{ session: expect.stringMatching(/-SO-/), hash: sha256(fake.accepted[0]!) }] });
+    expect(mine[0]).toEqual({ v: 1, uploads: [{ session: expect.stringMatching(/-SO-/), hash: sha256(fake.accepted[0]!), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }] });
     expect(mine[1].uploads[0]).toEqual({ ...mine[0].uploads[0], invoice: expect.stringMatching(/-EE-/) });
     expect(mine.at(-1).accepted).toEqual({ session: mine[0].uploads[0].session, ksefNumber: numberOf(o), hash: sha256(fake.accepted[0]!), upoTries: 0 });
     expect(JSON.stringify(mine)).not.toMatch(/access-|refresh-|20261122-EC-/);
@@ -141,6 +142,8 @@ describe("ksefNetwork against a fake KSeF", () => {
     // A new adapter: nothing in memory, only the saved state.
     const second = await network().send(again(req));
     expect(second).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
+    // The FA(3) KSeF accepted in the first attempt, byte for byte, written again from the saved creation time.
+    expect(second.outcome === "delivered" && second.transmitted?.content === fake.accepted[0]).toBe(true);
     expect(fake.invoicesSent).toBe(1);
     expect(fake.accepted).toHaveLength(1);
   });
@@ -162,7 +165,7 @@ describe("ksefNetwork against a fake KSeF", () => {
     const first = await network().send(req);
     const state = JSON.parse(saved.get(req.submissionId)!);
     // The state of an attempt that gave up on its upload (it was not yet listed in its session), so the next one uploads again.
-    const gaveUp = JSON.stringify({ v: 1, uploads: [{ session: state.uploads[0].session, hash: state.uploads[0].hash, dead: true }] });
+    const gaveUp = JSON.stringify({ v: 1, uploads: [{ ...state.uploads[0], dead: true }] });
     const o = await network().send({ ...req, attempt: 2, state: gaveUp });
     expect(o).toEqual({
       outcome: "delivered",
@@ -170,6 +173,8 @@ describe("ksefNetwork against a fake KSeF", () => {
       evidence: expect.objectContaining({ reference: numberOf(first), documentHash: state.uploads[0].hash }),
       ksefNumber: numberOf(first),
       verificationUrl: linkOf(fake.accepted[0]!, new URL(fake.url).origin),
+      // The original's FA(3), not the duplicate's: written again at the original's creation time.
+      transmitted: { format: "fa3", mediaType: "application/xml", content: fake.accepted[0]! },
     });
     expect(fake.invoicesSent).toBe(2);
     expect(fake.accepted).toHaveLength(1);
@@ -191,7 +196,13 @@ describe("ksefNetwork against a fake KSeF", () => {
     expect((await n.send(other)).outcome).toBe("retry");
     const last = await n.send(again(other));
     // Without the UPO, the KSeF number and the verification link are still the outcome's.
-    expect(last).toEqual({ outcome: "delivered", detail: expect.stringMatching(/^KSeF number \S+ \(KSeF had no UPO for it after 2 attempts/), ksefNumber: numberOf(last), verificationUrl: linkOf(fake.accepted[1]!, new URL(fake.url).origin) });
+    expect(last).toEqual({
+      outcome: "delivered",
+      detail: expect.stringMatching(/^KSeF number \S+ \(KSeF had no UPO for it after 2 attempts/),
+      ksefNumber: numberOf(last),
+      verificationUrl: linkOf(fake.accepted[1]!, new URL(fake.url).origin),
+      transmitted: { format: "fa3", mediaType: "application/xml", content: fake.accepted[1]! },
+    });
     expect(fake.invoicesSent).toBe(2);
   });
 
@@ -255,6 +266,19 @@ describe("ksefNetwork against a fake KSeF", () => {
     const o = await pending.send(carrying(xml));
     expect(o).toEqual({ outcome: "retry", reason: "the corrected invoice FV/2026/11/001 of 2026-11-20 is still being delivered to KSeF (submission s-1)" });
     expect(fake.invoicesSent).toBe(sent);
+  });
+
+  it("an accepted invoice whose saved upload has no creation time (a state of an earlier version) is delivered without the transmitted FA(3)", async () => {
+    fake.upoMissing(1000);
+    const n = ksefNetwork({ baseUrl: fake.url, credentials: { nip: NIP, token: TOKEN }, pollIntervalMs: 20, upoTimeoutMs: 0, upoRetries: 1 });
+    const req = request();
+    expect((await n.send(req)).outcome).toBe("retry");
+    fake.upoMissing(0);
+    const older = JSON.parse(saved.get(req.submissionId)!);
+    for (const u of older.uploads) delete u.createdAt;
+    const o = await n.send({ ...req, attempt: 2, state: JSON.stringify(older) });
+    expect(o).toMatchObject({ outcome: "delivered", ksefNumber: expect.any(String) });
+    expect(o.outcome === "delivered" && "transmitted" in o).toBe(false);
   });
 
   it("a semantic rejection (450) fails with the official description and details", async () => {

@@ -4,7 +4,7 @@ import type { AttemptRecord, DeliveryJob, DeliveryStore, InvoiceRecord, WebhookE
 import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
-import { DELIVERY_EVIDENCE, INVOICES, WEBHOOK_EVENTS, text } from "./rows.js";
+import { DELIVERY_EVIDENCE, INVOICES, TRANSMITTED_DOCUMENTS, WEBHOOK_EVENTS, text } from "./rows.js";
 import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
@@ -78,6 +78,15 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
             `INSERT INTO ${t.deliveryEvidence} (${DELIVERY_EVIDENCE.list()}) VALUES (${DELIVERY_EVIDENCE.placeholders()})
              ON CONFLICT (invoice_id) DO NOTHING`,
             DELIVERY_EVIDENCE.params(row),
+          );
+        }
+        if (updated && updated.status === "delivered" && a.transmitted) {
+          // With the status too: the document KSeF accepted is kept exactly when the invoice is delivered.
+          const row = { invoiceId: updated.id, companyId: updated.companyId, ...a.transmitted };
+          await tx.query(
+            `INSERT INTO ${t.transmittedDocuments} (${TRANSMITTED_DOCUMENTS.list()}) VALUES (${TRANSMITTED_DOCUMENTS.placeholders()})
+             ON CONFLICT (invoice_id) DO NOTHING`,
+            TRANSMITTED_DOCUMENTS.params(row),
           );
         }
         if (updated && a.notify) {

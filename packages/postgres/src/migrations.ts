@@ -488,6 +488,21 @@ export const MIGRATIONS: readonly Migration[] = [
       $body$`,
     ],
   },
+  {
+    version: 15,
+    name: "the document a network transmitted for a delivered invoice (KSeF: the FA(3) it accepted), served at GET /v1/invoices/{id}/document?format=fa3",
+    statements: (s) => [
+      // One row per delivered invoice whose network sent another form than the UBL, written with the
+      // delivered status (completeAttempt); apart from the invoices table, as the evidence is.
+      `CREATE TABLE ${s}.transmitted_documents (
+        invoice_id uuid PRIMARY KEY,
+        company_id uuid NOT NULL,
+        format text NOT NULL,
+        media_type text NOT NULL,
+        content text NOT NULL
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

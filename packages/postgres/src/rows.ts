@@ -2,7 +2,7 @@
 // between a row and the core's record. The SELECT lists, the INSERT column lists, their
 // placeholders and their parameters are all derived from these, so a new column is one entry
 // here (plus its migration).
-import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, StoredEvidence, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
+import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, StoredEvidence, TransmittedDocument, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
 import { iso } from "./sql.js";
 
 export type SqlType = "uuid" | "text" | "boolean" | "integer" | "timestamptz" | "jsonb";
@@ -465,6 +465,19 @@ export const DELIVERY_EVIDENCE = rowMapping({
     documentHash: textOrNull(r.document_hash),
     deliveredAt: text(r.delivered_at),
   }),
+});
+
+/** The document a network transmitted, written by `completeAttempt` with a delivered attempt (migration 15) and read by `getTransmittedDocument`. */
+export const TRANSMITTED_DOCUMENTS = rowMapping({
+  columns: { invoice_id: "uuid", company_id: "uuid", format: "text", media_type: "text", content: "text" },
+  toRow: (d: TransmittedDocument & { invoiceId: string; companyId: string }) => ({
+    invoice_id: d.invoiceId,
+    company_id: d.companyId,
+    format: d.format,
+    media_type: d.mediaType,
+    content: d.content,
+  }),
+  fromRow: (r): TransmittedDocument => ({ format: text(r.format), mediaType: text(r.media_type), content: text(r.content) }),
 });
 
 export { text };

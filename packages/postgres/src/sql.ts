@@ -14,6 +14,7 @@ export interface Tables {
   webhooks: string;
   webhookEvents: string;
   deliveryEvidence: string;
+  transmittedDocuments: string;
   idempotencyKeys: string;
 }
 
@@ -30,6 +31,7 @@ export function tablesOf(s: string): Tables {
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
     deliveryEvidence: `${s}.delivery_evidence`,
+    transmittedDocuments: `${s}.transmitted_documents`,
     idempotencyKeys: `${s}.idempotency_keys`,
   };
 }

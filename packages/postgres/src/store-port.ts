@@ -2,7 +2,7 @@
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { decodeDocument, encodeDocument } from "./documents.js";
-import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED } from "./rows.js";
+import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED, TRANSMITTED_DOCUMENTS } from "./rows.js";
 import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
@@ -261,6 +261,12 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         invoiceId,
       ]);
       return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
+    },
+
+    async getTransmittedDocument(companyId, invoiceId) {
+      if (!isId(companyId) || !isId(invoiceId)) return null;
+      const { rows } = await db.query(`SELECT ${TRANSMITTED_DOCUMENTS.select()} FROM ${t.transmittedDocuments} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [companyId, invoiceId]);
+      return rows[0] ? TRANSMITTED_DOCUMENTS.fromRow(rows[0]) : null;
     },
 
     async getDocument(companyId, invoiceId) {

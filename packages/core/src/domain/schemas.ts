@@ -253,6 +253,21 @@ export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;
 export const ListClientsQuerySchema = z.strictObject({ limit, cursor }).meta({ id: "ListClientsQuery" });
 export type ListClientsQuery = z.input<typeof ListClientsQuerySchema>;
 
+/** The forms `GET /v1/invoices/{id}/document` serves: the UBL as stored, or the FA(3) sent to KSeF. */
+export const DOCUMENT_FORMATS = ["ubl", "fa3"] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+/** Query of `GET /v1/invoices/{id}/document`. */
+export const DocumentQuerySchema = z
+  .strictObject({
+    format: param("format", z.enum(DOCUMENT_FORMATS, { error: oneOf("format", DOCUMENT_FORMATS) }), {
+      description:
+        "`ubl` (the default): the UBL stored at submission. `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says).",
+      override: { type: "string", enum: [...DOCUMENT_FORMATS] },
+    }),
+  })
+  .meta({ id: "DocumentQuery" });
+
 /** Query of endpoints that take none. */
 export const EmptyQuerySchema = z.strictObject({});
 

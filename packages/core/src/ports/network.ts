@@ -104,6 +104,23 @@ export interface DeliveryEvidence {
   documentHash: string | null;
 }
 
+/** The largest `TransmittedDocument.content` kept: 8 MiB of UTF-8 text. A larger one is not kept (the delivery stands). */
+export const TRANSMITTED_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The document a network transmitted when it is not the submitted UBL, exactly as sent (KSeF: the
+ * FA(3) file), kept with the delivered invoice and served at
+ * `GET /v1/invoices/{id}/document?format=<format>`.
+ */
+export interface TransmittedDocument {
+  /** Which form it is, as the `format` query parameter names it: `fa3` (the only one served). 1 to 20 of a-z and 0-9. */
+  format: string;
+  /** Its media type, such as `application/xml`. */
+  mediaType: string;
+  /** The document's text, exactly as transmitted (its UTF-8 bytes are what the network got), at most `TRANSMITTED_MAX_BYTES`. */
+  content: string;
+}
+
 /** The answer of a network to one attempt. */
 export type SendOutcome =
   | {
@@ -114,6 +131,8 @@ export type SendOutcome =
       ksefNumber?: string;
       /** KSeF: the invoice's verification link (KOD I), kept on the record (`verificationUrl`). At most 1000 characters. */
       verificationUrl?: string;
+      /** The document as transmitted, when the network sent another form than the UBL (KSeF: the FA(3) KSeF accepted). */
+      transmitted?: TransmittedDocument;
     }
   /** A transient failure: try again later (`retryAfterMs` is the network's hint, if any). */
   | { outcome: "retry"; reason: string; retryAfterMs?: number }

@@ -17,7 +17,7 @@ import type {
   ParticipantId,
   TargetNetwork,
 } from "../domain/types.js";
-import type { DeliveryEvidence } from "./network.js";
+import type { DeliveryEvidence, TransmittedDocument } from "./network.js";
 
 /** A position in a keyset-ordered list: the sort value and the id of the last row seen. */
 export interface Keyset {
@@ -160,6 +160,13 @@ export interface Store {
   getEvidence(companyId: string, invoiceId: string): Promise<StoredEvidence | null>;
 
   /**
+   * The document the network transmitted for the company's delivered invoice when it was another
+   * form than the UBL (`AttemptRecord.transmitted`: KSeF's FA(3)), its content as it was given; null
+   * when there is none, also for another company's invoice or an unknown id.
+   */
+  getTransmittedDocument(companyId: string, invoiceId: string): Promise<TransmittedDocument | null>;
+
+  /**
    * The document of the company's invoice as stored at submission (`NewSubmission.document`), byte
    * for byte; null when none is kept (a failed submission), also for another company's invoice or an
    * unknown id.
@@ -274,6 +281,12 @@ export interface AttemptRecord {
    * invoice (`ksefNumber`, `verificationUrl`) in the same atomic step. Ignored for any other status.
    */
   ksef?: { ksefNumber: string; verificationUrl: string | null } | null;
+  /**
+   * For status `delivered`: the document the network transmitted (KSeF: the FA(3)), stored in the
+   * same atomic step as the status, read back with `Store.getTransmittedDocument`. Ignored for any
+   * other status.
+   */
+  transmitted?: TransmittedDocument | null;
 }
 
 /**

@@ -332,6 +332,29 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(await f.a.listInvoices(companyId, { ...q, ksefNumber: null })).toHaveLength(3);
     });
 
+    it("stores the transmitted document (KSeF's FA(3)) with a delivered attempt only, exactly as given, for its company only", async () => {
+      const FA3 = { format: "fa3", mediaType: "application/xml", content: '<?xml version="1.0" encoding="UTF-8"?>\n<Faktura xmlns="http://crd.gov.pl/wzor/2025/06/25/13775/"><P_7>Zażółć &amp; ✓</P_7></Faktura>' };
+      const inv = await submit(0, { network: "ksef", targetNetwork: "ksef" });
+      const retried = await submit(1, { network: "ksef", targetNetwork: "ksef" });
+      const failed = await submit(2, { network: "ksef", targetNetwork: "ksef" });
+      const late = await submit(3, { network: "ksef", targetNetwork: "ksef" });
+      await f.a.claimDeliveries({ owner: "x", now: at(4), leaseUntil: at(64), limit: 10 });
+      expect(await f.a.getTransmittedDocument(companyId, inv.id)).toBeNull();
+      await f.a.completeAttempt(attemptOf(retried.id, "x", 5, "sending", { transmitted: FA3 }));
+      await f.a.completeAttempt(attemptOf(failed.id, "x", 5, "failed", { transmitted: FA3 }));
+      expect((await f.b.completeAttempt(attemptOf(inv.id, "x", 5, "delivered", { transmitted: FA3 })))?.status).toBe("delivered");
+      expect(await f.b.claimDeliveries({ owner: "y", now: at(70), leaseUntil: at(130), limit: 10 })).toHaveLength(2); // retried and late
+      expect(await f.a.completeAttempt(attemptOf(late.id, "x", 71, "delivered", { transmitted: FA3 }))).toBeNull();
+      const stored = await f.a.getTransmittedDocument(companyId, inv.id);
+      expect(stored).toEqual(FA3);
+      expect(stored!.content === FA3.content).toBe(true);
+      expect(await f.b.getTransmittedDocument(companyId, inv.id)).toEqual(FA3);
+      for (const other of [retried, failed, late]) expect(await f.a.getTransmittedDocument(companyId, other.id)).toBeNull();
+      expect(await f.a.getTransmittedDocument(sampleCompany().id, inv.id)).toBeNull();
+      expect(await f.a.getTransmittedDocument(companyId, randomUUID())).toBeNull();
+      expect(await f.a.getTransmittedDocument(companyId, "not-a-uuid")).toBeNull();
+    });
+
     it("keeps evidence of up to 1 MiB as it was given", async () => {
       const inv = await submit(0);
       await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });

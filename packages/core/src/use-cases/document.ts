@@ -1,5 +1,6 @@
 // Use case: the document of an invoice as it was sent (GET /v1/invoices/{id}/document): the UBL bytes, or the same as InvoiceData.
 import { readInvoiceData } from "../document/invoice-data/index.js";
+import { DocumentQuerySchema, parseWith, type DocumentFormat } from "../domain/schemas.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
 import { ApiError } from "../domain/errors.js";
 import type { AuthContext } from "../domain/types.js";
@@ -37,4 +38,32 @@ export async function getInvoiceDocument(store: Store, auth: AuthContext, id: st
 export async function getInvoiceDocumentData(store: Store, auth: AuthContext, id: string): Promise<InvoiceData> {
   const { documentType: _, ...data } = readInvoiceData(await getInvoiceDocument(store, auth, id));
   return data;
+}
+
+/** The `format` of a `GET /v1/invoices/{id}/document` query (`DocumentQuerySchema`): `ubl` when absent; 400 for anything else. */
+export function documentFormat(query: unknown = {}): DocumentFormat {
+  return parseWith(DocumentQuerySchema, query).format ?? "ubl";
+}
+
+/**
+ * The FA(3) of the company's invoice exactly as it was sent to KSeF, the bytes KSeF accepted (kept
+ * with the delivered status: `Store.getTransmittedDocument`). `invoice_not_found` as
+ * `getInvoiceDocument`; `document_not_available` (409), saying why, for an invoice that is not a
+ * KSeF invoice, is still being sent, failed, or was delivered without a kept FA(3).
+ *
+ * @example const fa3 = await getInvoiceFa3(store, auth, submissionId) // Buffer of the FA(3) XML
+ */
+export async function getInvoiceFa3(store: Store, auth: AuthContext, id: string): Promise<Buffer> {
+  const s = guardStore(store);
+  const r = UUID.test(id) ? await s.getInvoice(auth.companyId, id.toLowerCase()) : null;
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  const none = (why: string) => new ApiError("document_not_available", `Invoice ${r.id} has no FA(3): ${why}`);
+  if (r.network !== "ksef") throw none(`it is not a KSeF invoice (network ${r.network ?? "none"}); only invoices sent to KSeF have one. Ask without format (or format=ubl) for its UBL.`);
+  if (r.status === "sending") throw none("it is still being sent to KSeF; its FA(3) is kept once KSeF has accepted it (status delivered). Ask again then.");
+  if (r.status === "failed") throw none(`it failed (${r.errorMessage ?? "see its events"}), and only the FA(3) KSeF accepted is kept.`);
+  const t = await s.getTransmittedDocument(auth.companyId, r.id);
+  if (!t || t.format !== "fa3") {
+    throw none("it was delivered without a kept FA(3): by a network that does not write FA(3) itself (the sandbox, an access point), or before this service kept it. Its UBL is served without format.");
+  }
+  return Buffer.from(t.content, "utf8");
 }

@@ -2,7 +2,7 @@
 // network, retries transient failures with backoff and jitter, and records every attempt.
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
 import { randomUUID } from "node:crypto";
-import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome } from "../ports/network.js";
+import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome, type TransmittedDocument } from "../ports/network.js";
 import { safeMetrics } from "../ports/metrics.js";
 import { queueWorker, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
@@ -211,6 +211,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         event: { status: "delivered", at, detail: `Delivered on ${on} (attempt ${attemptNo}).${outcome.detail ? " " + outcome.detail : ""}` },
         evidence: keptEvidence(inv.id, outcome.evidence),
         ksef: keptKsef(inv.id, outcome),
+        transmitted: keptTransmitted(inv.id, outcome.transmitted),
       };
     }
     const policy = retryOf(inv.network);
@@ -241,6 +242,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return null;
     }
     return { ksefNumber: o.ksefNumber, verificationUrl: o.verificationUrl ?? null };
+  }
+
+  /** The transmitted document to store: what the network gave when it keeps the port's shape and bound, else null (logged). */
+  function keptTransmitted(submissionId: string, d: TransmittedDocument | undefined): TransmittedDocument | null {
+    if (d === undefined) return null;
+    const ok = !!d && typeof d.format === "string" && /^[a-z0-9]{1,20}$/.test(d.format) && typeof d.mediaType === "string" && d.mediaType.length <= 200 && typeof d.content === "string" && !d.content.includes("\u0000");
+    if (!ok || utf8Length(d.content) > TRANSMITTED_MAX_BYTES) {
+      logger?.error({ submissionId }, `the network's transmitted document is malformed or larger than ${TRANSMITTED_MAX_BYTES} bytes; it is not kept`);
+      return null;
+    }
+    return { format: d.format, mediaType: d.mediaType, content: d.content };
   }
 
   /** The evidence to store: what the network gave when it keeps the port's shape and bound, else null (logged). */

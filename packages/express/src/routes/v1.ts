@@ -14,6 +14,9 @@ import {
   getInvoiceEvidence,
   getInvoiceDocument,
   getInvoiceDocumentData,
+  getInvoiceFa3,
+  documentFormat,
+  DocumentQuerySchema,
   InvoiceDataSchema,
   getVerificationQr,
   DeliveryEvidenceSchema,
@@ -233,24 +236,31 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "getInvoiceDocument",
     summary: "Get the document of an invoice as it was sent",
     description:
-      "The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document.",
+      "The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
     auth: "apiKey",
     params: { id: "The submissionId." },
+    query: DocumentQuerySchema,
     success: {
       status: 200,
-      description: "The document: UBL XML, or InvoiceData for `Accept: application/json`.",
+      description: "The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF.",
       mediaType: "application/xml",
-      schema: z.string().meta({ description: "The UBL document." }),
+      schema: z.string().meta({ description: "The UBL document, or with format=fa3 the FA(3) document." }),
       alternatives: { "application/json": InvoiceDataSchema },
     },
     errors: [
       { codes: ["invoice_not_found"], description: "No such invoice in this company." },
-      { codes: ["document_not_available"], description: "The submission failed, and a failed submission's document is not stored." },
+      {
+        codes: ["document_not_available"],
+        description:
+          "The submission failed, and a failed submission's document is not stored. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, or it was delivered without a kept FA(3) (the message says which).",
+      },
     ],
-    handle: async ({ deps, auth, params, req }) =>
-      req.accepts(["application/xml", "application/json"]) === "application/json"
+    handle: async ({ deps, auth, params, query, req }) => {
+      if (documentFormat(query) === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, params.id!));
+      return req.accepts(["application/xml", "application/json"]) === "application/json"
         ? new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, params.id!))
-        : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!)),
+        : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!));
+    },
   },
   {
     method: "get",

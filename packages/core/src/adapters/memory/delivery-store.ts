@@ -43,6 +43,10 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
         const { kind, mediaType, content, reference, documentHash } = a.evidence;
         evidence.set(inv.id, { invoiceId: inv.id, network: inv.network, kind, mediaType, content, reference, documentHash, deliveredAt: a.updatedAt });
       }
+      if (a.status === "delivered" && a.transmitted) {
+        const { format, mediaType, content } = a.transmitted;
+        state.transmitted.set(inv.id, { format, mediaType, content });
+      }
       if (a.status === "failed") {
         const key = activeKey(inv.companyId, inv.sha256);
         if (active.get(key) === inv.id) active.delete(key);

@@ -1,6 +1,7 @@
 // The memory store's state, shared by its three ports (a delivery attempt enqueues webhook events,
 // a submission enqueues its delivery), and the ordering helpers they use.
 import type { StoredEvidence } from "../../ports/store.js";
+import type { TransmittedDocument } from "../../ports/network.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
 
 /** The delivery queue state of one `sending` submission. */
@@ -37,6 +38,8 @@ export interface MemoryState {
   delivery: Map<string, DeliveryState>;
   /** Delivery evidence by invoice id. */
   evidence: Map<string, StoredEvidence>;
+  /** The document a network transmitted (KSeF's FA(3)), by invoice id. */
+  transmitted: Map<string, TransmittedDocument>;
   webhooks: Map<string, WebhookRecord>;
   webhookEvents: Map<string, WebhookEventRecord & Lease>;
   /** `${companyId} ${key}` -> the idempotency key's record. */
@@ -66,6 +69,7 @@ export function emptyState(): MemoryState {
     documents: new Map(),
     delivery: new Map(),
     evidence: new Map(),
+    transmitted: new Map(),
     webhooks: new Map(),
     webhookEvents: new Map(),
     idempotency: new Map(),

@@ -136,6 +136,11 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return e && invoices.get(invoiceId)?.companyId === companyId ? clone(e) : null;
     },
 
+    async getTransmittedDocument(companyId, invoiceId) {
+      const t = state.transmitted.get(invoiceId);
+      return t && invoices.get(invoiceId)?.companyId === companyId ? { ...t } : null;
+    },
+
     async getDocument(companyId, invoiceId) {
       const d = documents.get(invoiceId);
       return d && invoices.get(invoiceId)?.companyId === companyId ? new Uint8Array(d) : null;
