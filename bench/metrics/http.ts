@@ -196,9 +196,10 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
     return {
       latency_under_large: {
         value: round(latency.ratio),
-        goal: "<= 2",
-        ok: latency.ratio <= 2,
-        note: `p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone (median of ${LATENCY_ROUNDS} paired rounds); floor: beside the same stream into the same server with the large bodies dropped unread, ${round(floor.ratio)} (${round(median(floor.a), 2)} vs ${round(median(floor.b), 2)} ms); the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${round(median(loops.withLarge.server), 2)} ms (alone ${round(median(loops.alone.server), 2)}), load generator ${round(median(loops.withLarge.generator), 2)} ms; inside the server (request event to answer) the small ones' p99 was ${round(median(loops.withLarge.inside), 2)} ms vs ${round(median(loops.alone.inside), 2)} alone; server process ${round(median(loops.withLarge.cores), 2)} cores busy (alone ${round(median(loops.alone.cores), 2)}), ${median(loops.withLarge.majors)} mark-compacts on its event loop per round (alone ${median(loops.alone.majors)})`,
+        // Issue 29's goal: <= 2, or within 1.5x the floor this run measured (what the machine itself costs the small ones).
+        goal: "<= 2, or <= 1.5x floor",
+        ok: latency.ratio <= 2 || latency.ratio <= 1.5 * floor.ratio,
+        note: `${round(latency.ratio / floor.ratio)}x the floor; p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone (median of ${LATENCY_ROUNDS} paired rounds); floor: beside the same stream into the same server with the large bodies dropped unread, ${round(floor.ratio)} (${round(median(floor.a), 2)} vs ${round(median(floor.b), 2)} ms); the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${round(median(loops.withLarge.server), 2)} ms (alone ${round(median(loops.alone.server), 2)}), load generator ${round(median(loops.withLarge.generator), 2)} ms; inside the server (request event to answer) the small ones' p99 was ${round(median(loops.withLarge.inside), 2)} ms vs ${round(median(loops.alone.inside), 2)} alone; server process ${round(median(loops.withLarge.cores), 2)} cores busy (alone ${round(median(loops.alone.cores), 2)}), ${median(loops.withLarge.majors)} mark-compacts on its event loop per round (alone ${median(loops.alone.majors)})`,
         detail: {
           p99WithLarge: latency.a,
           p99Alone: latency.b,
