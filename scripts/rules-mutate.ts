@@ -244,7 +244,7 @@ for (let i = 0; i < count; i++) {
   const cid = norm(first(root, "cbc:CustomizationID")) || null;
   const sets = ruleSetsApplying(cid);
   // A rule a set's validator configuration levels to "information" (XRechnung's KoSIT levels) is not reported.
-  const levels = levelsOf(sets, { documentType: root.name === "CreditNote" ? "CreditNote" : "Invoice", customizationId: cid });
+  const levels = levelsOf(sets, { rootElement: root.name === "CreditNote" ? "CreditNote" : "Invoice", customizationId: cid });
   const ours = new Set(runRules(root, familiesOf(sets)).filter((f) => levels?.[f.rule] !== "information" && (!fatalOnly || f.flag === "fatal")).map((f) => f.rule).filter(want));
   const official = new Set([...theirs.fatal, ...(fatalOnly ? [] : theirs.warning)].filter(want));
   const missing = [...official].filter((r) => !ours.has(r)), extra = [...ours].filter((r) => !official.has(r));

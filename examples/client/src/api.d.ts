@@ -1060,7 +1060,15 @@ export interface components {
         };
         ValidationReport: {
             valid: boolean;
-            /** @enum {string} */
+            /**
+             * @description The document's root element: a UBL `Invoice` or a UBL `CreditNote`.
+             * @enum {string}
+             */
+            rootElement: "Invoice" | "CreditNote";
+            /**
+             * @description Deprecated: the same as `rootElement`, under its former name, kept for existing clients.
+             * @enum {string}
+             */
             documentType: "Invoice" | "CreditNote";
             customizationId: string | null;
             ruleSets: string[];

@@ -127,6 +127,7 @@ export {
   type XmlDocument,
   requireInvoiceRoot,
   requireUblRoot,
+  type UblRoot,
   type UblDocumentType,
   extractRecipient,
   extractFields,

@@ -50,6 +50,7 @@ describe("validateInvoice", () => {
   it("reports a valid Peppol BIS 3 invoice with both rule sets and no errors", () => {
     expect(validateInvoice(Buffer.from(valid))).toEqual({
       valid: true,
+      rootElement: "Invoice",
       documentType: "Invoice",
       customizationId: "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",
       ruleSets: [CEN_RULESET, PEPPOL_RULESET],
@@ -104,7 +105,7 @@ describe("validateInvoice", () => {
       .replace(/<cbc:InvoiceTypeCode>380<\/cbc:InvoiceTypeCode>/, "<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>")
       .replace(/InvoiceLine>/g, "CreditNoteLine>")
       .replace(/InvoicedQuantity/g, "CreditedQuantity");
-    expect(validateInvoice(cn)).toMatchObject({ documentType: "CreditNote", valid: true });
+    expect(validateInvoice(cn)).toMatchObject({ rootElement: "CreditNote", documentType: "CreditNote", valid: true });
   });
 
   it("refuses what the rules cannot read with the codes of submit", () => {

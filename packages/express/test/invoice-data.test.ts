@@ -101,7 +101,7 @@ describe("POST /v1/validate with data", () => {
     const { apiKey } = await eligibleAccount(app);
     const ok = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ invoice: invoice() });
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ valid: true, documentType: "Invoice", errors: [] });
+    expect(ok.body.data).toMatchObject({ valid: true, rootElement: "Invoice", errors: [] });
     const xml = Buffer.from(ok.body.data.document, "base64").toString("utf8");
     expect(xml).toContain("<cbc:PayableAmount currencyID=\"EUR\">1295.31</cbc:PayableAmount>");
     // The preview validates as XML too.
@@ -112,7 +112,7 @@ describe("POST /v1/validate with data", () => {
     const bad = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ creditNote: data });
     expect(bad.status).toBe(200);
     expect(bad.body.data.valid).toBe(false);
-    expect(bad.body.data.documentType).toBe("CreditNote");
+    expect(bad.body.data.rootElement).toBe("CreditNote");
     expect(bad.body.data.errors).toEqual(expect.arrayContaining([expect.objectContaining({ rule: "BR-CL-14", path: "/buyer/address/country" })]));
     const two = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ invoice: invoice(), creditNote: creditNote() });
     expect(two.status).toBe(400);

@@ -24,7 +24,7 @@ describe("POST /v1/validate", () => {
     const account = await signUp(app); // not eligible: no enterprise plan, no legal entity
     const ok = await request(app).post("/v1/validate").set(bearer(account.apiKey)).send({ xml: b64(invoiceXml()) });
     expect(ok.status).toBe(200);
-    expect(ValidationReportSchema.strict().parse(ok.body.data)).toMatchObject({ valid: true, documentType: "Invoice", errors: [] });
+    expect(ValidationReportSchema.strict().parse(ok.body.data)).toMatchObject({ valid: true, rootElement: "Invoice", documentType: "Invoice", errors: [] });
     const bad = await request(app).post("/v1/validate").set(bearer(account.apiKey)).send({ xml: b64(broken) });
     expect(bad.status).toBe(200);
     expect(bad.body.data.valid).toBe(false);

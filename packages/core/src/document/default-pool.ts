@@ -2,7 +2,7 @@
 // `validateRequestAsync` and the submit and validate functions use, configured with `configureInvoiceWorkers`, ended with `closeInvoiceWorkers`.
 import type { ReadInvoice } from "./read.js";
 import { createInvoiceWorkers, type InvoiceWorkerOptions, type InvoiceWorkers, type ReadRequest, type ReadRequestOptions } from "./pool.js";
-import type { UblDocumentType } from "./ubl.js";
+import type { UblRoot } from "./ubl.js";
 import type { ValidationReport } from "../validation/validate.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
@@ -35,7 +35,7 @@ export function configureInvoiceWorkers(options: InvoiceWorkerOptions): void {
  *
  * @example const { sha256, recipient } = await readInvoiceAsync(body.xml)
  */
-export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice", recipientOptional = false): Promise<ReadInvoice> {
+export function readInvoiceAsync(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblRoot = "Invoice", recipientOptional = false): Promise<ReadInvoice> {
   return workers().readInvoice(xmlBase64, limits, root, recipientOptional);
 }
 

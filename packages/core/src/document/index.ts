@@ -4,7 +4,7 @@ export { extractFields, type InvoiceFields } from "./fields.js";
 export { extractRecipient } from "./recipient.js";
 export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./doctype.js";
 export { isZip } from "./text.js";
-export { CAC, CBC, UBL_INVOICE_NS, UBL_CREDIT_NOTE_NS, requireInvoiceRoot, requireUblRoot, type UblDocumentType } from "./ubl.js";
+export { CAC, CBC, UBL_INVOICE_NS, UBL_CREDIT_NOTE_NS, requireInvoiceRoot, requireUblRoot, type UblRoot, type UblDocumentType } from "./ubl.js";
 export { parseXml, XmlNode, xmlTrim, DEFAULT_XML_LIMITS, type XmlDocument, type XmlLimits } from "./xml.js";
 export { readInvoice, decodeDocument, readDocument, readXml, type ReadInvoice } from "./read.js";
 export { readInvoiceAsync, readRequestAsync, closeInvoiceWorkers, configureInvoiceWorkers } from "./default-pool.js";

@@ -249,7 +249,7 @@ export interface Finding {
 export interface RuleContext {
   /** The root element (Invoice or CreditNote). */
   readonly root: UblNode;
-  readonly documentType: "Invoice" | "CreditNote";
+  readonly rootElement: "Invoice" | "CreditNote";
   /** Report a broken assertion at `node` (the Schematron context node). */
   report(rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null): void;
 }

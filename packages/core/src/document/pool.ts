@@ -10,7 +10,7 @@ import type { ValidationReport } from "../validation/validate.js";
 import { readDataDocument } from "./invoice-data/pipeline.js";
 import { readInvoice, type ReadInvoice } from "./read.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
-import type { UblDocumentType } from "./ubl.js";
+import type { UblRoot } from "./ubl.js";
 import { validateBody } from "./validate.js";
 import { chunkBuffers, docOf, rebuild, type ValidateReply, type ValidateTask, type WorkerReply, type WorkerRequest } from "./worker-protocol.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
@@ -42,7 +42,7 @@ export interface InvoiceWorkerOptions {
 /** How to read a submit body: see `readRequestAsync`. */
 export interface ReadRequestOptions {
   transfer?: boolean;
-  root?: UblDocumentType;
+  root?: UblRoot;
   /** The target networks whose route needs no recipient (the KSeF route): for them a missing one is no error. */
   recipientOptionalFor?: readonly TargetNetwork[];
 }
@@ -58,7 +58,7 @@ export interface ReadRequest {
 /** A pool of invoice workers with its own options (see `createInvoiceWorkers`). */
 export interface InvoiceWorkers {
   /** `readInvoice`, on a worker thread when the document is above the threshold. */
-  readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblDocumentType, recipientOptional?: boolean): Promise<ReadInvoice>;
+  readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblRoot, recipientOptional?: boolean): Promise<ReadInvoice>;
   /** Validates the document of a `POST /v1/validate` raw JSON body (see `validateRequestAsync`). */
   validateRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<ValidationReport>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
@@ -99,7 +99,7 @@ function workerExecArgv(): string[] {
   return out;
 }
 
-function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblDocumentType, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
+function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblRoot, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
   const { xml, data, targetNetwork } = parseSubmitBody(joinChunks(chunks), root);
   try {
     const optional = recipientOptionalFor.includes(targetNetwork);

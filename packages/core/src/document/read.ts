@@ -9,7 +9,7 @@ import { extractFields, requireStorableIdentifiers, type InvoiceFields } from ".
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type DocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
-import { requireSubmitRoot, type UblDocumentType } from "./ubl.js";
+import { requireSubmitRoot, type UblRoot } from "./ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlDocument, type XmlLimits } from "./xml.js";
 
 /** A base64 UBL invoice that passed every check of the pipeline. */
@@ -48,7 +48,7 @@ function tooLarge(bytes: number, limits: XmlLimits): ApiError {
  *
  * @example const { sha256, recipient, fields, warnings } = readInvoice(body.xml)
  */
-export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
+export function readInvoice(xmlBase64: string, limits: XmlLimits = DEFAULT_XML_LIMITS, root: UblRoot = "Invoice", recipientOptional = false): ReadInvoice {
   return readDocument(decodeDocument(xmlBase64, limits), limits, root, recipientOptional);
 }
 
@@ -109,7 +109,7 @@ export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument 
  * one hash. With `recipientOptional` (the KSeF route) a missing recipient is no error (row 9 is
  * the Peppol route's): `recipient` is then null.
  */
-export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblDocumentType = "Invoice", recipientOptional = false): ReadInvoice {
+export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "Invoice", recipientOptional = false): ReadInvoice {
   const invoice = requireSubmitRoot(readXml(bytes, limits), root);
   const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
   const fields = extractFields(invoice);

@@ -4,7 +4,7 @@ import { CreditNoteRequestSchema, InvoiceRequestSchema, parseDocumentBody, Valid
 import type { TargetNetwork } from "../domain/types.js";
 import { isStrictBase64 } from "./base64.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
-import type { UblDocumentType } from "./ubl.js";
+import type { UblRoot } from "./ubl.js";
 
 /** A checked submit body: the document as `xml` (base64) or as `data` (the invoice or credit note as data), and the target. */
 export interface SubmitBody {
@@ -14,7 +14,7 @@ export interface SubmitBody {
 }
 
 /** Checks a parsed submit body against the endpoint's schema (`invoice` or `creditNote` as data): the 400 of its shape, else the body. */
-export function checkSubmitBody(body: unknown, root: UblDocumentType = "Invoice"): SubmitBody {
+export function checkSubmitBody(body: unknown, root: UblRoot = "Invoice"): SubmitBody {
   if (root === "CreditNote") {
     const b = parseDocumentBody(CreditNoteRequestSchema, body);
     return { xml: b.xml, data: b.creditNote, targetNetwork: b.targetNetwork };
@@ -38,7 +38,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 }
 
 /** A submit request body, checked: `xml` or the document as data, and `targetNetwork`; or the 400 of its shape. */
-export function parseSubmitBody(bytes: Uint8Array, root: UblDocumentType = "Invoice"): SubmitBody {
+export function parseSubmitBody(bytes: Uint8Array, root: UblRoot = "Invoice"): SubmitBody {
   return checkSubmitBody(readEnvelope(bytes) ?? parseJsonBody(bytes), root);
 }
 
@@ -97,7 +97,7 @@ export function readEnvelope(bytes: Uint8Array): Record<string, unknown> | null 
  * (`{"xml":"…"` and a short tail) is checked in place, one pass over its bytes without joining
  * them or making a string of them; anything else goes through `parseSubmitBody`. Throws the 400; returns the target network the body asks for.
  */
-export function checkSubmitShape(chunks: readonly Uint8Array[], root: UblDocumentType = "Invoice"): TargetNetwork {
+export function checkSubmitShape(chunks: readonly Uint8Array[], root: UblRoot = "Invoice"): TargetNetwork {
   const envelope = envelopeShape(chunks);
   if (envelope) return checkSubmitBody(envelope, root).targetNetwork;
   return parseSubmitBody(joinChunks(chunks), root).targetNetwork;

@@ -9,14 +9,16 @@ export const UBL_CREDIT_NOTE_NS = NS.creditNote;
 export const CAC = NS.cac;
 export const CBC = NS.cbc;
 
-/** The UBL document types the reader knows. */
-export type UblDocumentType = "Invoice" | "CreditNote";
+/** The root elements of the UBL documents the reader knows. */
+export type UblRoot = "Invoice" | "CreditNote";
+/** @deprecated The former name of `UblRoot`, kept so existing code still builds. */
+export type UblDocumentType = UblRoot;
 
 /**
  * Returns the root element when it is a UBL Invoice (or one of `accept`), or throws
  * `invalid_ubl_xml` naming the root that was found.
  */
-export function requireUblRoot(doc: XmlDocument, accept: readonly UblDocumentType[] = ["Invoice"]): UblNode & { name: UblDocumentType } {
+export function requireUblRoot(doc: XmlDocument, accept: readonly UblRoot[] = ["Invoice"]): UblNode & { name: UblRoot } {
   const root = doc.root;
   const ok =
     (root.name === "Invoice" && root.ns === UBL_INVOICE_NS && accept.includes("Invoice")) ||
@@ -28,11 +30,11 @@ export function requireUblRoot(doc: XmlDocument, accept: readonly UblDocumentTyp
       .join(" or ");
     throw new ApiError("invalid_ubl_xml", `xml is not a UBL ${accept.join(" or ")}: the root element is ${root.name}${ns}; expected ${expected}.`);
   }
-  return root as UblNode & { name: UblDocumentType };
+  return root as UblNode & { name: UblRoot };
 }
 
 /** The submit endpoint of each UBL document type (the message of a document sent to the other one names it). */
-export const SUBMIT_ENDPOINT: Record<UblDocumentType, string> = {
+export const SUBMIT_ENDPOINT: Record<UblRoot, string> = {
   Invoice: "POST /v1/peppol/invoice",
   CreditNote: "POST /v1/peppol/credit-note",
 };
@@ -42,9 +44,9 @@ export const SUBMIT_ENDPOINT: Record<UblDocumentType, string> = {
  * (an Invoice sent to the credit-note endpoint, a CreditNote to the invoice endpoint) is refused
  * with `invalid_ubl_xml` naming the endpoint that takes it; any other root as `requireUblRoot` does.
  */
-export function requireSubmitRoot(doc: XmlDocument, expected: UblDocumentType): UblNode & { name: UblDocumentType } {
+export function requireSubmitRoot(doc: XmlDocument, expected: UblRoot): UblNode & { name: UblRoot } {
   const root = doc.root;
-  const other: UblDocumentType = expected === "Invoice" ? "CreditNote" : "Invoice";
+  const other: UblRoot = expected === "Invoice" ? "CreditNote" : "Invoice";
   if (root.name === other && root.ns === (other === "Invoice" ? UBL_INVOICE_NS : UBL_CREDIT_NOTE_NS)) {
     throw new ApiError(
       "invalid_ubl_xml",

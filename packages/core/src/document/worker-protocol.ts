@@ -7,7 +7,7 @@ import type { ValidationItem, ValidationReport } from "../validation/validate.js
 import type { DocumentType } from "./doctype.js";
 import type { InvoiceFields } from "./fields.js";
 import type { ReadInvoice } from "./read.js";
-import type { UblDocumentType } from "./ubl.js";
+import type { UblRoot } from "./ubl.js";
 import type { XmlLimits } from "./xml.js";
 
 /**
@@ -17,7 +17,7 @@ import type { XmlLimits } from "./xml.js";
  */
 export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: ArrayBuffer[]; limits: XmlLimits }) & {
   /** The root the submit endpoint takes (Invoice when absent). */
-  root?: UblDocumentType;
+  root?: UblRoot;
   /** Whether the recipient is optional (`readDocument`): for an `xml` request, a boolean; for a body, the target networks it is optional for. */
   recipientOptional?: boolean | TargetNetwork[];
 };

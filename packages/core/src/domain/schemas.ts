@@ -491,7 +491,8 @@ export const CodeErrorSchema = z
 export const ValidationReportSchema = z
   .object({
     valid: z.boolean(),
-    documentType: z.enum(["Invoice", "CreditNote"]),
+    rootElement: z.enum(["Invoice", "CreditNote"]).meta({ description: "The document's root element: a UBL `Invoice` or a UBL `CreditNote`." }),
+    documentType: z.enum(["Invoice", "CreditNote"]).meta({ description: "Deprecated: the same as `rootElement`, under its former name, kept for existing clients." }),
     customizationId: z.string().nullable(),
     ruleSets: z.array(z.string()),
     errors: z.array(RuleFindingSchema).meta({ description: "The broken fatal rules, in the order the rule sets report them: the first 100 (see `truncated`)." }),

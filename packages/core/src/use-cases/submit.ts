@@ -9,7 +9,7 @@ import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, ty
 import { normaliseNip } from "../domain/nip.js";
 import { checkSubmitBody, checkSubmitShape } from "../document/request.js";
 import { readDataDocument } from "../document/invoice-data/pipeline.js";
-import type { UblDocumentType } from "../document/ubl.js";
+import type { UblRoot } from "../document/ubl.js";
 
 /**
  * Submits one base64 UBL invoice for the authenticated company.
@@ -45,7 +45,7 @@ export async function submitCreditNote(store: Store, auth: AuthContext, request:
   return submitUbl("CreditNote", store, auth, request, options);
 }
 
-async function submitUbl(root: UblDocumentType, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
   const body = checkSubmitBody(request, root);
   const o = resolveOptions(options);
   const s = guardStore(store);
@@ -105,7 +105,7 @@ export const submitInvoiceJson = submitInvoiceBody;
 export const submitCreditNoteJson = submitCreditNoteBody;
 
 async function submitUblBody(
-  root: UblDocumentType,
+  root: UblRoot,
   store: Store,
   auth: AuthContext,
   rawBody: Uint8Array | readonly Uint8Array[],
@@ -143,7 +143,7 @@ async function submitUblBody(
  * read once by the caller, for the asked target), the document, duplicates and routing.
  */
 async function submitChecked(
-  root: UblDocumentType,
+  root: UblRoot,
   s: Store,
   company: Company | null,
   plan: Plan,
@@ -271,7 +271,7 @@ async function plansByTarget(company: Company | null, o: ResolvedOptions): Promi
 }
 
 /** On the KSeF route: the company's missing credential (where KSeF is delivered to directly), or an invoice whose seller is not the company's NIP; else null. */
-function ksefRefusal(root: UblDocumentType, company: Company, doc: ReadInvoice, o: ResolvedOptions): ApiError | null {
+function ksefRefusal(root: UblRoot, company: Company, doc: ReadInvoice, o: ResolvedOptions): ApiError | null {
   const noun = root === "CreditNote" ? "credit note" : "invoice";
   if (!company.ksef) {
     if (!o.ksefCredentialsRequired) return null;
@@ -304,7 +304,7 @@ async function refuse(company: Company, network: Network | null, o: ResolvedOpti
   return null;
 }
 
-function duplicateMessage(root: UblDocumentType, earlier: Duplicate, doc: ReadInvoice): string {
+function duplicateMessage(root: UblRoot, earlier: Duplicate, doc: ReadInvoice): string {
   const noun = root === "CreditNote" ? "credit note" : "invoice";
   if (earlier.rule === "number") {
     return `Duplicate ${noun} number: ${JSON.stringify(doc.fields.invoiceNumber)} (BT-1) is already the number of ${noun} ${earlier.id}, which has not failed; it is not sent. Each ${noun} needs a number of its own: to correct a sent invoice, send a credit note.`;

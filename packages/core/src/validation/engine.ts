@@ -34,7 +34,7 @@ export function runRulesCounted(
   const run: RuleRun = { findings, counts: [], errorCount: 0, warningCount: 0 };
   const ctx: RuleContext = {
     root,
-    documentType: root.name === "CreditNote" ? "CreditNote" : "Invoice",
+    rootElement: root.name === "CreditNote" ? "CreditNote" : "Invoice",
     report(rule, own, message, node) {
       // A validator configuration may report a rule at another level, or not at all ("information").
       const level = levels?.[rule] ?? own;

@@ -19,14 +19,17 @@ export interface ValidationItem {
   location: string;
 }
 
-/** A UBL document's root: the rules validate both. */
-export type UblDocumentType = "Invoice" | "CreditNote";
+/** A UBL document's root element: the rules validate both. */
+export type UblRoot = "Invoice" | "CreditNote";
 
 /** What `validateInvoice` returns. */
 export interface ValidationReport {
   /** True when no fatal rule is broken (warnings do not count). */
   valid: boolean;
-  documentType: UblDocumentType;
+  /** The document's root element: a UBL Invoice or a UBL CreditNote. */
+  rootElement: UblRoot;
+  /** @deprecated The same as `rootElement`, under its former name (kept in the API's answers for existing clients). */
+  documentType: UblRoot;
   /** The document's cbc:CustomizationID (whitespace-normalised), or null when it has none. */
   customizationId: string | null;
   /** The ids of the rule sets that were applied, in run order: the CEN one always, then those the CustomizationID selects. */
@@ -59,10 +62,10 @@ export const UNCHECKED_RULES = "EINVOICE-RULESET-MISSING";
 export function validateModel(root: UblNode, options: { maxItems?: number } = {}): ValidationReport {
   requireBoundedDecimals(root);
   const maxItems = options.maxItems ?? Infinity;
-  const documentType: UblDocumentType = root.name === "CreditNote" ? "CreditNote" : "Invoice";
+  const rootElement: UblRoot = root.name === "CreditNote" ? "CreditNote" : "Invoice";
   const cid = child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
-  const { sets, unchecked, families, levels } = planFor(customizationId, documentType);
+  const { sets, unchecked, families, levels } = planFor(customizationId, rootElement);
   const run = runRulesCounted(root, families, maxItems, levels);
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
@@ -78,7 +81,8 @@ export function validateModel(root: UblNode, options: { maxItems?: number } = {}
   }
   return {
     valid: run.errorCount === 0,
-    documentType,
+    rootElement,
+    documentType: rootElement,
     customizationId,
     ruleSets: sets.map((s) => s.id),
     errors: orderByCause(errors, MAX_ITEM_CHARS),
@@ -102,8 +106,8 @@ interface Plan {
 const plans = new Map<string, Plan>();
 const PLANS_KEPT = 256;
 
-function planFor(customizationId: string | null, documentType: UblDocumentType): Plan {
-  const key = `${documentType} ${customizationId ?? "\u0000none"}`;
+function planFor(customizationId: string | null, rootElement: UblRoot): Plan {
+  const key = `${rootElement} ${customizationId ?? "\u0000none"}`;
   let plan = plans.get(key);
   if (plan === undefined) {
     const sets = ruleSetsApplying(customizationId);
@@ -111,7 +115,7 @@ function planFor(customizationId: string | null, documentType: UblDocumentType):
       sets,
       unchecked: uncheckedSpecification(customizationId, sets),
       families: familiesOf(sets),
-      levels: levelsOf(sets, { documentType, customizationId }),
+      levels: levelsOf(sets, { rootElement, customizationId }),
     };
     if (plans.size < PLANS_KEPT) plans.set(key, plan);
   }

@@ -6,7 +6,7 @@ import { extractDocumentType } from "../doctype.js";
 import { extractFields } from "../fields.js";
 import type { ReadInvoice } from "../read.js";
 import { extractRecipient } from "../recipient.js";
-import type { UblDocumentType } from "../ubl.js";
+import type { UblRoot } from "../ubl.js";
 import type { XmlLimits } from "../xml.js";
 import { buildParsedInvoice, dataRulesError } from "./index.js";
 import type { InvoiceData } from "../../domain/invoice-data.js";
@@ -19,7 +19,7 @@ import type { InvoiceData } from "../../domain/invoice-data.js";
  * whose `errors` carry `path` when a fatal rule is broken, and the size limit's error for a document
  * over it. With `recipientOptional` (the KSeF route) a missing recipient is no error.
  */
-export function readDataDocument(data: InvoiceData, limits: XmlLimits, root: UblDocumentType, recipientOptional = false): ReadInvoice {
+export function readDataDocument(data: InvoiceData, limits: XmlLimits, root: UblRoot, recipientOptional = false): ReadInvoice {
   const built = buildParsedInvoice(data, root);
   if (built.bytes.length > limits.maxBytes) {
     const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);

@@ -169,7 +169,7 @@ const [T_VERSION, T_PAYMENT_MEANS, T_ADDITIONAL_DOCUMENT, T_SUPPLIER, T_CUSTOMER
 // ---- helpers ----
 
 function docWord(ctx: RuleContext): string {
-  return ctx.documentType === "CreditNote" ? "credit note" : "invoice";
+  return ctx.rootElement === "CreditNote" ? "credit note" : "invoice";
 }
 
 /** The qnames from below the root down to the node, such as `cac:Delivery/cac:DeliveryLocation/cbc:ID`. */

@@ -79,7 +79,7 @@ function greekRules(ctx: RuleContext): void {
   }
   const vatIds = (party: UblNode) => children(party, "cac:PartyTaxScheme").filter((p) => normalizeSpace(stringValue(first(p, "cac:TaxScheme/cbc:ID"))) === "VAT").flatMap((p) => children(p, "cbc:CompanyID"));
   for (const party of select(root, "cac:AccountingSupplierParty/cac:Party")) {
-    if (vatIds(party).length !== 1 && !(ctx.documentType === "Invoice" && children(root, "cac:TaxRepresentativeParty").length === 1)) {
+    if (vatIds(party).length !== 1 && !(ctx.rootElement === "Invoice" && children(root, "cac:TaxRepresentativeParty").length === 1)) {
       ctx.report("GR-R-007-1", "fatal", "A Greek seller must give exactly one VAT number, or a tax representative.", party);
     }
   }

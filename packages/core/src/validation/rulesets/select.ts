@@ -37,7 +37,7 @@ export function familiesOf(sets: readonly RuleSet[]): RuleFamily[] {
  */
 export function levelsOf(
   sets: readonly RuleSet[],
-  document: { documentType: "Invoice" | "CreditNote"; customizationId: string | null },
+  document: { rootElement: "Invoice" | "CreditNote"; customizationId: string | null },
 ): Readonly<Record<string, RuleLevel>> | null {
   let out: Record<string, RuleLevel> | null = null;
   for (const s of sets) if (s.levels) out = { ...(out ?? {}), ...s.levels(document) };

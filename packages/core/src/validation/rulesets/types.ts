@@ -25,5 +25,5 @@ export interface RuleSet {
    * Severities this set's official validator configuration gives, overriding the rules' own flags, also for rules
    * of the sets it is based on (KoSIT's scenarios.xml `customLevel` for XRechnung), for one document.
    */
-  levels?(document: { documentType: "Invoice" | "CreditNote"; customizationId: string | null }): Readonly<Record<string, RuleLevel>>;
+  levels?(document: { rootElement: "Invoice" | "CreditNote"; customizationId: string | null }): Readonly<Record<string, RuleLevel>>;
 }

@@ -29,6 +29,6 @@ export const xrechnung: RuleSet = {
   appliesTo: (cid) => cid === XR_CIUS_ID || cid === XR_EXTENSION_ID,
   basedOn: ["CEN-EN16931-UBL-2026.5"],
   families: { xrechnung: xrechnungRules, extension: xrechnungExtensionRules, cvd: xrechnungCvdRules, peppol: xrechnungPeppolRules },
-  levels: ({ documentType, customizationId }) =>
-    customizationId === XR_EXTENSION_ID ? KOSIT_LEVELS.extension : documentType === "CreditNote" ? KOSIT_LEVELS.creditNote : KOSIT_LEVELS.invoice,
+  levels: ({ rootElement, customizationId }) =>
+    customizationId === XR_EXTENSION_ID ? KOSIT_LEVELS.extension : rootElement === "CreditNote" ? KOSIT_LEVELS.creditNote : KOSIT_LEVELS.invoice,
 };
