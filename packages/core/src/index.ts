@@ -72,6 +72,20 @@ export {
   type DispatcherLogger,
 } from "./workers/dispatcher.js";
 export { backoffDelay, type RetryPolicy } from "./domain/backoff.js";
+export {
+  isDue,
+  isLeaseFree,
+  isClaimable,
+  holdsLease,
+  claimOrder,
+  pickClaims,
+  firstAttemptAt,
+  keepsDeliveryState,
+  WEBHOOK_LOG_LENGTH,
+  appendToLog,
+  previousSecretSigns,
+  type QueueItem,
+} from "./ports/queue.js";
 export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
 export { noMetrics, safeMetrics, type MetricNetwork, type MetricsPort } from "./ports/metrics.js";
 export { readinessCheck, type Readiness, type ReadinessOptions } from "./use-cases/readiness.js";

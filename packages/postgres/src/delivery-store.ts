@@ -1,11 +1,13 @@
 // The `DeliveryStore` port on PostgreSQL: the dispatcher's queue, kept in the invoices table
 // (attempts, next_attempt_at, lease_owner, lease_until), and the webhook events an attempt enqueues.
-import type { AttemptRecord, DeliveryJob, DeliveryStore, InvoiceRecord, WebhookEventRecord } from "@einvoice/core";
+// The queue's rules are the core's (ports/queue.ts): this file states them in SQL (claimableAt,
+// queueOrder, leaseHeldBy in sql.ts) and takes the rest as parameters (keepsDeliveryState, claimOrder).
+import { claimOrder, keepsDeliveryState, type AttemptRecord, type DeliveryJob, type DeliveryStore, type InvoiceRecord, type WebhookEventRecord } from "@einvoice/core";
 import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { DELIVERY_EVIDENCE, INVOICES, TRANSMITTED_DOCUMENTS, WEBHOOK_EVENTS, text } from "./rows.js";
-import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
+import { claimableAt, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
   return {
@@ -16,9 +18,8 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
       const { rows } = await db.query(
         `WITH due AS (
            SELECT id FROM ${t.invoices}
-           WHERE status = 'sending' AND next_attempt_at <= $1::timestamptz
-             AND (lease_until IS NULL OR lease_until <= $1::timestamptz)
-           ORDER BY next_attempt_at, id
+           WHERE status = 'sending' AND ${claimableAt("", "$1::timestamptz")}
+           ORDER BY ${queueOrder("")}
            LIMIT $2::integer
            FOR UPDATE SKIP LOCKED
          )
@@ -29,7 +30,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
            i.attempts, i.delivery_state, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
         [now, limit, owner, leaseUntil],
       );
-      rows.sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)));
+      rows.sort((a, b) => claimOrder({ id: text(a.id), nextAttemptAt: text(a.due_at) }, { id: text(b.id), nextAttemptAt: text(b.due_at) }));
       const jobs: DeliveryJob[] = [];
       for (const r of rows) {
         const content = Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex");
@@ -51,10 +52,10 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
              status = $3, error_message = $4, updated_at = $5::timestamptz, attempts = $6::integer,
              next_attempt_at = $7::timestamptz, lease_owner = NULL, lease_until = NULL,
              events = events || $8::jsonb,
-             delivery_state = CASE WHEN $3 = 'sending' THEN delivery_state END,
+             delivery_state = CASE WHEN $11::boolean THEN delivery_state END,
              ksef_number = CASE WHEN $3 = 'delivered' AND $9::text IS NOT NULL THEN $9::text ELSE ksef_number END,
              verification_url = CASE WHEN $3 = 'delivered' AND $9::text IS NOT NULL THEN $10::text ELSE verification_url END
-           WHERE id = $1::uuid AND lease_owner = $2
+           WHERE id = $1::uuid AND ${leaseHeldBy("$2")}
            RETURNING ${INVOICES.select()}`,
           [
             a.id,
@@ -67,6 +68,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
             JSON.stringify([{ status: a.event.status, at: a.event.at, detail: a.event.detail }]),
             a.ksef?.ksefNumber ?? null,
             a.ksef?.verificationUrl ?? null,
+            keepsDeliveryState(a.status),
           ],
         );
         const updated = rows[0] ? INVOICES.fromRow(rows[0]) : null;
@@ -123,7 +125,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
     async saveDeliveryState({ id, owner, state }) {
       if (!isId(id)) return false;
       const { rows } = await db.query(
-        `UPDATE ${t.invoices} SET delivery_state = $3 WHERE id = $1::uuid AND lease_owner = $2 AND status = 'sending' RETURNING 1 AS saved`,
+        `UPDATE ${t.invoices} SET delivery_state = $3 WHERE id = $1::uuid AND ${leaseHeldBy("$2")} AND status = 'sending' RETURNING 1 AS saved`,
         [id, owner, state],
       );
       return rows.length > 0;
@@ -131,7 +133,7 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
 
     async releaseDelivery(id, owner) {
       if (!isId(id)) return;
-      await db.query(`UPDATE ${t.invoices} SET lease_owner = NULL, lease_until = NULL WHERE id = $1::uuid AND lease_owner = $2`, [id, owner]);
+      await db.query(`UPDATE ${t.invoices} SET lease_owner = NULL, lease_until = NULL WHERE id = $1::uuid AND ${leaseHeldBy("$2")}`, [id, owner]);
     },
 
     async countQueued() {

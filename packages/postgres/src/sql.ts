@@ -56,10 +56,19 @@ export const isPortTime = (s: string): boolean => {
 export const iso = (col: string, as: string = col.replace(/^.*\./, "")): string =>
   `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${as}`;
 
-/** Orders by (at, id) ascending, as text: the order of the memory store. */
-export function compareKey(aAt: string, aId: string, bAt: string, bId: string): number {
-  return aAt < bAt ? -1 : aAt > bAt ? 1 : aId < bId ? -1 : aId > bId ? 1 : 0;
-}
+/**
+ * The core's claim rule (ports/queue.ts `isClaimable`) on the columns of a queue table (`alias` with its
+ * dot): due at `now` (next_attempt_at at or before it) and free (no lease, or one that ran out at or
+ * before it). With `ORDER BY` queueOrder(alias), the core's `claimOrder`.
+ */
+export const claimableAt = (alias: string, now: string): string =>
+  `${alias}next_attempt_at <= ${now} AND (${alias}lease_until IS NULL OR ${alias}lease_until <= ${now})`;
+
+/** The core's `claimOrder` in SQL: the oldest due first, then by id. */
+export const queueOrder = (alias: string): string => `${alias}next_attempt_at, ${alias}id`;
+
+/** The core's `holdsLease` in SQL: the owner, not the expiry (a NULL owner never equals). */
+export const leaseHeldBy = (owner: string): string => `lease_owner = ${owner}`;
 
 /** A keyset position the database can compare: a port timestamp and a lower-case UUID. */
 export function validKeyset(after: Keyset | null): boolean {

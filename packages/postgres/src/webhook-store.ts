@@ -1,12 +1,10 @@
-// The `WebhookStore` port on PostgreSQL: webhooks and the queue of their events.
-import type { WebhookJob, WebhookStore } from "@einvoice/core";
+// The `WebhookStore` port on PostgreSQL: webhooks and the queue of their events. The queue's rules are
+// the core's (ports/queue.ts), stated in SQL by sql.ts or passed as parameters (WEBHOOK_LOG_LENGTH).
+import { claimOrder, WEBHOOK_LOG_LENGTH, type WebhookJob, type WebhookStore } from "@einvoice/core";
 import { DbError } from "./db.js";
 import { WEBHOOKS, WEBHOOK_EVENTS, text, textOrNull } from "./rows.js";
-import { compareKey, iso, isId, isPortTime, type StoreContext } from "./sql.js";
+import { claimableAt, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 import { lockCompanyRow } from "./store-port.js";
-
-/** How many attempts an event's log keeps (the newest). */
-const LOG_LENGTH = 20;
 
 export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
   return {
@@ -73,9 +71,8 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
         `WITH due AS (
            SELECT e.id FROM ${t.webhookEvents} AS e
            JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
-           WHERE e.status = 'pending' AND e.next_attempt_at <= $1::timestamptz
-             AND (e.lease_until IS NULL OR e.lease_until <= $1::timestamptz)
-           ORDER BY e.next_attempt_at, e.id
+           WHERE e.status = 'pending' AND ${claimableAt("e.", "$1::timestamptz")}
+           ORDER BY ${queueOrder("e.")}
            LIMIT $2::integer
            FOR UPDATE OF e SKIP LOCKED
          )
@@ -83,12 +80,12 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
          FROM due, ${t.webhooks} AS w
          WHERE e.id = due.id AND w.company_id = e.company_id AND w.id = e.webhook_id
          RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret,
-           CASE WHEN w.previous_secret_expires_at > $1::timestamptz THEN w.previous_secret END AS previous_secret,
+           CASE WHEN w.previous_secret_expires_at > $1::timestamptz THEN w.previous_secret END AS previous_secret, -- previousSecretSigns
            ${iso("e.next_attempt_at", "due_at")}`,
         [now, limit, owner, leaseUntil],
       );
       return rows
-        .sort((a, b) => compareKey(text(a.due_at), text(a.id), text(b.due_at), text(b.id)))
+        .sort((a, b) => claimOrder({ id: text(a.id), nextAttemptAt: text(a.due_at) }, { id: text(b.id), nextAttemptAt: text(b.due_at) }))
         .map((r) => ({ event: WEBHOOK_EVENTS.fromRow(r), url: text(r.url), secret: text(r.secret), previousSecret: textOrNull(r.previous_secret) }));
     },
 
@@ -99,9 +96,9 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
            status = $3, attempts = $4::integer, next_attempt_at = $5::timestamptz, delivered_at = $6::timestamptz,
            log = (SELECT coalesce(jsonb_agg(x ORDER BY n), '[]'::jsonb) FROM (
                     SELECT x, n FROM jsonb_array_elements(log || $7::jsonb) WITH ORDINALITY AS a(x, n)
-                    ORDER BY n DESC LIMIT ${LOG_LENGTH}) AS last),
+                    ORDER BY n DESC LIMIT $8::integer) AS last),
            lease_owner = NULL, lease_until = NULL
-         WHERE id = $1::uuid AND lease_owner = $2
+         WHERE id = $1::uuid AND ${leaseHeldBy("$2")}
          RETURNING id`,
         [
           input.id,
@@ -113,6 +110,7 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
           JSON.stringify([
             { at: input.attempt.at, statusCode: input.attempt.statusCode, error: input.attempt.error, durationMs: input.attempt.durationMs },
           ]),
+          WEBHOOK_LOG_LENGTH,
         ],
       );
       return rows.length === 1;

@@ -76,6 +76,34 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(rest.map((j) => j.invoice.id)).toEqual([late.id]);
     });
 
+    it("hands out submissions due at the same time in the order of their ids", async () => {
+      const same = [await submit(10), await submit(10), await submit(10), await submit(10)];
+      const byId = same.map((i) => i.id).sort();
+      const first = await f.a.claimDeliveries({ owner: "x", now: at(10), leaseUntil: at(70), limit: 3 });
+      expect(first.map((j) => j.invoice.id)).toEqual(byId.slice(0, 3));
+      const rest = await f.b.claimDeliveries({ owner: "y", now: at(10), leaseUntil: at(70), limit: 3 });
+      expect(rest.map((j) => j.invoice.id)).toEqual(byId.slice(3));
+    });
+
+    it("leaves a lease past its time with its holder until another claim takes it: the holder's attempt is still recorded", async () => {
+      const inv = await submit(0);
+      await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
+      // Long after the lease ran out, nobody claimed the submission: x's answer is recorded, and the lease released.
+      const done = await f.b.completeAttempt({
+        id: inv.id,
+        owner: "x",
+        attempts: 1,
+        status: "sending",
+        errorMessage: null,
+        event: { status: "sending", at: at(500), detail: "Attempt 1 failed (timeout); next attempt at " + at(530) + "." },
+        nextAttemptAt: at(530),
+        updatedAt: at(500),
+      });
+      expect(done?.updatedAt).toBe(at(500));
+      expect(await f.a.claimDeliveries({ owner: "y", now: at(529), leaseUntil: at(589), limit: 10 })).toEqual([]);
+      expect((await f.a.claimDeliveries({ owner: "y", now: at(530), leaseUntil: at(590), limit: 10 })).map((j) => [j.invoice.id, j.attempts])).toEqual([[inv.id, 1]]);
+    });
+
     it("keeps a leased submission from other claims until the lease runs out", async () => {
       const inv = await submit(0);
       expect(await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 })).toHaveLength(1);

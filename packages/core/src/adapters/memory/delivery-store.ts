@@ -1,31 +1,26 @@
 // The `DeliveryStore` port in memory: the dispatcher's queue, and the webhook events an attempt enqueues.
 import { randomUUID } from "node:crypto";
+import { holdsLease, keepsDeliveryState, pickClaims } from "../../ports/queue.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore } from "../../ports/store.js";
-import { activeKey, clone, compareKey, releaseNumber, type DeliveryState, type MemoryState } from "./state.js";
+import { activeKey, clone, releaseNumber, type DeliveryState, type MemoryState } from "./state.js";
 
 export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
   const { invoices, active, documents, delivery, evidence, webhooks, webhookEvents } = state;
   return {
     async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
-      const due: Array<[string, DeliveryState]> = [];
-      for (const entry of delivery) {
-        const [id, d] = entry;
-        if (invoices.get(id)?.status !== "sending" || d.nextAttemptAt === null || d.nextAttemptAt > now) continue;
-        if (d.leaseUntil !== null && d.leaseUntil > now) continue;
-        due.push(entry);
-      }
-      due.sort((a, b) => compareKey(a[1].nextAttemptAt!, a[0], b[1].nextAttemptAt!, b[0]));
-      return due.slice(0, limit).map(([id, d]) => {
+      const sending: DeliveryState[] = [];
+      for (const d of delivery.values()) if (invoices.get(d.id)?.status === "sending") sending.push(d);
+      return pickClaims(sending, now, limit).map((d) => {
         d.leaseOwner = owner;
         d.leaseUntil = leaseUntil;
-        return { invoice: clone(invoices.get(id)!), document: documents.get(id) ?? new Uint8Array(), attempts: d.attempts, state: d.state };
+        return { invoice: clone(invoices.get(d.id)!), document: documents.get(d.id) ?? new Uint8Array(), attempts: d.attempts, state: d.state };
       });
     },
 
     async completeAttempt(a: AttemptRecord) {
       const d = delivery.get(a.id);
       const inv = invoices.get(a.id);
-      if (!d || !inv || d.leaseOwner !== a.owner) return null;
+      if (!d || !inv || !holdsLease(d, a.owner)) return null;
       inv.status = a.status;
       inv.errorMessage = a.errorMessage;
       inv.updatedAt = a.updatedAt;
@@ -34,7 +29,7 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       d.nextAttemptAt = a.nextAttemptAt;
       d.leaseOwner = null;
       d.leaseUntil = null;
-      if (a.status !== "sending") d.state = null;
+      if (!keepsDeliveryState(a.status)) d.state = null;
       if (a.status === "delivered" && a.ksef) {
         inv.ksefNumber = a.ksef.ksefNumber;
         inv.verificationUrl = a.ksef.verificationUrl;
@@ -68,8 +63,8 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
             nextAttemptAt: a.updatedAt,
             deliveredAt: null,
             log: [],
-            owner: null,
-            until: null,
+            leaseOwner: null,
+            leaseUntil: null,
           });
         }
       }
@@ -78,14 +73,14 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
 
     async saveDeliveryState({ id, owner, state: saved }) {
       const d = delivery.get(id);
-      if (!d || d.leaseOwner !== owner || invoices.get(id)?.status !== "sending") return false;
+      if (!d || !holdsLease(d, owner) || invoices.get(id)?.status !== "sending") return false;
       d.state = saved;
       return true;
     },
 
     async releaseDelivery(id, owner) {
       const d = delivery.get(id);
-      if (d && d.leaseOwner === owner) {
+      if (d && holdsLease(d, owner)) {
         d.leaseOwner = null;
         d.leaseUntil = null;
       }

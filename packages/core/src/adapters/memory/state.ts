@@ -1,24 +1,19 @@
 // The memory store's state, shared by its three ports (a delivery attempt enqueues webhook events,
 // a submission enqueues its delivery), and the ordering helpers they use.
+import type { QueueItem } from "../../ports/queue.js";
 import type { StoredEvidence } from "../../ports/store.js";
 import type { TransmittedDocument } from "../../ports/network.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
 
-/** The delivery queue state of one `sending` submission. */
-export interface DeliveryState {
+/** The delivery queue state of one `sending` submission (its id is the invoice's). */
+export interface DeliveryState extends QueueItem {
   attempts: number;
-  nextAttemptAt: string | null;
-  leaseOwner: string | null;
-  leaseUntil: string | null;
   /** The network's saved state (`saveDeliveryState`); cleared on a final status. */
   state: string | null;
 }
 
 /** Who holds a webhook event, and until when. */
-export interface Lease {
-  owner: string | null;
-  until: string | null;
-}
+export type Lease = Pick<QueueItem, "leaseOwner" | "leaseUntil">;
 
 export interface MemoryState {
   accountsByEmail: Map<string, Account>;

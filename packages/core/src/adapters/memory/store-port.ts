@@ -1,4 +1,5 @@
 // The `Store` port in memory: accounts, companies, API keys, submissions, invoices and clients.
+import { firstAttemptAt } from "../../ports/queue.js";
 import type { CreateAccountResult, InsertSubmissionResult, NewSubmission, Store } from "../../ports/store.js";
 import type { InvoiceRecord } from "../../domain/types.js";
 import { activeKey, clone, compareKey, lowerBound, numberKey, type MemoryState } from "./state.js";
@@ -108,7 +109,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         }
       }
       if (document) documents.set(stored.id, document);
-      if (stored.status === "sending") delivery.set(stored.id, { attempts: 0, nextAttemptAt: stored.createdAt, leaseOwner: null, leaseUntil: null, state: null });
+      if (stored.status === "sending") delivery.set(stored.id, { id: stored.id, attempts: 0, nextAttemptAt: firstAttemptAt(stored.status, stored.createdAt), leaseOwner: null, leaseUntil: null, state: null });
       invoices.set(stored.id, stored);
       let order = invoiceOrder.get(stored.companyId);
       if (!order) invoiceOrder.set(stored.companyId, (order = []));

@@ -1,9 +1,7 @@
 // The `WebhookStore` port in memory: webhooks and the queue of their events.
+import { appendToLog, holdsLease, pickClaims, previousSecretSigns } from "../../ports/queue.js";
 import type { WebhookJob, WebhookStore } from "../../ports/store.js";
 import { clone, compareKey, type MemoryState } from "./state.js";
-
-/** How many attempts an event's log keeps (the newest). */
-const LOG_LENGTH = 20;
 
 export function memoryWebhookStore(state: MemoryState): WebhookStore {
   const { webhooks, webhookEvents } = state;
@@ -48,35 +46,27 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
     },
 
     async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
-      const due = [...webhookEvents.values()].filter(
-        (e) =>
-          e.status === "pending" &&
-          e.nextAttemptAt !== null &&
-          e.nextAttemptAt <= now &&
-          (e.until === null || e.until <= now) &&
-          !webhooks.get(e.webhookId)?.deletedAt,
-      );
-      due.sort((a, b) => compareKey(a.nextAttemptAt!, a.id, b.nextAttemptAt!, b.id));
-      return due.slice(0, limit).map((e) => {
-        e.owner = owner;
-        e.until = leaseUntil;
+      const pending = [...webhookEvents.values()].filter((e) => e.status === "pending" && !webhooks.get(e.webhookId)?.deletedAt);
+      return pickClaims(pending, now, limit).map((e) => {
+        e.leaseOwner = owner;
+        e.leaseUntil = leaseUntil;
         const w = webhooks.get(e.webhookId)!;
-        const { owner: _o, until: _u, ...event } = e;
-        const previousSecret = w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > now ? w.previousSecret : null;
+        const { leaseOwner: _o, leaseUntil: _u, ...event } = e;
+        const previousSecret = w.previousSecret && previousSecretSigns(w.previousSecretExpiresAt, now) ? w.previousSecret : null;
         return { event: clone(event), url: w.url, secret: w.secret, previousSecret };
       });
     },
 
     async completeWebhookEvent(input) {
       const e = webhookEvents.get(input.id);
-      if (!e || e.owner !== input.owner) return false;
+      if (!e || !holdsLease(e, input.owner)) return false;
       e.status = input.status;
       e.attempts = input.attempts;
       e.nextAttemptAt = input.nextAttemptAt;
       e.deliveredAt = input.deliveredAt;
-      e.log = [...e.log, clone(input.attempt)].slice(-LOG_LENGTH);
-      e.owner = null;
-      e.until = null;
+      e.log = appendToLog(e.log, clone(input.attempt));
+      e.leaseOwner = null;
+      e.leaseUntil = null;
       return true;
     },
 
@@ -85,7 +75,7 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
         .filter((e) => e.companyId === companyId && e.webhookId === webhookId)
         .sort((a, b) => compareKey(b.createdAt, b.id, a.createdAt, a.id))
         .slice(0, limit)
-        .map(({ owner: _o, until: _u, ...event }) => clone(event));
+        .map(({ leaseOwner: _o, leaseUntil: _u, ...event }) => clone(event));
     },
   };
 }
