@@ -4,7 +4,6 @@ import {
   createDispatcher,
   DEFAULT_RETRY,
   createWebhookSender,
-  ksefCorrectedInvoices,
   sandboxNetwork,
   tokenCipher,
   type DeliveryStore,
@@ -112,8 +111,8 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
       baseUrl: config.ksef.baseUrl,
       qrUrl: config.ksef.qrBase,
       // A credit note becomes a correction (KOR) of the invoice it names, by the KSeF number this
-      // service got for it (the UPO kept as its evidence); the routers accept credit notes to KSeF (ksefCorrections).
-      correctedInvoice: ksefCorrectedInvoices(store),
+      // service got for it, which the dispatcher looks up and hands over with the credit note; the
+      // routers accept credit notes to KSeF (ksefCorrections).
       // One attempt polls KSeF for at most half the lease and waits for the UPO at most a quarter more,
       // so that no other dispatcher takes the submission meanwhile.
       statusTimeoutMs: Math.min(60_000, Math.floor(leaseMs / 2)),

@@ -2,8 +2,10 @@
 // document's model, and on the ksef route the company's KSeF credential read with its tokenCipher, so
 // that a network neither parses the document again nor asks the core for a secret.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createDispatcher, getInvoice, memoryStore, sandboxNetwork, submitInvoice, tokenCipher, updateCompany, type NetworkPort, type SendRequest, type TokenCipher } from "../src/index.js";
+import { createDispatcher, getInvoice, memoryStore, sandboxNetwork, submitCreditNote, submitInvoice, tokenCipher, updateCompany, type NetworkPort, type SendOutcome, type SendRequest, type TokenCipher } from "../src/index.js";
+import { CORPUS_DIR } from "./support/corpus.js";
 import { setup } from "./support/setup.js";
 import { b64, invoiceXml } from "./support/ubl.js";
 
@@ -94,5 +96,33 @@ describe("the send request: what the dispatcher hands a network", () => {
     expect(model.name).toBe("Invoice");
     expect(model.children.find((c) => c.qname === "cbc:ID")?.text).toBe("FV/1");
     expect(w.sent[0]!.model()).toBe(model);
+  });
+
+  it("for a credit note on ksef, carries the KSeF number this service got for each corrected invoice (null when none); while one is still being sent, retries without calling the network", async () => {
+    const store = memoryStore();
+    const s = await setup({ store, country: "PL" });
+    const sent: SendRequest[] = [];
+    let answer: SendOutcome = { outcome: "retry", reason: "KSeF is still processing" };
+    const net: NetworkPort = { name: "recording", send: async (r) => (sent.push(r), r.correctedInvoices ? { outcome: "delivered" } : answer) };
+    const dispatcher = createDispatcher({ store, networks: { ksef: net }, clock: () => s.clock.now(), random: () => 1 });
+    // The invoice the credit note corrects (BT-25 123 of 2017-10-20), on its way to KSeF.
+    const invoice = invoiceXml({ id: "123", scheme: "9945", endpoint: "PL5213017228", sellerVat: `PL${NIP}`, sellerCountry: "PL" }).replace("<cbc:IssueDate>2026-01-15</cbc:IssueDate>", "<cbc:IssueDate>2017-10-20</cbc:IssueDate>");
+    const inv = await submitInvoice(store, s.auth, { xml: b64(invoice), targetNetwork: "ksef" }, s.options);
+    const cn = readFileSync(`${CORPUS_DIR}/openpeppol-bis3/snippets/Snippet-cn.xml`, "utf8").replace('<cbc:EndpointID schemeID="0002">FR23342</cbc:EndpointID>', '<cbc:EndpointID schemeID="9945">PL5260250995</cbc:EndpointID>');
+    const note = await submitCreditNote(store, s.auth, { xml: b64(cn), targetNetwork: "ksef" }, { ...s.options, ksefCorrections: true });
+    await dispatcher.runOnce();
+    expect(sent.map((r) => r.submissionId)).toEqual([inv.submissionId]);
+    expect((await getInvoice(store, s.auth, note.submissionId)).events.at(-1)!.detail).toMatch(/the corrected invoice 123 of 2017-10-20 is still being delivered to KSeF \(submission /);
+    answer = { outcome: "delivered", ksefNumber: "5260250995-20171020-0100A0B1C2D3-4E" };
+    s.clock.advance(3_600_000);
+    await dispatcher.runOnce();
+    s.clock.advance(3_600_000);
+    await dispatcher.runOnce();
+    const forNote = sent.find((r) => r.submissionId === note.submissionId)!;
+    expect(forNote.correctedInvoices).toEqual([
+      { number: "123", issueDate: "2017-10-20", ksefNumber: "5260250995-20171020-0100A0B1C2D3-4E" },
+      { number: "124", issueDate: "", ksefNumber: null },
+    ]);
+    expect("correctedInvoices" in sent[0]!).toBe(false);
   });
 });

@@ -49,9 +49,11 @@ export interface KsefNetworkOptions {
   /** Options of the FA(3) mapping (exchange rate, SystemInfo, buyerUnit). */
   fa3?: Omit<Fa3Options, "createdAt" | "correctedInvoice">;
   /**
-   * For a credit note (KOR): what KSeF knows of each invoice it corrects (BT-25, BT-26), for the
-   * sending company: its KSeF number, or that it was issued outside KSeF; null when unknown (the
-   * credit note then fails, saying so). Without it, every credit note fails so.
+   * For a credit note (KOR): a resolver of your own for what KSeF knows of each invoice it corrects
+   * (BT-25, BT-26), for the sending company: its KSeF number, or that it was issued outside KSeF;
+   * null when unknown (the credit note then fails, saying so). Asked instead of the request's
+   * `correctedInvoices` (the KSeF numbers this service got, which the dispatcher looks up and hands
+   * over with each credit note on the ksef route); without either, every credit note fails so.
    */
   correctedInvoice?: (companyId: string, ref: { number: string; issueDate: string }) => Promise<CorrectedInvoice | null>;
   /** How long one attempt waits for the UPO of an accepted invoice (ms); 10 s by default. */
@@ -293,6 +295,9 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
     try {
       const model = request.model();
       const known = new Map<string, CorrectedInvoice | null>();
+      // What this service knows of the corrected invoices comes with the request; a resolver of the
+      // user's own (one that can also say "issued outside KSeF") is asked instead.
+      for (const c of request.correctedInvoices ?? []) known.set(`${c.number}\0${c.issueDate}`, c.ksefNumber ? { ksefNumber: c.ksefNumber } : null);
       if (model.name === "CreditNote" && options.correctedInvoice) {
         for (const ref of correctedInvoices(model)) {
           try {

@@ -252,6 +252,20 @@ describe("ksefNetwork against a fake KSeF", () => {
     expect(fake.invoicesSent).toBe(sent);
   });
 
+  it("without a resolver of its own, a credit note is sent as KOR with the KSeF number its request carries (correctedInvoices); one the request knows no number for fails without sending", async () => {
+    const original = await network().send(request());
+    const number = numberOf(original);
+    const lines = [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }];
+    const ref = { number: "FV/2026/11/001", issueDate: "2026-11-20" };
+    const kor = { ...carrying(ublCreditNote({ id: "KOR/R1", corrects: [ref], lines }).xml), correctedInvoices: [{ ...ref, ksefNumber: number }] };
+    expect(await network().send(kor)).toMatchObject({ outcome: "delivered", evidence: { kind: "ksef-upo" } });
+    expect(fa3Values(fake.accepted.at(-1)!, "NrKSeFFaKorygowanej")).toEqual([number]);
+    const sent = fake.invoicesSent;
+    const unknown = { ...carrying(ublCreditNote({ id: "KOR/R2", corrects: [ref], lines }).xml), correctedInvoices: [{ ...ref, ksefNumber: null }] };
+    expect(await network().send(unknown)).toEqual({ outcome: "failed", reason: expect.stringContaining("need the KSeF number of the corrected invoice FV/2026/11/001") });
+    expect(fake.invoicesSent).toBe(sent);
+  });
+
   it("a credit note whose corrected invoice is still on its way to KSeF is retried with the resolver's reason, without sending", async () => {
     const pending = ksefNetwork({
       baseUrl: fake.url,

@@ -48,6 +48,13 @@ export interface SendRequest {
    */
   ksefCredential?: KsefCredential | null;
   /**
+   * On the `ksef` route, for a credit note: each invoice it corrects (BG-3: BT-25 number, BT-26
+   * issue date, as the document holds them) with the KSeF number this service got for it when it
+   * delivered it to KSeF, else null. A credit note whose corrected invoice is still being delivered
+   * never gets here: the dispatcher retries it. Absent for an invoice and on other routes.
+   */
+  correctedInvoices?: { number: string; issueDate: string; ksefNumber: string | null }[];
+  /**
    * The routing decision: the chosen network and the recipient's participant identifier. The
    * recipient is null only on the `ksef` route, for an invoice that names no Peppol recipient (a
    * consumer, or a buyer without a Peppol identifier: the buyer receives it in KSeF).

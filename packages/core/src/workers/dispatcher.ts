@@ -14,7 +14,7 @@ import { documentTypeOf } from "../document/doctype.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import type { Company, DocumentFacts, InvoiceRecord, Network, ParticipantId } from "../domain/types.js";
 import type { TokenCipher } from "../domain/token-cipher.js";
-import { credentialOf, documentModel } from "./send-request.js";
+import { correctionsOf, credentialOf, documentModel } from "./send-request.js";
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 8, baseDelayMs: 30_000, maxDelayMs: 3_600_000, factor: 2 });
 
@@ -151,14 +151,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async function send(network: NetworkPort, route: Network, recipient: ParticipantId | null, company: Company & { legalEntityId: string }): Promise<SendOutcome> {
       const credential = credentialOf(route, company, options.tokenCipher, { submissionId: inv.id, logger });
       if ("outcome" in credential) return credential.outcome;
+      const model = documentModel(job.document);
+      const corrections = await correctionsOf(route, inv, model, store);
+      if ("outcome" in corrections) return corrections.outcome;
       try {
         return await network.send({
           submissionId: inv.id,
           idempotencyKey: inv.id,
           companyId: inv.companyId,
           document: job.document,
-          model: documentModel(job.document),
+          model,
           ...credential,
+          ...corrections,
           routing: { network: route, recipient },
           legalEntityId: company.legalEntityId,
           attempt: attemptNo,
