@@ -26,22 +26,22 @@ export function xpathRegex(source: string): RegExp {
   let out = "";
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === "\\" && i + 1 < source.length) {
-      const n = source[++i]!;
-      out += n === "s" ? (inClass ? " \\t\\n\\r" : "[ \\t\\n\\r]") : `\\${n}`;
+    const text = source[i]!;
+    if (text === "\\" && i + 1 < source.length) {
+      const value = source[++i]!;
+      out += value === "s" ? (inClass ? " \\t\\n\\r" : "[ \\t\\n\\r]") : `\\${value}`;
       continue;
     }
-    if (c === "[") inClass = true;
-    else if (c === "]") inClass = false;
-    out += c;
+    if (text === "[") inClass = true;
+    else if (text === "]") inClass = false;
+    out += text;
   }
   return new RegExp(out);
 }
 
 /** The root's cbc:CustomizationID's own text equals `id` (the rules' `cbc:CustomizationID[text() = id]`, untrimmed). */
 export function customizationTextIs(root: UblNode, id: string): boolean {
-  return root.children.some((c) => c.ns === NS.cbc && c.name === "CustomizationID" && c.text === id);
+  return root.children.some((node) => node.ns === NS.cbc && node.name === "CustomizationID" && node.text === id);
 }
 
 /**
@@ -63,6 +63,6 @@ export function ibanValid(compact: string): boolean {
 }
 
 /** `normalize-space(replace(x, '([ \n\r\t\s])', ''))`: the text with every XML whitespace character removed. */
-export function withoutWhitespace(s: string): string {
-  return s.replace(/[ \t\n\r]+/g, "");
+export function withoutWhitespace(text: string): string {
+  return text.replace(/[ \t\n\r]+/g, "");
 }
