@@ -22,16 +22,16 @@ const SKONTO = xpathRegex(SKONTO_REGEX);
 const EMAIL = xpathRegex(EMAIL_REGEX);
 const URL = xpathRegex(URL_REGEX);
 /** $XR-TELEPHONE-REGEX '.*([0-9].*){3,}.*' on a normalize-space'd value: at least three digits (counted, not backtracked). */
-const threeDigits = (s: string): boolean => (s.match(/[0-9]/g)?.length ?? 0) >= 3;
+const threeDigits = (text: string): boolean => (text.match(/[0-9]/g)?.length ?? 0) >= 3;
 
 /** The VAT category codes for which BR-DE-16 requires the seller's VAT identifier or tax representative. */
 const VAT_CODES_NEEDING_SELLER_VAT = new Set(["S", "Z", "E", "AE", "K", "G", "L", "M"]);
 /** BR-DE-17: the invoice type codes XRechnung expects. */
 const TYPE_CODES = new Set(["326", "380", "384", "389", "381", "875", "876", "877"]);
 
-const filled = (n: UblNode | null | undefined): boolean => norm(n) !== "";
+const filled = (node: UblNode | null | undefined): boolean => norm(node) !== "";
 /** `x[boolean(normalize-space(.))]`: some child x that is not blank. */
-const someFilled = (n: UblNode | null, qname: string): boolean => children(n, qname).some(filled);
+const someFilled = (node: UblNode | null, qname: string): boolean => children(node, qname).some(filled);
 const docName = (root: UblNode): string => (root.name === "CreditNote" ? "credit note" : "invoice");
 
 // ---------------------------------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ function documentRules(ctx: RuleContext, fatal: Report, warning: Report): void {
   }
   const sellerTaxId = select(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID").some(filled);
   if (used.size > 0 && !child(root, "cac:TaxRepresentativeParty") && !sellerTaxId) {
-    fatal("BR-DE-16", `The ${doc} uses VAT categor${used.size === 1 ? "y" : "ies"} ${[...used].map((c) => q(c)).join(", ")}, so it needs the seller's VAT identifier (BT-31) or tax registration number (BT-32) in cac:PartyTaxScheme/cbc:CompanyID, or a seller tax representative (BG-11).`, child(root, "cac:AccountingSupplierParty") ?? root);
+    fatal("BR-DE-16", `The ${doc} uses VAT categor${used.size === 1 ? "y" : "ies"} ${[...used].map((text) => q(text)).join(", ")}, so it needs the seller's VAT identifier (BT-31) or tax registration number (BT-32) in cac:PartyTaxScheme/cbc:CompanyID, or a seller tax representative (BG-11).`, child(root, "cac:AccountingSupplierParty") ?? root);
   }
 
   const typeCode = normalizeSpace(stringValue(child(root, "cbc:InvoiceTypeCode")));
@@ -122,19 +122,19 @@ function documentRules(ctx: RuleContext, fatal: Report, warning: Report): void {
   skontoRule(root, fatal);
 
   const cids = children(root, "cbc:CustomizationID").map(stringValue);
-  if (!cids.some((c) => c === XR_CIUS_ID || c === XR_EXTENSION_ID || c === XR_CVD_ID)) {
+  if (!cids.some((cid) => cid === XR_CIUS_ID || cid === XR_EXTENSION_ID || cid === XR_CVD_ID)) {
     warning("BR-DE-21", `The specification identifier (BT-24) ${q(cids[0])} is not XRechnung's: use '${XR_CIUS_ID}'.`, child(root, "cbc:CustomizationID") ?? root);
   }
 
   // BR-DE-22: no two attachments with the same file name.
   const seen = new Set<string>();
   for (const adr of children(root, "cac:AdditionalDocumentReference")) {
-    const names = select(adr, "cac:Attachment/cbc:EmbeddedDocumentBinaryObject").map((b) => b.attrs.filename).filter((f): f is string => f !== undefined);
-    const repeated = names.find((f) => seen.has(f));
+    const names = select(adr, "cac:Attachment/cbc:EmbeddedDocumentBinaryObject").map((embeddedDocumentBinaryObject) => embeddedDocumentBinaryObject.attrs.filename).filter((text): text is string => text !== undefined);
+    const repeated = names.find((name) => seen.has(name));
     if (repeated !== undefined) {
       fatal("BR-DE-22", `Two attached documents have the same file name ${q(repeated)}; each attachment's filename must be unique.`, adr);
     }
-    for (const f of names) seen.add(f);
+    for (const name of names) seen.add(name);
   }
 
   if ((typeCode === "384" || creditCode === "384") && !exists(root, "cac:BillingReference/cac:InvoiceDocumentReference")) {
@@ -148,13 +148,13 @@ function documentRules(ctx: RuleContext, fatal: Report, warning: Report): void {
       fatal("BR-DE-30", "The invoice is paid by direct debit (BG-19), so the seller's or payee's SEPA creditor identifier (BT-90: cac:PartyIdentification/cbc:ID with schemeID 'SEPA') is required.",
         first(root, "cac:AccountingSupplierParty/cac:Party") ?? root);
     }
-    if (!mandates.some((m) => exists(m, "cac:PayerFinancialAccount/cbc:ID"))) {
+    if (!mandates.some((paymentMandate) => exists(paymentMandate, "cac:PayerFinancialAccount/cbc:ID"))) {
       fatal("BR-DE-31", "The invoice is paid by direct debit (BG-19), so the debited account (BT-91, cac:PayerFinancialAccount/cbc:ID) is required.", mandates[0]!);
     }
   }
 
   const lines = [...children(root, "cac:InvoiceLine"), ...children(root, "cac:CreditNoteLine")];
-  if (!exists(root, "cac:Delivery/cbc:ActualDeliveryDate") && !child(root, "cac:InvoicePeriod") && !lines.every((l) => child(l, "cac:InvoicePeriod"))) {
+  if (!exists(root, "cac:Delivery/cbc:ActualDeliveryDate") && !child(root, "cac:InvoicePeriod") && !lines.every((line) => child(line, "cac:InvoicePeriod"))) {
     // Flag "information" in the official rules: levelled by the rule set (never an error, never a warning in the report).
     ctx.report("BR-DE-TMP-32", "warning", `The ${doc} gives no date of delivery or service: no actual delivery date (BT-72), no invoicing period (BG-14) and not every line has a period (BG-26).`, root);
   }
@@ -166,7 +166,7 @@ function documentRules(ctx: RuleContext, fatal: Report, warning: Report): void {
  * with a line break.
  */
 function skontoRule(root: UblNode, fatal: Report): void {
-  const notes = children(root, "cac:PaymentTerms").map((t) => child(t, "cbc:Note")).filter((n): n is UblNode => n !== null);
+  const notes = children(root, "cac:PaymentTerms").map((paymentTerms) => child(paymentTerms, "cbc:Note")).filter((node): node is UblNode => node !== null);
   const bad: string[] = [];
   let any = false;
   for (const note of notes) {
@@ -195,7 +195,7 @@ function skontoRule(root: UblNode, fatal: Report): void {
 function lastToken(text: string): string {
   const re = /#[^\n\r]+#/g;
   let end = -1;
-  for (let m = re.exec(text); m; m = re.exec(text)) end = m.index + m[0].length;
+  for (let match = re.exec(text); match; match = re.exec(text)) end = match.index + match[0].length;
   return end < 0 ? text : text.slice(end);
 }
 
@@ -280,38 +280,38 @@ export const xrechnungExtensionRules: RuleFamily = (ctx) => {
     for (const id of nodes) {
       const raw = id.attrs.schemeID;
       if (raw === undefined) continue;
-      const s = normalizeSpace(raw);
-      if (inCodeList(list, s)) continue;
-      if (sepaOk && s === "SEPA" && ancestorNamed(id, "cac:AccountingSupplierParty", "cac:PayeeParty")) continue;
+      const text = normalizeSpace(raw);
+      if (inCodeList(list, text)) continue;
+      if (sepaOk && text === "SEPA" && ancestorNamed(id, "cac:AccountingSupplierParty", "cac:PayeeParty")) continue;
       fatal(rule, `The scheme ${q(raw)} of the ${what} ${q(norm(id))} is not in the ${list === EAS_EXT ? "electronic address scheme (EAS)" : "ISO 6523 ICD"} code list (with XRechnung's XR01, XR02, XR03).`, id);
     }
   };
-  scheme("BR-DEX-04", all(root, "cbc:ID").filter((n) => n.parent?.qname === "cac:PartyIdentification"), ICD_EXT, "party identifier", true);
-  scheme("BR-DEX-05", all(root, "cbc:CompanyID").filter((n) => n.parent?.qname === "cac:PartyLegalEntity"), ICD_EXT, "legal registration identifier");
-  scheme("BR-DEX-06", all(root, "cbc:ID").filter((n) => n.parent?.qname === "cac:StandardItemIdentification"), ICD_EXT, "item's standard identifier");
+  scheme("BR-DEX-04", all(root, "cbc:ID").filter((id) => id.parent?.qname === "cac:PartyIdentification"), ICD_EXT, "party identifier", true);
+  scheme("BR-DEX-05", all(root, "cbc:CompanyID").filter((companyId) => companyId.parent?.qname === "cac:PartyLegalEntity"), ICD_EXT, "legal registration identifier");
+  scheme("BR-DEX-06", all(root, "cbc:ID").filter((id) => id.parent?.qname === "cac:StandardItemIdentification"), ICD_EXT, "item's standard identifier");
   scheme("BR-DEX-07", all(root, "cbc:EndpointID"), EAS_EXT, "electronic address");
-  scheme("BR-DEX-08", all(root, "cbc:ID").filter((n) => n.parent?.qname === "cac:DeliveryLocation"), ICD_EXT, "delivery location identifier");
+  scheme("BR-DEX-08", all(root, "cbc:ID").filter((id) => id.parent?.qname === "cac:DeliveryLocation"), ICD_EXT, "delivery location identifier");
   if (root.name === "Invoice") for (const payment of children(root, "cac:PrepaidPayment")) thirdPartyPaymentRules(root, payment, fatal);
 };
 
-function ancestorNamed(n: UblNode, ...qnames: string[]): boolean {
-  for (let p = n.parent; p; p = p.parent) if (qnames.includes(p.qname)) return true;
+function ancestorNamed(node: UblNode, ...qnames: string[]): boolean {
+  for (let element = node.parent; element; element = element.parent) if (qnames.includes(element.qname)) return true;
   return false;
 }
 
 /** BR-DEX-02 (warning) and BR-DEX-03 on the sub invoice lines of an extension invoice. */
 function subLineRules(ctx: RuleContext, root: UblNode): void {
-  const amount = (n: UblNode): Decimal | null => dec(stringValue(child(n, "cbc:LineExtensionAmount")));
+  const amount = (node: UblNode): Decimal | null => dec(stringValue(child(node, "cbc:LineExtensionAmount")));
   const sumOf = (subs: UblNode[]): Decimal | null => {
-    const values = subs.map((s) => dec(stringValue(child(s, "cbc:LineExtensionAmount"))));
-    return values.every((v) => v !== null) ? sum(values as Decimal[]) : null;
+    const values = subs.map((sub) => dec(stringValue(child(sub, "cbc:LineExtensionAmount"))));
+    return values.every((value) => value !== null) ? sum(values as Decimal[]) : null;
   };
-  const mismatch = (n: UblNode): boolean => {
-    const subs = children(n, "cac:SubInvoiceLine");
-    const own = amount(n), total = sumOf(subs);
+  const mismatch = (node: UblNode): boolean => {
+    const subs = children(node, "cac:SubInvoiceLine");
+    const own = amount(node), total = sumOf(subs);
     return own === null || total === null || !own.eq(total);
   };
-  const parents = [...children(root, "cac:InvoiceLine"), ...all(root, "cac:SubInvoiceLine")].filter((n) => child(n, "cac:SubInvoiceLine"));
+  const parents = [...children(root, "cac:InvoiceLine"), ...all(root, "cac:SubInvoiceLine")].filter((node) => child(node, "cac:SubInvoiceLine"));
   const wrong = parents.find(mismatch);
   if (wrong) {
     const subs = children(wrong, "cac:SubInvoiceLine");
@@ -319,8 +319,8 @@ function subLineRules(ctx: RuleContext, root: UblNode): void {
   }
   const badItem = all(root, "cac:Item").find((item) => item.parent?.qname === "cac:SubInvoiceLine" && children(item, "cac:ClassifiedTaxCategory").length !== 1);
   if (badItem) {
-    const n = children(badItem, "cac:ClassifiedTaxCategory").length;
-    ctx.report("BR-DEX-03", "fatal", `The sub invoice line ${q(norm(child(badItem.parent, "cbc:ID")))} has ${n} VAT categories for its item (BG-DEX-06, cac:ClassifiedTaxCategory); exactly one is required.`, root);
+    const count = children(badItem, "cac:ClassifiedTaxCategory").length;
+    ctx.report("BR-DEX-03", "fatal", `The sub invoice line ${q(norm(child(badItem.parent, "cbc:ID")))} has ${count} VAT categories for its item (BG-DEX-06, cac:ClassifiedTaxCategory); exactly one is required.`, root);
   }
 }
 
@@ -329,7 +329,7 @@ function dueAmountRule(total: UblNode, fatal: Report): void {
   const at = (qname: string): Decimal | null => dec(stringValue(child(total, qname)));
   const optional = (qname: string): Decimal | null => (child(total, qname) ? at(qname) : dec("0"));
   const payments = select(total.parent, "cac:PrepaidPayment/cbc:PaidAmount");
-  const thirdParty = payments.some(filled) ? sumOrNull(payments.map((p) => dec(stringValue(p)))) : dec("0");
+  const thirdParty = payments.some(filled) ? sumOrNull(payments.map((paidAmount) => dec(stringValue(paidAmount)))) : dec("0");
   const payable = at("cbc:PayableAmount"), inclusive = at("cbc:TaxInclusiveAmount");
   const prepaid = optional("cbc:PrepaidAmount"), rounding = optional("cbc:PayableRoundingAmount");
   const ok = payable && inclusive && prepaid && rounding && thirdParty
@@ -340,7 +340,7 @@ function dueAmountRule(total: UblNode, fatal: Report): void {
 }
 
 function sumOrNull(values: (Decimal | null)[]): Decimal | null {
-  return values.every((v) => v !== null) ? sum(values as Decimal[]) : null;
+  return values.every((value) => value !== null) ? sum(values as Decimal[]) : null;
 }
 
 /** BR-DEX-10..14 on a third party payment (BG-DEX-09, cac:PrepaidPayment). */
@@ -355,7 +355,7 @@ function thirdPartyPaymentRules(root: UblNode, payment: UblNode, fatal: Report):
     fatal("BR-DEX-13", `The third party payment amount (BT-DEX-002) ${q(text)} has more than two decimals.`, amounts[0]!);
   }
   const currencies = children(root, "cbc:DocumentCurrencyCode").map(stringValue);
-  if (!amounts.some((a) => a.attrs.currencyID !== undefined && currencies.includes(a.attrs.currencyID))) {
+  if (!amounts.some((paidAmount) => paidAmount.attrs.currencyID !== undefined && currencies.includes(paidAmount.attrs.currencyID))) {
     fatal("BR-DEX-14", `The third party payment amount (BT-DEX-002) is in ${q(amounts[0]?.attrs.currencyID)}, not in the invoice currency (BT-5) ${q(currencies[0])}.`, amounts[0] ?? payment);
   }
 }
@@ -372,8 +372,8 @@ export const xrechnungCvdRules: RuleFamily = (ctx) => {
   if (!select(root, "cac:OriginatorDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-02", "A clean vehicles (CVD) invoice needs the tender or lot reference (BT-17).", root);
   if (!select(root, "cac:ContractDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-01", "A clean vehicles (CVD) invoice needs the contract reference (BT-12).", root);
   const items = select(root, root.name === "Invoice" ? "cac:InvoiceLine/cac:Item" : "cac:CreditNoteLine/cac:Item");
-  const cvdCodes = (item: UblNode) => select(item, "cac:CommodityClassification/cbc:ItemClassificationCode").filter((c) => c.attrs.listID === "CVD");
-  const cvaProps = (item: UblNode) => children(item, "cac:AdditionalItemProperty").filter((p) => children(p, "cbc:Name").some((n) => stringValue(n) === "cva"));
+  const cvdCodes = (item: UblNode) => select(item, "cac:CommodityClassification/cbc:ItemClassificationCode").filter((itemClassificationCode) => itemClassificationCode.attrs.listID === "CVD");
+  const cvaProps = (item: UblNode) => children(item, "cac:AdditionalItemProperty").filter((additionalItemProperty) => children(additionalItemProperty, "cbc:Name").some((name) => stringValue(name) === "cva"));
   const allItems = select(root, "cac:InvoiceLine/cac:Item").concat(select(root, "cac:CreditNoteLine/cac:Item"));
   if (!allItems.some((item) => cvdCodes(item).length > 0 && cvaProps(item).length > 0)) {
     fatal("BR-DE-CVD-03", "A clean vehicles (CVD) invoice needs at least one line whose item has a classification with scheme 'CVD' (BT-158) and an attribute named 'cva' (BT-160).", root);
