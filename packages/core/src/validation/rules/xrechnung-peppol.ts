@@ -19,7 +19,7 @@ export const xrechnungPeppolRules: RuleFamily = (ctx) => {
     ctx, root, fatal,
     isInvoice: isUblRoot(root) && root.name === "Invoice",
     // $slackValue: if ($documentCurrencyCode = 'HUF') then 0.5 else 0.02
-    slack: new Big(children(root, "cbc:DocumentCurrencyCode").some((c) => stringValue(c) === "HUF") ? "0.5" : "0.02"),
+    slack: new Big(children(root, "cbc:DocumentCurrencyCode").some((documentCurrencyCode) => stringValue(documentCurrencyCode) === "HUF") ? "0.5" : "0.02"),
   };
   visit(env, root);
 };
@@ -38,7 +38,7 @@ function visit(env: Env, node: UblNode): void {
     env.fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
   mainPattern(env, node);
-  for (const c of node.children) visit(env, c);
+  for (const element of node.children) visit(env, element);
 }
 
 /** u:slack($exp, $val, $slack): $exp within $slack of $val. */
@@ -46,8 +46,8 @@ function withinSlack(exp: Decimal, val: Decimal, slack: Decimal): boolean {
   return exp.plus(slack).gte(val) && exp.minus(slack).lte(val);
 }
 
-const isRootLine = (env: Env, n: UblNode | null): boolean =>
-  n !== null && n.parent === env.root && isUblRoot(env.root) && n.qname === (env.isInvoice ? "cac:InvoiceLine" : "cac:CreditNoteLine");
+const isRootLine = (env: Env, node: UblNode | null): boolean =>
+  node !== null && node.parent === env.root && isUblRoot(env.root) && node.qname === (env.isInvoice ? "cac:InvoiceLine" : "cac:CreditNoteLine");
 
 function mainPattern(env: Env, node: UblNode): void {
   const { root, fatal } = env;
@@ -92,7 +92,7 @@ function documentRules(env: Env): void {
   const doc = root.name === "CreditNote" ? "credit note" : "invoice";
   if (!child(root, "cbc:ProfileID")) fatal("PEPPOL-EN16931-R001", `The ${doc} has no business process (BT-23, cbc:ProfileID); give 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0'.`, root);
   const totals = children(root, "cac:TaxTotal");
-  const withBreakdown = totals.filter((t) => child(t, "cac:TaxSubtotal")).length;
+  const withBreakdown = totals.filter((taxTotal) => child(taxTotal, "cac:TaxSubtotal")).length;
   if (withBreakdown !== 1) fatal("PEPPOL-EN16931-R053", `The ${doc} has ${withBreakdown} VAT totals with a VAT breakdown; exactly one is required.`, root);
   const taxCurrency = child(root, "cbc:TaxCurrencyCode");
   const without = totals.length - withBreakdown;
@@ -102,10 +102,10 @@ function documentRules(env: Env): void {
       : `The ${doc} has ${without} VAT total${without === 1 ? "" : "s"} without breakdown but no VAT accounting currency (cbc:TaxCurrencyCode); leave ${without === 1 ? "it" : "them"} out.`, root);
   }
   if (taxCurrency) {
-    const amountsIn = (currency: string) => totals.flatMap((t) => children(t, "cbc:TaxAmount")).filter((a) => a.attrs.currencyID === currency).map((a) => dec(stringValue(a)));
+    const amountsIn = (currency: string) => totals.flatMap((taxTotal) => children(taxTotal, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === currency).map((taxAmount) => dec(stringValue(taxAmount)));
     const inTax = amountsIn(norm(taxCurrency)), inDoc = amountsIn(norm(child(root, "cbc:DocumentCurrencyCode")));
-    const some = (values: (Decimal | null)[], test: (v: Decimal) => boolean) => values.some((v) => v !== null && test(v));
-    const sameSign = (some(inTax, (v) => v.lte(0)) && some(inDoc, (v) => v.lte(0))) || (some(inTax, (v) => v.gte(0)) && some(inDoc, (v) => v.gte(0)));
+    const some = (values: (Decimal | null)[], test: (amount: Decimal) => boolean) => values.some((value) => value !== null && test(value));
+    const sameSign = (some(inTax, (amount) => amount.lte(0)) && some(inDoc, (amount) => amount.lte(0))) || (some(inTax, (amount) => amount.gte(0)) && some(inDoc, (amount) => amount.gte(0)));
     if (!sameSign) fatal("PEPPOL-EN16931-R055", `The total VAT in the invoice currency and the total VAT in the accounting currency (${norm(taxCurrency)}) must have the same sign.`, root);
   }
 }
@@ -124,9 +124,9 @@ function allowanceChargeRules(env: Env, node: UblNode): void {
   if (factor && base) {
     const amountNode = child(node, "cbc:Amount");
     const amount = amountNode ? dec(stringValue(amountNode)) : new Big(0);
-    const b = dec(stringValue(base)), f = dec(stringValue(factor));
-    if (!(amount && b && f && withinSlack(amount, b.times(f).div(100), env.slack))) {
-      env.fatal("PEPPOL-EN16931-R040", `The ${kind} amount ${q(norm(amountNode))} must be the base amount ${q(norm(base))} times the percentage ${q(norm(factor))} / 100${b && f ? ` = ${b.times(f).div(100).toFixed()}` : ""}.`, node);
+    const baseAmount = dec(stringValue(base)), factorAmount = dec(stringValue(factor));
+    if (!(amount && baseAmount && factorAmount && withinSlack(amount, baseAmount.times(factorAmount).div(100), env.slack))) {
+      env.fatal("PEPPOL-EN16931-R040", `The ${kind} amount ${q(norm(amountNode))} must be the base amount ${q(norm(base))} times the percentage ${q(norm(factor))} / 100${baseAmount && factorAmount ? ` = ${baseAmount.times(factorAmount).div(100).toFixed()}` : ""}.`, node);
     }
   }
   const indicators = children(node, "cbc:ChargeIndicator");
@@ -166,7 +166,7 @@ function linePeriodRule(env: Env, node: UblNode): void {
 }
 
 function lineRules(env: Env, line: UblNode): void {
-  const decOr = (n: UblNode | null, fallback: string): Decimal | null => (n ? dec(stringValue(n)) : new Big(fallback));
+  const decOr = (node: UblNode | null, fallback: string): Decimal | null => (node ? dec(stringValue(node)) : new Big(fallback));
   const lineAmount = decOr(child(line, "cbc:LineExtensionAmount"), "0");
   const quantity = decOr(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), "1");
   const price = decOr(first(line, "cac:Price/cbc:PriceAmount"), "0");
@@ -174,9 +174,9 @@ function lineRules(env: Env, line: UblNode): void {
   const baseValue = baseNode ? dec(stringValue(baseNode)) : null;
   const baseQuantity = baseNode && baseValue && !baseValue.eq(0) ? baseValue : baseNode && !baseValue ? null : new Big(1);
   const total = (indicator: string): Decimal | null => {
-    const acs = children(line, "cac:AllowanceCharge").filter((a) => normalizeSpace(stringValue(child(a, "cbc:ChargeIndicator"))) === indicator);
-    const amounts = acs.flatMap((a) => children(a, "cbc:Amount")).map((a) => dec(stringValue(a)));
-    return amounts.every((a) => a !== null) ? round2(sum(amounts as Decimal[])) : null;
+    const acs = children(line, "cac:AllowanceCharge").filter((allowanceCharge) => normalizeSpace(stringValue(child(allowanceCharge, "cbc:ChargeIndicator"))) === indicator);
+    const amounts = acs.flatMap((allowanceCharge) => children(allowanceCharge, "cbc:Amount")).map((amount) => dec(stringValue(amount)));
+    return amounts.every((amount) => amount !== null) ? round2(sum(amounts as Decimal[])) : null;
   };
   const allowances = total("false"), charges = total("true");
   if (lineAmount && quantity && price && baseQuantity && allowances && charges) {
@@ -189,13 +189,13 @@ function lineRules(env: Env, line: UblNode): void {
     env.fatal("PEPPOL-EN16931-R121", `The price base quantity (BT-149) ${q(norm(baseNode))} must be greater than zero.`, baseNode);
   }
   const refs = children(line, "cac:DocumentReference");
-  if (refs.length > 0 && !refs.some((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130"))) {
+  if (refs.length > 0 && !refs.some((documentReference) => children(documentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130"))) {
     env.fatal("PEPPOL-EN16931-R101", "A line's document reference (cac:DocumentReference) must be an invoiced object identifier, with document type code '130'.", refs[0]!);
   }
 }
 
-function first(n: UblNode | null, path: string): UblNode | null {
-  return select(n, path)[0] ?? null;
+function first(node: UblNode | null, path: string): UblNode | null {
+  return select(node, path)[0] ?? null;
 }
 
 /** R130: the price base quantity's unit is the invoiced quantity's. */
