@@ -17,18 +17,18 @@ const TAX_REP = "cac:TaxRepresentativeParty";
 
 /** True when `node`'s ancestors, nearest first, have these qnames (the XPath step pattern `a/b/node`). */
 function under(node: UblNode, ...qnames: string[]): boolean {
-  let n = node.parent;
-  for (const q of qnames) {
-    if (!n || n.qname !== q) return false;
-    n = n.parent;
+  let element = node.parent;
+  for (const text of qnames) {
+    if (!element || element.qname !== text) return false;
+    element = element.parent;
   }
   return true;
 }
 
 /** `contains(concat(' ', string-join(@schemeID, ' '), ' '), ' X ')` for the KVK and OIN schemes. */
 function hasDutchLegalScheme(companyIds: readonly UblNode[]): boolean {
-  const joined = companyIds.map((c) => c.attrs.schemeID).filter((s) => s !== undefined).join(" ");
-  return joined.split(" ").some((t) => NL_LEGAL_ID_SCHEMES.has(t));
+  const joined = companyIds.map((companyId) => companyId.attrs.schemeID).filter((text) => text !== undefined).join(" ");
+  return joined.split(" ").some((text) => NL_LEGAL_ID_SCHEMES.has(text));
 }
 
 const dutchSchemes = [...NL_LEGAL_ID_SCHEMES].join(" (KVK) or ") + " (OIN)";
@@ -36,7 +36,7 @@ const documentTypeCodes = [...NL_DOCUMENT_TYPE_CODES].join(", ");
 const paymentMeansCodes = [...NL_PAYMENT_MEANS_CODES].join(", ");
 
 const missing = (node: UblNode, qnames: ReadonlyArray<readonly [string, string]>): string[] =>
-  qnames.filter(([q]) => child(node, q) === null).map(([, label]) => label);
+  qnames.filter(([path]) => child(node, path) === null).map(([, label]) => label);
 const ADDRESS_PARTS = [
   ["cbc:StreetName", "street name"],
   ["cbc:CityName", "city"],
@@ -62,7 +62,7 @@ export const nlciusRules: RuleFamily = (ctx) => {
 
 function visit(env: Env, node: UblNode): void {
   check(env, node);
-  for (const c of node.children) visit(env, c);
+  for (const element of node.children) visit(env, element);
 }
 
 const fatal = (env: Env, rule: string, message: string, node: UblNode) => env.ctx.report(rule, "fatal", message, node);
@@ -70,37 +70,37 @@ const warning = (env: Env, rule: string, message: string, node: UblNode) => env.
 
 /** The first rule whose context matches `node`, in the official order; returns once one matched. */
 function check(env: Env, node: UblNode): void {
-  const q = node.qname;
-  const s = env.s;
-  if (s) {
-    if (q === "cac:Party" && under(node, SUPPLIER)) return supplierParty(env, node);
+  const value = node.qname;
+  const holds = env.s;
+  if (holds) {
+    if (value === "cac:Party" && under(node, SUPPLIER)) return supplierParty(env, node);
     if (node === env.root) return documentLevel(env, node);
-    if (q === "cac:PostalAddress") {
+    if (value === "cac:PostalAddress") {
       if (under(node, "cac:Party", SUPPLIER)) return supplierAddress(env, node);
       if (under(node, "cac:Party", CUSTOMER)) return dutchAddress(env, node, "BR-NL-4", "customer (buyer)");
       if (under(node, TAX_REP)) return dutchAddress(env, node, "BR-NL-5", "fiscal representative");
     }
-    if (q === "cbc:InvoiceTypeCode" || q === "cbc:CreditNoteTypeCode") return typeCode(env, node);
-    if (q === "cac:PartyLegalEntity" && under(node, "cac:Party", CUSTOMER)) return customerLegalEntity(env, node);
-    if (q === "cac:LegalMonetaryTotal" && node.parent === env.root && env.root.qname === "Invoice") return paymentDue(env, node);
-    if (q === "cac:PaymentMeans") return paymentMeans(env, node);
+    if (value === "cbc:InvoiceTypeCode" || value === "cbc:CreditNoteTypeCode") return typeCode(env, node);
+    if (value === "cac:PartyLegalEntity" && under(node, "cac:Party", CUSTOMER)) return customerLegalEntity(env, node);
+    if (value === "cac:LegalMonetaryTotal" && node.parent === env.root && env.root.qname === "Invoice") return paymentDue(env, node);
+    if (value === "cac:PaymentMeans") return paymentMeans(env, node);
   }
-  if (q === "cbc:LineID" && under(node, "cac:OrderLineReference")) {
+  if (value === "cbc:LineID" && under(node, "cac:OrderLineReference")) {
     if (first(env.root, "cac:OrderReference/cbc:ID") === null) {
       fatal(env, "BR-NL-13", "This line refers to a line of the buyer's purchase order (BT-132), but the document gives no purchase order reference (BT-13, cac:OrderReference/cbc:ID): add the order number, or remove the order line reference.", node);
     }
     return;
   }
-  if (s && notRecommended(env, node)) return;
+  if (holds && notRecommended(env, node)) return;
   if (node.children.length === 0 && normalizeSpace(node.text) === "") {
-    warning(env, "SI-UBL-2", `The element ${q} is empty: leave out elements that have no value.`, node);
+    warning(env, "SI-UBL-2", `The element ${value} is empty: leave out elements that have no value.`, node);
   }
 }
 
 function supplierParty(env: Env, party: UblNode): void {
   const ids = select(party, "cac:PartyLegalEntity/cbc:CompanyID");
-  if (!(hasDutchLegalScheme(ids) && ids.some((c) => norm(c) !== ""))) {
-    const given = ids.length === 0 ? "none" : ids.map((c) => `"${norm(c)}"${c.attrs.schemeID === undefined ? " without scheme" : ` with scheme ${c.attrs.schemeID}`}`).join(", ");
+  if (!(hasDutchLegalScheme(ids) && ids.some((companyId) => norm(companyId) !== ""))) {
+    const given = ids.length === 0 ? "none" : ids.map((companyId) => `"${norm(companyId)}"${companyId.attrs.schemeID === undefined ? " without scheme" : ` with scheme ${companyId.attrs.schemeID}`}`).join(", ");
     fatal(env, "BR-NL-1", `A supplier in the Netherlands must identify itself with its KVK number or OIN (legal registration identifier BT-30, cac:PartyLegalEntity/cbc:CompanyID with schemeID ${dutchSchemes}); the document gives ${given}.`, party);
   }
 }
@@ -119,7 +119,7 @@ function supplierAddress(env: Env, address: UblNode): void {
 }
 
 function dutchAddress(env: Env, address: UblNode, rule: string, who: string): void {
-  if (countries(address).some((c) => c !== "NL")) return;
+  if (countries(address).some((text) => text !== "NL")) return;
   const absent = missing(address, ADDRESS_PARTS);
   if (absent.length > 0) {
     fatal(env, rule, `When the supplier and the ${who} are both in the Netherlands, the ${who}'s address must give street name (cbc:StreetName), city (cbc:CityName) and postal code (cbc:PostalZone); the ${absent.join(" and ")} ${absent.length === 1 ? "is" : "are"} missing.`, address);
@@ -146,17 +146,17 @@ function typeCode(env: Env, node: UblNode): void {
 function customerLegalEntity(env: Env, entity: UblNode): void {
   const lazy = env.lazy;
   if (lazy.customerNl === undefined) {
-    const parties = descendants(env.root, CUSTOMER).flatMap((c) => children(c, "cac:Party"));
-    lazy.customerNl = parties.some((p) => select(p, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").some((c) => stringValue(c) === "NL"));
-    lazy.customerScheme = hasDutchLegalScheme(parties.flatMap((p) => select(p, "cac:PartyLegalEntity/cbc:CompanyID")));
+    const parties = descendants(env.root, CUSTOMER).flatMap((node) => children(node, "cac:Party"));
+    lazy.customerNl = parties.some((party) => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").some((identificationCode) => stringValue(identificationCode) === "NL"));
+    lazy.customerScheme = hasDutchLegalScheme(parties.flatMap((party) => select(party, "cac:PartyLegalEntity/cbc:CompanyID")));
   }
   const ids = children(entity, "cbc:CompanyID");
   const schemeOk = !lazy.customerNl || lazy.customerScheme!;
-  const valueOk = ids.length === 0 || ids.some((c) => norm(c) !== "");
+  const valueOk = ids.length === 0 || ids.some((companyId) => norm(companyId) !== "");
   if (!(schemeOk && valueOk)) {
     const what = !valueOk
       ? "is empty"
-      : `has scheme ${ids.map((c) => c.attrs.schemeID ?? "(none)").join(", ") || "(none)"}`;
+      : `has scheme ${ids.map((companyId) => companyId.attrs.schemeID ?? "(none)").join(", ") || "(none)"}`;
     fatal(env, "BR-NL-10", `When the supplier and the buyer are both in the Netherlands, the buyer's legal registration identifier (BT-47, cac:PartyLegalEntity/cbc:CompanyID) must be its KVK number or OIN (schemeID ${dutchSchemes}); it ${what}.`, entity);
   }
 }
@@ -182,12 +182,12 @@ function paymentMeans(env: Env, means: UblNode): void {
 
 /** The "not recommended" rules (warnings, Dutch suppliers only), in the official order; true when one matched. */
 function notRecommended(env: Env, node: UblNode): boolean {
-  const q = node.qname;
+  const text = node.qname;
   const say = (rule: string, message: string) => {
     warning(env, rule, message, node);
     return true;
   };
-  switch (q) {
+  switch (text) {
     case "cbc:TaxCurrencyCode":
       return say("BR-NL-19", "A VAT accounting currency (BT-6, cbc:TaxCurrencyCode) is not recommended for Dutch invoices.");
     case "cbc:TaxPointDate":
