@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.base.js";
 
-export default defineConfig({
-  entry: { index: "src/index.ts" },
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "node20",
-  external: ["express", "@einvoice/core"],
-});
+export default packageBuild({ external: ["express", "@einvoice/core"] });

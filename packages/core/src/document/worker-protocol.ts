@@ -2,10 +2,8 @@
 // chunks, transferred), the reply (the decoded bytes transferred back, or the error), and how the
 // calling thread turns a reply into a document or an error again.
 import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
-import type { ParticipantId, TargetNetwork } from "../domain/types.js";
-import type { ValidationItem, ValidationReport } from "../validation/validate.js";
-import type { DocumentType } from "./doctype.js";
-import type { InvoiceFields } from "./fields.js";
+import type { TargetNetwork } from "../domain/types.js";
+import type { ValidationReport } from "../validation/validate.js";
 import type { ReadInvoice } from "./read.js";
 import type { UblRoot } from "./ubl.js";
 import type { XmlLimits } from "./xml.js";
@@ -34,21 +32,14 @@ export type WorkerError = { kind: "api"; code: ErrorCode; message: string; detai
 
 /** What comes back: the result with the decoded bytes as a transferred ArrayBuffer (no copy), or the error. */
 export type WorkerReply =
-  | {
+  | (Omit<ReadInvoice, "bytes"> & {
       ok: true;
+      /** The decoded document (`ReadInvoice.bytes`), its first `length` bytes. */
       buffer: ArrayBuffer;
       length: number;
-      sha256: string;
-      recipient: ParticipantId | null;
-      fields: InvoiceFields;
-      documentType: DocumentType | null;
-      warnings: ValidationItem[];
-      ruleSets: string[];
-      /** Built from the invoice as data. */
-      fromData?: boolean;
       /** For a JSON body: what it asked for. */
       targetNetwork?: TargetNetwork;
-    }
+    })
   | {
       ok: false;
       error: WorkerError;

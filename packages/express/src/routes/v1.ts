@@ -69,10 +69,11 @@ const SUBMIT_EXAMPLES = {
 };
 
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
-function submitRoute(r: {
-  path: string;
-  operationId: string;
-  summary: string;
+/** What names an operation: the fields each route helper below takes as they are. */
+type Operation = Pick<Route<V1Deps>, "path" | "operationId" | "summary">;
+const operation = ({ path, operationId, summary }: Operation): Operation => ({ path, operationId, summary });
+
+function submitRoute(r: Operation & {
   description: string;
   examples: Record<string, { summary: string; value: unknown }>;
   noun: "invoice" | "credit note";
@@ -82,9 +83,7 @@ function submitRoute(r: {
 }): Route<V1Deps> {
   return {
     method: "post",
-    path: r.path,
-    operationId: r.operationId,
-    summary: r.summary,
+    ...operation(r),
     description: r.description,
     auth: "apiKey",
     body: { kind: "raw", schema: r.schema, examples: r.examples },
@@ -105,6 +104,23 @@ function submitRoute(r: {
           ? await r.submitBody(deps.store, auth, body, { ...deps.options, transfer: true })
           : await r.submit(deps.store, auth, {} as never, deps.options),
     }),
+  };
+}
+
+/** The list routes (invoices, clients): one page of the company's records, its query validated by the core call. */
+function pageRoute(r: Operation & {
+  noun: string;
+  query: z.ZodObject;
+  schema: z.ZodType;
+  list: typeof listInvoices | typeof listClients;
+}): Route<V1Deps> {
+  return {
+    method: "get",
+    ...operation(r),
+    auth: "apiKey",
+    query: r.query,
+    success: { status: 200, description: `A page of ${r.noun}.`, schema: page(r.schema) },
+    handle: ({ deps, auth, query }) => r.list(deps.store, auth, query),
   };
 }
 
@@ -171,16 +187,15 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       data: Buffer.isBuffer(body) || Array.isArray(body) ? await validateDocumentBody(body, { ...deps.options, transfer: true }) : validateDocument({}, deps.options),
     }),
   },
-  {
-    method: "get",
+  pageRoute({
     path: "/invoices",
     operationId: "listInvoices",
     summary: "List invoices, newest first",
-    auth: "apiKey",
+    noun: "invoices",
     query: ListInvoicesQuerySchema,
-    success: { status: 200, description: "A page of invoices.", schema: page(InvoiceSchema) },
-    handle: ({ deps, auth, query }) => listInvoices(deps.store, auth, query),
-  },
+    schema: InvoiceSchema,
+    list: listInvoices,
+  }),
   {
     method: "get",
     path: "/invoices/{id}",
@@ -262,16 +277,15 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
         : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!));
     },
   },
-  {
-    method: "get",
+  pageRoute({
     path: "/clients",
     operationId: "listClients",
     summary: "List clients, latest invoice first",
-    auth: "apiKey",
+    noun: "clients",
     query: ListClientsQuerySchema,
-    success: { status: 200, description: "A page of clients.", schema: page(ClientSchema) },
-    handle: ({ deps, auth, query }) => listClients(deps.store, auth, query),
-  },
+    schema: ClientSchema,
+    list: listClients,
+  }),
   {
     method: "get",
     path: "/company",
