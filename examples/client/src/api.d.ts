@@ -496,12 +496,7 @@ export interface components {
             /** @description Tender or lot reference (BT-17). */
             tenderReference?: string;
             /** @description Invoiced object identifier (BT-18) with its scheme. */
-            objectId?: {
-                /** @description The identifier. */
-                id: string;
-                /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                scheme?: string;
-            };
+            objectId?: components["schemas"]["InvoiceIdentifier"];
             /** @description Buyer accounting reference (BT-19). */
             accountingCost?: string;
             /** @description Payment terms (BT-20). */
@@ -509,454 +504,369 @@ export interface components {
             /** @description Invoice notes (BG-1, BT-22). Written as one note unless seller and buyer are both German. */
             notes?: string[];
             /** @description Invoicing period (BG-14). */
-            period?: {
-                /** @description Period start date (BT-73, BT-134). */
-                start?: string;
-                /** @description Period end date (BT-74, BT-135). */
-                end?: string;
-                /**
-                 * @description Value added tax point date code (BT-8, UNCL 2005 subset).
-                 * @enum {string}
-                 */
-                descriptionCode?: "3" | "35" | "432";
-            };
+            period?: components["schemas"]["InvoicingPeriod"];
             /** @description Preceding invoice references (BG-3): what a credit note corrects. */
-            precedingInvoices?: {
-                /** @description Preceding invoice reference (BT-25). */
-                number: string;
-                /** @description Preceding invoice issue date (BT-26). */
-                issueDate?: string;
-            }[];
-            /** @description The seller (BG-4). */
-            seller: {
-                /** @description Legal registration name (BT-27 seller, BT-44 buyer). */
-                name: string;
-                /** @description Trading name (BT-28 seller, BT-45 buyer). */
-                tradingName?: string;
-                /** @description Party identifiers (BT-29 seller, several allowed; BT-46 buyer, at most one). */
-                identifiers?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                }[];
-                /** @description VAT identifier with its country prefix (BT-31 seller, BT-48 buyer), such as NL123456789B01. */
-                vatId?: string;
-                /** @description Seller's tax registration identifier other than VAT (BT-32). */
-                taxRegistrationId?: string;
-                /** @description Legal registration identifier (BT-30 seller, BT-47 buyer) with its scheme (ISO 6523 ICD). */
-                legalId?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-                /** @description Seller's additional legal information (BT-33). */
-                legalInfo?: string;
-                /** @description The party's electronic address (BT-34 / BT-49). */
-                endpoint: {
-                    /** @description Electronic address scheme (BT-34-1, BT-49-1, EAS code list), such as 0208 or 9925. */
-                    scheme: string;
-                    /** @description Electronic address (BT-34, BT-49): the Peppol participant identifier. */
-                    id: string;
-                };
-                /** @description A postal address (BG-5, BG-8, BG-12, BG-15). */
-                address: {
-                    /** @description Address lines 1 to 3 (BT-35/36/162, BT-50/51/163, BT-64/65/164, BT-75/76/165). */
-                    lines?: string[];
-                    /** @description City (BT-37, BT-52, BT-66, BT-77). */
-                    city?: string;
-                    /** @description Post code (BT-38, BT-53, BT-67, BT-78). */
-                    postalCode?: string;
-                    /** @description Country subdivision (BT-39, BT-54, BT-68, BT-79). */
-                    subdivision?: string;
-                    /** @description Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2. */
-                    country: string;
-                };
-                /** @description Contact (BG-6, BG-9). */
-                contact?: {
-                    /** @description Contact point (BT-41, BT-56). */
-                    name?: string;
-                    /** @description Contact telephone number (BT-42, BT-57). */
-                    phone?: string;
-                    /** @description Contact email address (BT-43, BT-58). */
-                    email?: string;
-                };
-            };
-            /** @description The buyer (BG-7). */
-            buyer: {
-                /** @description Legal registration name (BT-27 seller, BT-44 buyer). */
-                name: string;
-                /** @description Trading name (BT-28 seller, BT-45 buyer). */
-                tradingName?: string;
-                /** @description Buyer identifier (BT-46), at most one. */
-                identifiers?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                }[];
-                /** @description VAT identifier with its country prefix (BT-31 seller, BT-48 buyer), such as NL123456789B01. */
-                vatId?: string;
-                /** @description Seller's tax registration identifier other than VAT (BT-32). */
-                taxRegistrationId?: string;
-                /** @description Legal registration identifier (BT-30 seller, BT-47 buyer) with its scheme (ISO 6523 ICD). */
-                legalId?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-                /** @description Seller's additional legal information (BT-33). */
-                legalInfo?: string;
-                /** @description The party's electronic address (BT-34 / BT-49). */
-                endpoint: {
-                    /** @description Electronic address scheme (BT-34-1, BT-49-1, EAS code list), such as 0208 or 9925. */
-                    scheme: string;
-                    /** @description Electronic address (BT-34, BT-49): the Peppol participant identifier. */
-                    id: string;
-                };
-                /** @description A postal address (BG-5, BG-8, BG-12, BG-15). */
-                address: {
-                    /** @description Address lines 1 to 3 (BT-35/36/162, BT-50/51/163, BT-64/65/164, BT-75/76/165). */
-                    lines?: string[];
-                    /** @description City (BT-37, BT-52, BT-66, BT-77). */
-                    city?: string;
-                    /** @description Post code (BT-38, BT-53, BT-67, BT-78). */
-                    postalCode?: string;
-                    /** @description Country subdivision (BT-39, BT-54, BT-68, BT-79). */
-                    subdivision?: string;
-                    /** @description Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2. */
-                    country: string;
-                };
-                /** @description Contact (BG-6, BG-9). */
-                contact?: {
-                    /** @description Contact point (BT-41, BT-56). */
-                    name?: string;
-                    /** @description Contact telephone number (BT-42, BT-57). */
-                    phone?: string;
-                    /** @description Contact email address (BT-43, BT-58). */
-                    email?: string;
-                };
-            };
-            /** @description The payee, when it is not the seller (BG-10). */
-            payee?: {
-                /** @description Payee name (BT-59). */
-                name: string;
-                /** @description Payee identifier (BT-60). */
-                identifier?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-                /** @description Payee legal registration identifier (BT-61). */
-                legalId?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-            };
-            /** @description The seller's tax representative (BG-11). */
-            taxRepresentative?: {
-                /** @description Seller tax representative name (BT-62). */
-                name: string;
-                /** @description Seller tax representative VAT identifier (BT-63). */
-                vatId: string;
-                /** @description Seller tax representative postal address (BG-12). */
-                address: {
-                    /** @description Address lines 1 to 3 (BT-35/36/162, BT-50/51/163, BT-64/65/164, BT-75/76/165). */
-                    lines?: string[];
-                    /** @description City (BT-37, BT-52, BT-66, BT-77). */
-                    city?: string;
-                    /** @description Post code (BT-38, BT-53, BT-67, BT-78). */
-                    postalCode?: string;
-                    /** @description Country subdivision (BT-39, BT-54, BT-68, BT-79). */
-                    subdivision?: string;
-                    /** @description Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2. */
-                    country: string;
-                };
-            };
-            /** @description Delivery information (BG-13). */
-            delivery?: {
-                /** @description Deliver to party name (BT-70). */
-                partyName?: string;
-                /** @description Deliver to location identifier (BT-71) with its scheme. */
-                location?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-                /** @description Actual delivery date (BT-72). */
-                date?: string;
-                /** @description Deliver to address (BG-15). */
-                address?: {
-                    /** @description Address lines 1 to 3 (BT-35/36/162, BT-50/51/163, BT-64/65/164, BT-75/76/165). */
-                    lines?: string[];
-                    /** @description City (BT-37, BT-52, BT-66, BT-77). */
-                    city?: string;
-                    /** @description Post code (BT-38, BT-53, BT-67, BT-78). */
-                    postalCode?: string;
-                    /** @description Country subdivision (BT-39, BT-54, BT-68, BT-79). */
-                    subdivision?: string;
-                    /** @description Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2. */
-                    country: string;
-                };
-            };
-            /** @description Payment instructions (BG-16). */
-            payment?: {
-                /** @description Payment means type code (BT-81, UNCL 4461), such as 30, 31, 42, 48, 49, 58, 59. */
-                meansCode: string;
-                /** @description Payment means text (BT-82). */
-                meansText?: string;
-                /** @description Remittance information (BT-83): what the buyer quotes with the payment. */
-                reference?: string;
-                /** @description Credit transfer accounts (BG-17); several become several PaymentMeans. */
-                accounts?: {
-                    /** @description Payment account identifier (BT-84): an IBAN for SEPA. */
-                    iban: string;
-                    /** @description Payment account name (BT-85). */
-                    name?: string;
-                    /** @description Payment service provider identifier (BT-86): the BIC. */
-                    bic?: string;
-                }[];
-                /** @description Payment card information (BG-18). */
-                card?: {
-                    /** @description Payment card primary account number, last digits only (BT-87). */
-                    last4: string;
-                    /** @description Payment card holder name (BT-88). */
-                    holder?: string;
-                    /** @description The card network (cbc:NetworkID, required by UBL), such as VISA; "NA" when absent. */
-                    network?: string;
-                };
-                /** @description Direct debit (BG-19). */
-                directDebit?: {
-                    /** @description Mandate reference identifier (BT-89). */
-                    mandate?: string;
-                    /** @description Bank assigned creditor identifier (BT-90), written as the seller's (or payee's) identifier with scheme SEPA. */
-                    creditorId?: string;
-                    /** @description Debited account identifier (BT-91). */
-                    debitedAccount?: string;
-                };
-            };
+            precedingInvoices?: components["schemas"]["InvoicePrecedingInvoice"][];
+            seller: components["schemas"]["InvoiceSeller"];
+            buyer: components["schemas"]["InvoiceBuyer"];
+            payee?: components["schemas"]["InvoicePayee"];
+            taxRepresentative?: components["schemas"]["InvoiceTaxRepresentative"];
+            delivery?: components["schemas"]["InvoiceDelivery"];
+            payment?: components["schemas"]["InvoicePayment"];
             /** @description Document level allowances (BG-20). */
-            allowances?: {
-                /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
-                amount?: string;
-                /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
-                percent?: string;
-                /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
-                baseAmount?: string;
-                /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
-                reason?: string;
-                /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
-                reasonCode?: string;
-                /** @description VAT category and rate of the allowance or charge (BT-95/96, BT-102/103). */
-                vat: {
-                    /**
-                     * @description VAT category code (BT-95, BT-102, BT-151, UNCL 5305).
-                     * @enum {string}
-                     */
-                    category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
-                    /** @description VAT rate in percent (BT-96, BT-103, BT-152). Required except for category O, which has none; E, Z, AE, K and G carry 0. */
-                    rate?: string;
-                };
-            }[];
+            allowances?: components["schemas"]["InvoiceAllowanceCharge"][];
             /** @description Document level charges (BG-21). */
-            charges?: {
-                /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
-                amount?: string;
-                /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
-                percent?: string;
-                /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
-                baseAmount?: string;
-                /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
-                reason?: string;
-                /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
-                reasonCode?: string;
-                /** @description VAT category and rate of the allowance or charge (BT-95/96, BT-102/103). */
-                vat: {
-                    /**
-                     * @description VAT category code (BT-95, BT-102, BT-151, UNCL 5305).
-                     * @enum {string}
-                     */
-                    category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
-                    /** @description VAT rate in percent (BT-96, BT-103, BT-152). Required except for category O, which has none; E, Z, AE, K and G carry 0. */
-                    rate?: string;
-                };
-            }[];
+            charges?: components["schemas"]["InvoiceAllowanceCharge"][];
             /** @description Invoice lines (BG-25), at least one. */
-            lines: {
-                /** @description Invoice line identifier (BT-126). */
-                id: string;
-                /** @description Invoice line note (BT-127). */
-                note?: string;
-                /** @description Invoice line object identifier (BT-128) with its scheme. */
-                objectId?: {
-                    /** @description The identifier. */
-                    id: string;
-                    /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
-                    scheme?: string;
-                };
-                /** @description Invoiced quantity (BT-129). */
-                quantity: string;
-                /** @description Unit of measure code (BT-130, UN/ECE Rec 20 or 21), such as C62 (one) or HUR (hour). */
-                unitCode: string;
-                /** @description Invoice line net amount (BT-131): computed (quantity x price / priceBaseQuantity + charges - allowances); when given, it must be equal. */
-                netAmount?: string;
-                /** @description Referenced purchase order line reference (BT-132). */
-                orderLineReference?: string;
-                /** @description Invoice line buyer accounting reference (BT-133). */
-                accountingCost?: string;
-                /** @description Invoice line period (BG-26). */
-                period?: {
-                    /** @description Period start date (BT-73, BT-134). */
-                    start?: string;
-                    /** @description Period end date (BT-74, BT-135). */
-                    end?: string;
-                };
-                /** @description Invoice line allowances (BG-27). */
-                allowances?: {
-                    /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
-                    amount?: string;
-                    /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
-                    percent?: string;
-                    /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
-                    baseAmount?: string;
-                    /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
-                    reason?: string;
-                    /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
-                    reasonCode?: string;
-                }[];
-                /** @description Invoice line charges (BG-28). */
-                charges?: {
-                    /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
-                    amount?: string;
-                    /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
-                    percent?: string;
-                    /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
-                    baseAmount?: string;
-                    /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
-                    reason?: string;
-                    /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
-                    reasonCode?: string;
-                }[];
-                /** @description Item net price (BT-146), without VAT, after any price discount. */
-                price: string;
-                /** @description Item gross price (BT-148); the price discount (BT-147) is grossPrice - price. */
-                grossPrice?: string;
-                /** @description Item price base quantity (BT-149); the price is for this many units. Default 1. */
-                priceBaseQuantity?: string;
-                /** @description Item price base quantity unit of measure code (BT-150); defaults to unitCode. */
-                priceBaseUnitCode?: string;
-                /** @description Line VAT information (BG-30). */
-                vat: {
-                    /**
-                     * @description VAT category code (BT-95, BT-102, BT-151, UNCL 5305).
-                     * @enum {string}
-                     */
-                    category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
-                    /** @description VAT rate in percent (BT-96, BT-103, BT-152). Required except for category O, which has none; E, Z, AE, K and G carry 0. */
-                    rate?: string;
-                };
-                /** @description Item name (BT-153). */
-                name: string;
-                /** @description Item description (BT-154). */
-                description?: string;
-                /** @description Item seller's identifier (BT-155). */
-                sellerItemId?: string;
-                /** @description Item buyer's identifier (BT-156). */
-                buyerItemId?: string;
-                /** @description Item standard identifier (BT-157). */
-                standardItemId?: {
-                    /** @description Scheme identifier (BT-157-1, ISO 6523 ICD), such as 0160 for GTIN. */
-                    scheme: string;
-                    /** @description Item standard identifier (BT-157). */
-                    id: string;
-                };
-                /** @description Item classification identifiers (BT-158). */
-                classifications?: {
-                    /** @description Item classification identifier (BT-158). */
-                    code: string;
-                    /** @description Scheme identifier (BT-158-1, UNTDID 7143), such as STI or CPV. */
-                    listId: string;
-                    /** @description Scheme version identifier (BT-158-2). */
-                    listVersion?: string;
-                }[];
-                /** @description Item country of origin (BT-159). */
-                originCountry?: string;
-                /** @description Item attributes (BG-32). */
-                attributes?: {
-                    /** @description Item attribute name (BT-160). */
-                    name: string;
-                    /** @description Item attribute value (BT-161). */
-                    value: string;
-                }[];
-            }[];
+            lines: components["schemas"]["InvoiceLine"][];
             /** @description VAT exemption reasons by category (BT-120/121), such as {"E": {"reason": "Exempt under article 132"}}; categories E, AE, K, G and O need one. */
             vatExemptions?: {
-                [key: string]: {
-                    /** @description VAT exemption reason text (BT-120). */
-                    reason?: string;
-                    /** @description VAT exemption reason code (BT-121, VATEX), such as VATEX-EU-AE. */
-                    code?: string;
-                };
+                [key: string]: components["schemas"]["InvoiceVatExemption"];
             };
             /** @description Paid amount (BT-113). */
             paidAmount?: string;
             /** @description Rounding amount (BT-114). */
             roundingAmount?: string;
             /** @description Additional supporting documents (BG-24). */
-            attachments?: {
-                /** @description Supporting document reference (BT-122). */
-                id: string;
-                /** @description Supporting document description (BT-123). */
-                description?: string;
-                /** @description External document location (BT-124): a URL. */
-                url?: string;
-                /** @description Attached document filename (BT-125-2). */
-                filename?: string;
-                /**
-                 * @description Attached document MIME code (BT-125-1).
-                 * @enum {string}
-                 */
-                mimeCode?: "application/pdf" | "image/png" | "image/jpeg" | "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.oasis.opendocument.spreadsheet";
-                /** @description Attached document (BT-125), base64. */
-                content?: string;
-            }[];
-            /** @description Document totals (BG-22) and VAT breakdown (BG-23). Computed by the service; when given, every value given must equal the computed one. */
-            totals?: {
-                /** @description Sum of invoice line net amounts (BT-106). */
-                lineTotal?: string;
-                /** @description Sum of allowances on document level (BT-107). */
-                allowanceTotal?: string;
-                /** @description Sum of charges on document level (BT-108). */
-                chargeTotal?: string;
-                /** @description Invoice total amount without VAT (BT-109). */
-                taxExclusive?: string;
-                /** @description Invoice total VAT amount (BT-110). */
-                vatTotal?: string;
-                /** @description Invoice total amount with VAT (BT-112). */
-                taxInclusive?: string;
-                /** @description Amount due for payment (BT-115). */
-                payable?: string;
-                /** @description VAT breakdown (BG-23), one per category and rate. */
-                vatBreakdown?: {
-                    /**
-                     * @description VAT category code (BT-118).
-                     * @enum {string}
-                     */
-                    category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
-                    /** @description VAT category rate (BT-119); absent for O. */
-                    rate?: string;
-                    /** @description VAT category taxable amount (BT-116). */
-                    taxableAmount: string;
-                    /** @description VAT category tax amount (BT-117) = taxableAmount x rate / 100, rounded half away from zero to 2 decimals. */
-                    taxAmount: string;
-                }[];
+            attachments?: components["schemas"]["InvoiceAttachment"][];
+            totals?: components["schemas"]["InvoiceTotals"];
+        };
+        /** @description An identifier with an optional scheme. */
+        InvoiceIdentifier: {
+            /** @description The identifier. */
+            id: string;
+            /** @description The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.). */
+            scheme?: string;
+        };
+        /** @description The invoicing period (BG-14) and the VAT point date code (BT-8). */
+        InvoicingPeriod: {
+            /** @description Period start date (BT-73, BT-134). */
+            start?: string;
+            /** @description Period end date (BT-74, BT-135). */
+            end?: string;
+            /**
+             * @description Value added tax point date code (BT-8, UNCL 2005 subset).
+             * @enum {string}
+             */
+            descriptionCode?: "3" | "35" | "432";
+        };
+        /** @description A preceding invoice reference (BG-3). */
+        InvoicePrecedingInvoice: {
+            /** @description Preceding invoice reference (BT-25). */
+            number: string;
+            /** @description Preceding invoice issue date (BT-26). */
+            issueDate?: string;
+        };
+        /** @description The seller (BG-4). */
+        InvoiceSeller: {
+            /** @description Legal registration name (BT-27 seller, BT-44 buyer). */
+            name: string;
+            /** @description Trading name (BT-28 seller, BT-45 buyer). */
+            tradingName?: string;
+            /** @description Party identifiers (BT-29 seller, several allowed; BT-46 buyer, at most one). */
+            identifiers?: components["schemas"]["InvoiceIdentifier"][];
+            /** @description VAT identifier with its country prefix (BT-31 seller, BT-48 buyer), such as NL123456789B01. */
+            vatId?: string;
+            /** @description Seller's tax registration identifier other than VAT (BT-32). */
+            taxRegistrationId?: string;
+            /** @description Legal registration identifier (BT-30 seller, BT-47 buyer) with its scheme (ISO 6523 ICD). */
+            legalId?: components["schemas"]["InvoiceIdentifier"];
+            /** @description Seller's additional legal information (BT-33). */
+            legalInfo?: string;
+            endpoint: components["schemas"]["InvoiceEndpoint"];
+            address: components["schemas"]["InvoiceAddress"];
+            contact?: components["schemas"]["InvoiceContact"];
+        };
+        /** @description The party's electronic address (BT-34 / BT-49). */
+        InvoiceEndpoint: {
+            /** @description Electronic address scheme (BT-34-1, BT-49-1, EAS code list), such as 0208 or 9925. */
+            scheme: string;
+            /** @description Electronic address (BT-34, BT-49): the Peppol participant identifier. */
+            id: string;
+        };
+        /** @description A postal address (BG-5, BG-8, BG-12, BG-15). */
+        InvoiceAddress: {
+            /** @description Address lines 1 to 3 (BT-35/36/162, BT-50/51/163, BT-64/65/164, BT-75/76/165). */
+            lines?: string[];
+            /** @description City (BT-37, BT-52, BT-66, BT-77). */
+            city?: string;
+            /** @description Post code (BT-38, BT-53, BT-67, BT-78). */
+            postalCode?: string;
+            /** @description Country subdivision (BT-39, BT-54, BT-68, BT-79). */
+            subdivision?: string;
+            /** @description Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2. */
+            country: string;
+        };
+        /** @description Contact (BG-6, BG-9). */
+        InvoiceContact: {
+            /** @description Contact point (BT-41, BT-56). */
+            name?: string;
+            /** @description Contact telephone number (BT-42, BT-57). */
+            phone?: string;
+            /** @description Contact email address (BT-43, BT-58). */
+            email?: string;
+        };
+        /** @description The buyer (BG-7). */
+        InvoiceBuyer: {
+            /** @description Legal registration name (BT-27 seller, BT-44 buyer). */
+            name: string;
+            /** @description Trading name (BT-28 seller, BT-45 buyer). */
+            tradingName?: string;
+            /** @description Buyer identifier (BT-46), at most one. */
+            identifiers?: components["schemas"]["InvoiceIdentifier"][];
+            /** @description VAT identifier with its country prefix (BT-31 seller, BT-48 buyer), such as NL123456789B01. */
+            vatId?: string;
+            /** @description Seller's tax registration identifier other than VAT (BT-32). */
+            taxRegistrationId?: string;
+            /** @description Legal registration identifier (BT-30 seller, BT-47 buyer) with its scheme (ISO 6523 ICD). */
+            legalId?: components["schemas"]["InvoiceIdentifier"];
+            /** @description Seller's additional legal information (BT-33). */
+            legalInfo?: string;
+            endpoint: components["schemas"]["InvoiceEndpoint"];
+            address: components["schemas"]["InvoiceAddress"];
+            contact?: components["schemas"]["InvoiceContact"];
+        };
+        /** @description The payee, when it is not the seller (BG-10). */
+        InvoicePayee: {
+            /** @description Payee name (BT-59). */
+            name: string;
+            /** @description Payee identifier (BT-60). */
+            identifier?: components["schemas"]["InvoiceIdentifier"];
+            /** @description Payee legal registration identifier (BT-61). */
+            legalId?: components["schemas"]["InvoiceIdentifier"];
+        };
+        /** @description The seller's tax representative (BG-11). */
+        InvoiceTaxRepresentative: {
+            /** @description Seller tax representative name (BT-62). */
+            name: string;
+            /** @description Seller tax representative VAT identifier (BT-63). */
+            vatId: string;
+            /** @description Seller tax representative postal address (BG-12). */
+            address: components["schemas"]["InvoiceAddress"];
+        };
+        /** @description Delivery information (BG-13). */
+        InvoiceDelivery: {
+            /** @description Deliver to party name (BT-70). */
+            partyName?: string;
+            /** @description Deliver to location identifier (BT-71) with its scheme. */
+            location?: components["schemas"]["InvoiceIdentifier"];
+            /** @description Actual delivery date (BT-72). */
+            date?: string;
+            /** @description Deliver to address (BG-15). */
+            address?: components["schemas"]["InvoiceAddress"];
+        };
+        /** @description Payment instructions (BG-16). */
+        InvoicePayment: {
+            /** @description Payment means type code (BT-81, UNCL 4461), such as 30, 31, 42, 48, 49, 58, 59. */
+            meansCode: string;
+            /** @description Payment means text (BT-82). */
+            meansText?: string;
+            /** @description Remittance information (BT-83): what the buyer quotes with the payment. */
+            reference?: string;
+            /** @description Credit transfer accounts (BG-17); several become several PaymentMeans. */
+            accounts?: components["schemas"]["InvoicePaymentAccount"][];
+            /** @description Payment card information (BG-18). */
+            card?: {
+                /** @description Payment card primary account number, last digits only (BT-87). */
+                last4: string;
+                /** @description Payment card holder name (BT-88). */
+                holder?: string;
+                /** @description The card network (cbc:NetworkID, required by UBL), such as VISA; "NA" when absent. */
+                network?: string;
             };
+            /** @description Direct debit (BG-19). */
+            directDebit?: {
+                /** @description Mandate reference identifier (BT-89). */
+                mandate?: string;
+                /** @description Bank assigned creditor identifier (BT-90), written as the seller's (or payee's) identifier with scheme SEPA. */
+                creditorId?: string;
+                /** @description Debited account identifier (BT-91). */
+                debitedAccount?: string;
+            };
+        };
+        /** @description A credit transfer account (BG-17). */
+        InvoicePaymentAccount: {
+            /** @description Payment account identifier (BT-84): an IBAN for SEPA. */
+            iban: string;
+            /** @description Payment account name (BT-85). */
+            name?: string;
+            /** @description Payment service provider identifier (BT-86): the BIC. */
+            bic?: string;
+        };
+        /** @description A document level allowance (BG-20) or charge (BG-21): {amount} or {percent, baseAmount}. */
+        InvoiceAllowanceCharge: {
+            /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
+            amount?: string;
+            /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
+            percent?: string;
+            /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
+            baseAmount?: string;
+            /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
+            reason?: string;
+            /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
+            reasonCode?: string;
+            /** @description VAT category and rate of the allowance or charge (BT-95/96, BT-102/103). */
+            vat: components["schemas"]["InvoiceVat"];
+        };
+        /** @description VAT category and rate (BT-95/96, BT-102/103, BG-30). */
+        InvoiceVat: {
+            /**
+             * @description VAT category code (BT-95, BT-102, BT-151, UNCL 5305).
+             * @enum {string}
+             */
+            category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
+            /** @description VAT rate in percent (BT-96, BT-103, BT-152). Required except for category O, which has none; E, Z, AE, K and G carry 0. */
+            rate?: string;
+        };
+        /** @description An invoice line (BG-25). */
+        InvoiceLine: {
+            /** @description Invoice line identifier (BT-126). */
+            id: string;
+            /** @description Invoice line note (BT-127). */
+            note?: string;
+            /** @description Invoice line object identifier (BT-128) with its scheme. */
+            objectId?: components["schemas"]["InvoiceIdentifier"];
+            /** @description Invoiced quantity (BT-129). */
+            quantity: string;
+            /** @description Unit of measure code (BT-130, UN/ECE Rec 20 or 21), such as C62 (one) or HUR (hour). */
+            unitCode: string;
+            /** @description Invoice line net amount (BT-131): computed (quantity x price / priceBaseQuantity + charges - allowances); when given, it must be equal. */
+            netAmount?: string;
+            /** @description Referenced purchase order line reference (BT-132). */
+            orderLineReference?: string;
+            /** @description Invoice line buyer accounting reference (BT-133). */
+            accountingCost?: string;
+            /** @description Invoice line period (BG-26). */
+            period?: components["schemas"]["InvoiceLinePeriod"];
+            /** @description Invoice line allowances (BG-27). */
+            allowances?: components["schemas"]["InvoiceLineAllowanceCharge"][];
+            /** @description Invoice line charges (BG-28). */
+            charges?: components["schemas"]["InvoiceLineAllowanceCharge"][];
+            /** @description Item net price (BT-146), without VAT, after any price discount. */
+            price: string;
+            /** @description Item gross price (BT-148); the price discount (BT-147) is grossPrice - price. */
+            grossPrice?: string;
+            /** @description Item price base quantity (BT-149); the price is for this many units. Default 1. */
+            priceBaseQuantity?: string;
+            /** @description Item price base quantity unit of measure code (BT-150); defaults to unitCode. */
+            priceBaseUnitCode?: string;
+            /** @description Line VAT information (BG-30). */
+            vat: components["schemas"]["InvoiceVat"];
+            /** @description Item name (BT-153). */
+            name: string;
+            /** @description Item description (BT-154). */
+            description?: string;
+            /** @description Item seller's identifier (BT-155). */
+            sellerItemId?: string;
+            /** @description Item buyer's identifier (BT-156). */
+            buyerItemId?: string;
+            /** @description Item standard identifier (BT-157). */
+            standardItemId?: {
+                /** @description Scheme identifier (BT-157-1, ISO 6523 ICD), such as 0160 for GTIN. */
+                scheme: string;
+                /** @description Item standard identifier (BT-157). */
+                id: string;
+            };
+            /** @description Item classification identifiers (BT-158). */
+            classifications?: components["schemas"]["InvoiceItemClassification"][];
+            /** @description Item country of origin (BT-159). */
+            originCountry?: string;
+            /** @description Item attributes (BG-32). */
+            attributes?: components["schemas"]["InvoiceItemAttribute"][];
+        };
+        /** @description A period (BG-26). */
+        InvoiceLinePeriod: {
+            /** @description Period start date (BT-73, BT-134). */
+            start?: string;
+            /** @description Period end date (BT-74, BT-135). */
+            end?: string;
+        };
+        /** @description A line allowance (BG-27) or charge (BG-28): it takes the line's VAT and has none of its own. */
+        InvoiceLineAllowanceCharge: {
+            /** @description Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent. */
+            amount?: string;
+            /** @description Percentage (BT-94, BT-101; BT-138, BT-143 on a line), applied to baseAmount. */
+            percent?: string;
+            /** @description Base amount (BT-93, BT-100; BT-137, BT-142 on a line). */
+            baseAmount?: string;
+            /** @description Reason (BT-97, BT-104; BT-139, BT-144 on a line). */
+            reason?: string;
+            /** @description Reason code (BT-98, BT-105; BT-140, BT-145; UNCL 5189 for allowances, UNCL 7161 for charges). */
+            reasonCode?: string;
+        };
+        /** @description An item classification (BT-158) with its scheme. */
+        InvoiceItemClassification: {
+            /** @description Item classification identifier (BT-158). */
+            code: string;
+            /** @description Scheme identifier (BT-158-1, UNTDID 7143), such as STI or CPV. */
+            listId: string;
+            /** @description Scheme version identifier (BT-158-2). */
+            listVersion?: string;
+        };
+        /** @description An item attribute (BG-32). */
+        InvoiceItemAttribute: {
+            /** @description Item attribute name (BT-160). */
+            name: string;
+            /** @description Item attribute value (BT-161). */
+            value: string;
+        };
+        /** @description A VAT exemption reason (BT-120) and/or code (BT-121). */
+        InvoiceVatExemption: {
+            /** @description VAT exemption reason text (BT-120). */
+            reason?: string;
+            /** @description VAT exemption reason code (BT-121, VATEX), such as VATEX-EU-AE. */
+            code?: string;
+        };
+        /** @description An additional supporting document (BG-24): {id, description, filename, mimeCode, content} or {id, url}. */
+        InvoiceAttachment: {
+            /** @description Supporting document reference (BT-122). */
+            id: string;
+            /** @description Supporting document description (BT-123). */
+            description?: string;
+            /** @description External document location (BT-124): a URL. */
+            url?: string;
+            /** @description Attached document filename (BT-125-2). */
+            filename?: string;
+            /**
+             * @description Attached document MIME code (BT-125-1).
+             * @enum {string}
+             */
+            mimeCode?: "application/pdf" | "image/png" | "image/jpeg" | "text/csv" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.oasis.opendocument.spreadsheet";
+            /** @description Attached document (BT-125), base64. */
+            content?: string;
+        };
+        /** @description Document totals (BG-22) and VAT breakdown (BG-23). Computed by the service; when given, every value given must equal the computed one. */
+        InvoiceTotals: {
+            /** @description Sum of invoice line net amounts (BT-106). */
+            lineTotal?: string;
+            /** @description Sum of allowances on document level (BT-107). */
+            allowanceTotal?: string;
+            /** @description Sum of charges on document level (BT-108). */
+            chargeTotal?: string;
+            /** @description Invoice total amount without VAT (BT-109). */
+            taxExclusive?: string;
+            /** @description Invoice total VAT amount (BT-110). */
+            vatTotal?: string;
+            /** @description Invoice total amount with VAT (BT-112). */
+            taxInclusive?: string;
+            /** @description Amount due for payment (BT-115). */
+            payable?: string;
+            /** @description VAT breakdown (BG-23), one per category and rate. */
+            vatBreakdown?: components["schemas"]["InvoiceVatBreakdown"][];
+        };
+        /** @description One VAT breakdown (BG-23). */
+        InvoiceVatBreakdown: {
+            /**
+             * @description VAT category code (BT-118).
+             * @enum {string}
+             */
+            category: "S" | "Z" | "E" | "AE" | "K" | "G" | "O" | "L" | "M" | "B";
+            /** @description VAT category rate (BT-119); absent for O. */
+            rate?: string;
+            /** @description VAT category taxable amount (BT-116). */
+            taxableAmount: string;
+            /** @description VAT category tax amount (BT-117) = taxableAmount x rate / 100, rounded half away from zero to 2 decimals. */
+            taxAmount: string;
         };
         CreditNoteRequest: {
             /** @description The UBL document, base64. Exactly one of `xml` and the document as data. */

@@ -38,6 +38,21 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(doc)).not.toMatch(/einv_[0-9a-f]{32}_/);
   });
 
+  it("names InvoiceData's parts as components, each defined once and referenced, never written out inline", () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, unknown> }).schemas;
+    const parts = ["InvoiceSeller", "InvoiceBuyer", "InvoiceAddress", "InvoiceContact", "InvoiceIdentifier", "InvoiceEndpoint", "InvoiceVat", "InvoiceAllowanceCharge", "InvoiceLineAllowanceCharge", "InvoiceLine", "InvoicePayment", "InvoicePaymentAccount", "InvoiceAttachment", "InvoiceLinePeriod", "InvoicingPeriod", "InvoiceTotals", "InvoiceVatBreakdown"];
+    for (const id of parts) expect(schemas[id], id).toMatchObject({ type: "object" });
+    const text = JSON.stringify(doc);
+    // The address is used by the seller, the buyer, the tax representative, the payee-less delivery: one definition, several references.
+    expect(text.match(/"#\/components\/schemas\/InvoiceAddress"/g)?.length).toBeGreaterThanOrEqual(3);
+    // A field's own description stays beside its reference.
+    expect((schemas.InvoiceLine as { properties: Record<string, unknown> }).properties.vat).toEqual({ description: "Line VAT information (BG-30).", $ref: "#/components/schemas/InvoiceVat" });
+    // Each part's description appears once in the whole document: nothing is inlined a second time.
+    for (const [id, description] of [["InvoiceAddress", "A postal address (BG-5, BG-8, BG-12, BG-15)."], ["InvoiceLine", "An invoice line (BG-25)."], ["InvoiceVat", "VAT category and rate (BT-95/96, BT-102/103, BG-30)."]]) {
+      expect(text.split(JSON.stringify(description)).length - 1, id).toBe(1);
+    }
+  });
+
   it("is committed up to date in docs/openapi.json (run `pnpm openapi` after changing a schema)", () => {
     expect(readFileSync(OPENAPI_PATH, "utf8")).toBe(renderOpenApi());
   });

@@ -81,18 +81,21 @@ export const VatSchema = z
       ctx.addIssue({ code: "custom", path: ["rate"], message: `must be 0 for category ${v.category}` });
     if (v.category === "S" && v.rate !== undefined && Number(v.rate) === 0) ctx.addIssue({ code: "custom", path: ["rate"], message: "must be greater than 0 for category S (use Z for zero-rated)" });
   })
-  .describe("VAT category and rate (BT-95/96, BT-102/103, BG-30).");
+  .describe("VAT category and rate (BT-95/96, BT-102/103, BG-30).")
+  .meta({ id: "InvoiceVat" });
 
 export const IdSchema = z
   .strictObject({ id: text("The identifier.", 200), scheme: code("The identification scheme (ISO 6523 ICD or another code list; BT-29-1 etc.).").optional() })
-  .describe("An identifier with an optional scheme.");
+  .describe("An identifier with an optional scheme.")
+  .meta({ id: "InvoiceIdentifier" });
 
 export const EndpointSchema = z
   .strictObject({
     scheme: z.string().regex(/^\d{4}$/, { error: "must be a 4-digit Peppol EAS code, such as 0208" }).describe("Electronic address scheme (BT-34-1, BT-49-1, EAS code list), such as 0208 or 9925."),
     id: text("Electronic address (BT-34, BT-49): the Peppol participant identifier.", 200),
   })
-  .describe("The party's electronic address (BT-34 / BT-49).");
+  .describe("The party's electronic address (BT-34 / BT-49).")
+  .meta({ id: "InvoiceEndpoint" });
 
 export const AddressSchema = z
   .strictObject({
@@ -102,7 +105,8 @@ export const AddressSchema = z
     subdivision: text("Country subdivision (BT-39, BT-54, BT-68, BT-79).", 200).optional(),
     country: country("Country code (BT-40, BT-55, BT-69, BT-80), ISO 3166-1 alpha-2."),
   })
-  .describe("A postal address (BG-5, BG-8, BG-12, BG-15).");
+  .describe("A postal address (BG-5, BG-8, BG-12, BG-15).")
+  .meta({ id: "InvoiceAddress" });
 
 export const ContactSchema = z
   .strictObject({
@@ -111,7 +115,8 @@ export const ContactSchema = z
     email: text("Contact email address (BT-43, BT-58).", 200).optional(),
   })
   .refine(atLeastOne, NEEDS_ONE)
-  .describe("Contact (BG-6, BG-9).");
+  .describe("Contact (BG-6, BG-9).")
+  .meta({ id: "InvoiceContact" });
 
 const partyFields = {
   name: text("Legal registration name (BT-27 seller, BT-44 buyer)."),
@@ -126,10 +131,12 @@ const partyFields = {
   contact: ContactSchema.optional(),
 };
 
-export const SellerSchema = z.strictObject(partyFields).describe("The seller (BG-4).");
+export const SellerSchema = z.strictObject(partyFields).describe("The seller (BG-4).")
+  .meta({ id: "InvoiceSeller" });
 export const BuyerSchema = z
   .strictObject({ ...partyFields, identifiers: z.array(IdSchema).max(1, { error: "the buyer has at most one identifier (BT-46)" }).optional().describe("Buyer identifier (BT-46), at most one.") })
-  .describe("The buyer (BG-7).");
+  .describe("The buyer (BG-7).")
+  .meta({ id: "InvoiceBuyer" });
 
 export const PayeeSchema = z
   .strictObject({
@@ -137,7 +144,8 @@ export const PayeeSchema = z
     identifier: IdSchema.optional().describe("Payee identifier (BT-60)."),
     legalId: IdSchema.optional().describe("Payee legal registration identifier (BT-61)."),
   })
-  .describe("The payee, when it is not the seller (BG-10).");
+  .describe("The payee, when it is not the seller (BG-10).")
+  .meta({ id: "InvoicePayee" });
 
 export const TaxRepresentativeSchema = z
   .strictObject({
@@ -145,7 +153,8 @@ export const TaxRepresentativeSchema = z
     vatId: text("Seller tax representative VAT identifier (BT-63).", 100),
     address: AddressSchema.describe("Seller tax representative postal address (BG-12)."),
   })
-  .describe("The seller's tax representative (BG-11).");
+  .describe("The seller's tax representative (BG-11).")
+  .meta({ id: "InvoiceTaxRepresentative" });
 
 export const DeliverySchema = z
   .strictObject({
@@ -155,7 +164,8 @@ export const DeliverySchema = z
     address: AddressSchema.optional().describe("Deliver to address (BG-15)."),
   })
   .refine(atLeastOne, NEEDS_ONE)
-  .describe("Delivery information (BG-13).");
+  .describe("Delivery information (BG-13).")
+  .meta({ id: "InvoiceDelivery" });
 
 const periodFields = {
   start: date("Period start date (BT-73, BT-134).").optional(),
@@ -166,7 +176,8 @@ const checkPeriod = (p: { start?: string | undefined; end?: string | undefined }
   if (p.start !== undefined && p.end !== undefined && p.start > p.end) ctx.addIssue({ code: "custom", path: ["end"], message: "must not be before start" });
 };
 
-export const PeriodSchema = z.strictObject(periodFields).superRefine(checkPeriod).describe("A period (BG-26).");
+export const PeriodSchema = z.strictObject(periodFields).superRefine(checkPeriod).describe("A period (BG-26).")
+  .meta({ id: "InvoiceLinePeriod" });
 
 export const InvoicePeriodSchema = z
   .strictObject({
@@ -178,7 +189,17 @@ export const InvoicePeriodSchema = z
       ctx.addIssue({ code: "custom", path: ["start"], message: "a period needs a start date, an end date or a descriptionCode" });
     if (p.start !== undefined && p.end !== undefined && p.start > p.end) ctx.addIssue({ code: "custom", path: ["end"], message: "must not be before start" });
   })
-  .describe("The invoicing period (BG-14) and the VAT point date code (BT-8).");
+  .describe("The invoicing period (BG-14) and the VAT point date code (BT-8).")
+  .meta({ id: "InvoicingPeriod" });
+
+export const PaymentAccountSchema = z
+  .strictObject({
+    iban: text("Payment account identifier (BT-84): an IBAN for SEPA.", 100),
+    name: text("Payment account name (BT-85).", 200).optional(),
+    bic: text("Payment service provider identifier (BT-86): the BIC.", 20).optional(),
+  })
+  .describe("A credit transfer account (BG-17).")
+  .meta({ id: "InvoicePaymentAccount" });
 
 export const PaymentSchema = z
   .strictObject({
@@ -186,13 +207,7 @@ export const PaymentSchema = z
     meansText: text("Payment means text (BT-82).", 200).optional(),
     reference: text("Remittance information (BT-83): what the buyer quotes with the payment.", 200).optional(),
     accounts: z
-      .array(
-        z.strictObject({
-          iban: text("Payment account identifier (BT-84): an IBAN for SEPA.", 100),
-          name: text("Payment account name (BT-85).", 200).optional(),
-          bic: text("Payment service provider identifier (BT-86): the BIC.", 20).optional(),
-        }),
-      )
+      .array(PaymentAccountSchema)
       .max(10)
       .optional()
       .describe("Credit transfer accounts (BG-17); several become several PaymentMeans."),
@@ -214,7 +229,8 @@ export const PaymentSchema = z
       .optional()
       .describe("Direct debit (BG-19)."),
   })
-  .describe("Payment instructions (BG-16).");
+  .describe("Payment instructions (BG-16).")
+  .meta({ id: "InvoicePayment" });
 
 const allowanceChargeFields = {
   amount: amount("Amount (BT-92, BT-99; BT-136, BT-141 on a line). Computed from percent and baseAmount when absent.").optional(),
@@ -237,12 +253,14 @@ const amountOrPercent = <T extends { amount?: string | undefined; percent?: stri
 export const AllowanceChargeSchema = z
   .strictObject({ ...allowanceChargeFields, vat: VatSchema.describe("VAT category and rate of the allowance or charge (BT-95/96, BT-102/103).") })
   .superRefine(amountOrPercent)
-  .describe("A document level allowance (BG-20) or charge (BG-21): {amount} or {percent, baseAmount}.");
+  .describe("A document level allowance (BG-20) or charge (BG-21): {amount} or {percent, baseAmount}.")
+  .meta({ id: "InvoiceAllowanceCharge" });
 
 export const LineAllowanceChargeSchema = z
   .strictObject(allowanceChargeFields)
   .superRefine(amountOrPercent)
-  .describe("A line allowance (BG-27) or charge (BG-28): it takes the line's VAT and has none of its own.");
+  .describe("A line allowance (BG-27) or charge (BG-28): it takes the line's VAT and has none of its own.")
+  .meta({ id: "InvoiceLineAllowanceCharge" });
 
 export const LineSchema = z
   .strictObject({
@@ -272,18 +290,26 @@ export const LineSchema = z
       .describe("Item standard identifier (BT-157)."),
     classifications: z
       .array(
-        z.strictObject({
-          code: text("Item classification identifier (BT-158).", 200),
-          listId: code("Scheme identifier (BT-158-1, UNTDID 7143), such as STI or CPV."),
-          listVersion: text("Scheme version identifier (BT-158-2).", 50).optional(),
-        }),
+        z
+          .strictObject({
+            code: text("Item classification identifier (BT-158).", 200),
+            listId: code("Scheme identifier (BT-158-1, UNTDID 7143), such as STI or CPV."),
+            listVersion: text("Scheme version identifier (BT-158-2).", 50).optional(),
+          })
+          .describe("An item classification (BT-158) with its scheme.")
+          .meta({ id: "InvoiceItemClassification" }),
       )
       .max(20)
       .optional()
       .describe("Item classification identifiers (BT-158)."),
     originCountry: country("Item country of origin (BT-159).").optional(),
     attributes: z
-      .array(z.strictObject({ name: text("Item attribute name (BT-160).", 200), value: text("Item attribute value (BT-161).", 500) }))
+      .array(
+        z
+          .strictObject({ name: text("Item attribute name (BT-160).", 200), value: text("Item attribute value (BT-161).", 500) })
+          .describe("An item attribute (BG-32).")
+          .meta({ id: "InvoiceItemAttribute" }),
+      )
       .max(50)
       .optional()
       .describe("Item attributes (BG-32)."),
@@ -293,7 +319,8 @@ export const LineSchema = z
       ctx.addIssue({ code: "custom", path: ["grossPrice"], message: "must not be below price (the price discount is grossPrice - price)" });
     if (l.priceBaseQuantity !== undefined && !(Number(l.priceBaseQuantity) > 0)) ctx.addIssue({ code: "custom", path: ["priceBaseQuantity"], message: "must be greater than 0" });
   })
-  .describe("An invoice line (BG-25).");
+  .describe("An invoice line (BG-25).")
+  .meta({ id: "InvoiceLine" });
 
 export const AttachmentSchema = z
   .strictObject({
@@ -320,7 +347,8 @@ export const AttachmentSchema = z
       ctx.addIssue({ code: "custom", path: ["content"], message: "is required with mimeCode and filename" });
     if (a.content !== undefined && a.url !== undefined) ctx.addIssue({ code: "custom", path: ["url"], message: "give either content or url, not both" });
   })
-  .describe("An additional supporting document (BG-24): {id, description, filename, mimeCode, content} or {id, url}.");
+  .describe("An additional supporting document (BG-24): {id, description, filename, mimeCode, content} or {id, url}.")
+  .meta({ id: "InvoiceAttachment" });
 
 export const VatBreakdownSchema = z
   .strictObject({
@@ -329,7 +357,8 @@ export const VatBreakdownSchema = z
     taxableAmount: amount("VAT category taxable amount (BT-116)."),
     taxAmount: amount("VAT category tax amount (BT-117) = taxableAmount x rate / 100, rounded half away from zero to 2 decimals."),
   })
-  .describe("One VAT breakdown (BG-23).");
+  .describe("One VAT breakdown (BG-23).")
+  .meta({ id: "InvoiceVatBreakdown" });
 
 export const TotalsSchema = z
   .strictObject({
@@ -342,7 +371,22 @@ export const TotalsSchema = z
     payable: amount("Amount due for payment (BT-115).").optional(),
     vatBreakdown: z.array(VatBreakdownSchema).max(50).optional().describe("VAT breakdown (BG-23), one per category and rate."),
   })
-  .describe("Document totals (BG-22) and VAT breakdown (BG-23). Computed by the service; when given, every value given must equal the computed one.");
+  .describe("Document totals (BG-22) and VAT breakdown (BG-23). Computed by the service; when given, every value given must equal the computed one.")
+  .meta({ id: "InvoiceTotals" });
+
+export const PrecedingInvoiceSchema = z
+  .strictObject({ number: text("Preceding invoice reference (BT-25).", 200), issueDate: date("Preceding invoice issue date (BT-26).").optional() })
+  .describe("A preceding invoice reference (BG-3).")
+  .meta({ id: "InvoicePrecedingInvoice" });
+
+export const VatExemptionSchema = z
+  .strictObject({
+    reason: text("VAT exemption reason text (BT-120).").optional(),
+    code: code("VAT exemption reason code (BT-121, VATEX), such as VATEX-EU-AE.", /^[A-Za-z0-9-]{1,40}$/).optional(),
+  })
+  .refine(atLeastOne, { error: "needs a reason or a code" })
+  .describe("A VAT exemption reason (BT-120) and/or code (BT-121).")
+  .meta({ id: "InvoiceVatExemption" });
 
 // ---------- the invoice ----------
 
@@ -383,7 +427,7 @@ export const InvoiceDataSchema = z
     notes: z.array(text("Invoice note (BT-22).", 5000)).max(20).optional().describe("Invoice notes (BG-1, BT-22). Written as one note unless seller and buyer are both German."),
     period: InvoicePeriodSchema.optional().describe("Invoicing period (BG-14)."),
     precedingInvoices: z
-      .array(z.strictObject({ number: text("Preceding invoice reference (BT-25).", 200), issueDate: date("Preceding invoice issue date (BT-26).").optional() }))
+      .array(PrecedingInvoiceSchema)
       .max(50)
       .optional()
       .describe("Preceding invoice references (BG-3): what a credit note corrects."),
@@ -399,10 +443,7 @@ export const InvoiceDataSchema = z
     vatExemptions: z
       .partialRecord(
         z.enum(EXEMPT_CATEGORIES),
-        z.strictObject({
-          reason: text("VAT exemption reason text (BT-120).").optional(),
-          code: code("VAT exemption reason code (BT-121, VATEX), such as VATEX-EU-AE.", /^[A-Za-z0-9-]{1,40}$/).optional(),
-        }).refine(atLeastOne, { error: "needs a reason or a code" }),
+        VatExemptionSchema,
       )
       .optional()
       .describe('VAT exemption reasons by category (BT-120/121), such as {"E": {"reason": "Exempt under article 132"}}; categories E, AE, K, G and O need one.'),
