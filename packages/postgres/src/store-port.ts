@@ -74,12 +74,12 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
   }
 
   /** The company's earliest active submission of this kind and number, the one of the same document (sha256) first; null when none. */
-  async function activeNumber(q: Queryable, companyId: string, documentType: string, invoiceNumber: string, sha256: string | null): Promise<{ id: string; same: boolean } | null> {
+  async function activeNumber(q: Queryable, companyId: string, kind: string, invoiceNumber: string, sha256: string | null): Promise<{ id: string; same: boolean } | null> {
     const { rows } = await q.query<{ id: string; same: boolean | null }>(
       `SELECT id::text AS id, sha256 = $4 AS same FROM ${t.invoices}
        WHERE company_id = $1::uuid AND invoice_number = $2 AND document_type = $3 AND status <> 'failed'
        ORDER BY sha256 = $4 DESC NULLS LAST, created_at, id LIMIT 1`,
-      [companyId, invoiceNumber, documentType, sha256],
+      [companyId, invoiceNumber, kind, sha256],
     );
     const r = rows[0];
     return r ? { id: r.id, same: r.same === true } : null;
@@ -240,9 +240,9 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return activeSubmission(db, companyId, sha256);
     },
 
-    async findActiveNumber(companyId, documentType, invoiceNumber) {
+    async findActiveNumber(companyId, kind, invoiceNumber) {
       if (!isId(companyId)) return null;
-      return (await activeNumber(db, companyId, documentType, invoiceNumber, null))?.id ?? null;
+      return (await activeNumber(db, companyId, kind, invoiceNumber, null))?.id ?? null;
     },
 
     async getInvoice(companyId, id) {

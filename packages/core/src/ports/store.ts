@@ -128,7 +128,7 @@ export interface Store {
    * The number rule, for a submission that is not `failed` and is `fromData` (built by the service
    * from the invoice as data) with an `invoiceNumber`: MUST refuse it with `{inserted:false,
    * duplicateOf, rule:"number"}` when the company already has a submission that is not `failed` with
-   * the same `documentType` and the same `invoiceNumber` (compared exactly), whether that one was
+   * the same `kind` and the same `invoiceNumber` (compared exactly), whether that one was
    * built from data or sent as XML; when it is also the same document (sha256), the answer is the
    * sha256 rule's (no `rule`). Atomically among `fromData` submissions: of any number of concurrent
    * ones with one number, exactly one is inserted. A submission sent as XML (`fromData` absent or
@@ -147,7 +147,7 @@ export interface Store {
    * The id of the company's earliest submission that is not failed, of this document kind and with
    * this invoice number (BT-1, compared exactly), built from data or sent as XML; null when none.
    */
-  findActiveNumber(companyId: string, documentType: DocumentKind, invoiceNumber: string): Promise<string | null>;
+  findActiveNumber(companyId: string, kind: DocumentKind, invoiceNumber: string): Promise<string | null>;
 
   /** The company's invoice, or null (also for another company's id). */
   getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;

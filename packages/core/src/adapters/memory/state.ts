@@ -75,7 +75,7 @@ export function emptyState(): MemoryState {
 export const activeKey = (companyId: string, sha256: string): string => `${companyId} ${sha256}`;
 
 /** The key of the number rule: a company's documents of one kind (invoice, credit note) by number (BT-1). */
-export const numberKey = (companyId: string, documentType: string, invoiceNumber: string): string => `${companyId} ${documentType} ${invoiceNumber}`;
+export const numberKey = (companyId: string, kind: string, invoiceNumber: string): string => `${companyId} ${kind} ${invoiceNumber}`;
 
 /** Forgets a submission that failed in the number rule's index. */
 export function releaseNumber(state: MemoryState, inv: InvoiceRecord): void {

@@ -123,8 +123,8 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return active.get(activeKey(companyId, sha256)) ?? null;
     },
 
-    async findActiveNumber(companyId, documentType, invoiceNumber) {
-      return activeNumbers.get(numberKey(companyId, documentType, invoiceNumber))?.[0] ?? null;
+    async findActiveNumber(companyId, kind, invoiceNumber) {
+      return activeNumbers.get(numberKey(companyId, kind, invoiceNumber))?.[0] ?? null;
     },
 
     async getInvoice(companyId, id) {
