@@ -11,7 +11,7 @@ const BELM = new Set(L.BELM_CODES), BELM_TEXT = new Set(L.BELM_TEXTS);
 const BTCC = new Set(L.BTCC_CODES), BVERC = new Set(L.BVERC_CODES), BVERC_TEXT = new Set(L.BVERC_TEXTS);
 
 /** `//cbc:X[text() = 'v']`: the element's own text is the value exactly (not trimmed). */
-const countText = (root: UblNode, qname: string, ...values: string[]) => all(root, qname).filter((n) => values.includes(n.text)).length;
+const countText = (root: UblNode, qname: string, ...values: string[]) => all(root, qname).filter((node) => values.includes(node.text)).length;
 
 export const ublbeRules: RuleFamily = (ctx) => {
   const root = ctx.root;
@@ -41,9 +41,9 @@ export const ublbeRules: RuleFamily = (ctx) => {
           : `${ublbe} identifiers read 'UBL.BE'; exactly one may.`, ref);
       }
       for (const id of children(ref, "cbc:ID")) {
-        const n = children(ref, "cbc:DocumentDescription").length;
-        if (n !== 1) {
-          report("ubl-BE-04", `The additional document reference ${q(norm(id))} has ${n} document descriptions (cbc:DocumentDescription); it needs exactly one.`, ref);
+        const count = children(ref, "cbc:DocumentDescription").length;
+        if (count !== 1) {
+          report("ubl-BE-04", `The additional document reference ${q(norm(id))} has ${count} document descriptions (cbc:DocumentDescription); it needs exactly one.`, ref);
         }
       }
     }
@@ -57,7 +57,7 @@ export const ublbeRules: RuleFamily = (ctx) => {
       report("ubl-BE-05", `The legal mention code (cac:DeliveryTerms/cbc:ID) ${q(norm(ids[0]))} is not a Belgian legal mention code (BELM-001 to BELM-008).`, ids[0] ?? terms);
     }
     const special = children(terms, "cbc:SpecialTerms");
-    if (!special.some((s) => BELM_TEXT.has(stringValue(s)))) {
+    if (!special.some((specialTerms) => BELM_TEXT.has(stringValue(specialTerms)))) {
       report("ubl-BE-06", `The legal mention text (cbc:SpecialTerms) ${q(stringValue(special[0]))} is not one of the Belgian legal mention texts, written exactly as listed (for example 'Special ruling - used goods').`, special[0] ?? terms);
     }
   }
@@ -126,9 +126,9 @@ export const ublbeRules: RuleFamily = (ctx) => {
 
   // ubl-BE-15 (every cac:ClassifiedTaxCategory): exactly one cbc:Name.
   for (const cat of all(root, "cac:ClassifiedTaxCategory")) {
-    const n = children(cat, "cbc:Name").length;
-    if (n !== 1) {
-      report("ubl-BE-15", `The item's VAT category ${q(normalizeSpace(stringValue(child(cat, "cbc:ID"))))} has ${n} Belgian tax category codes (cbc:Name); it needs exactly one.`, cat);
+    const count = children(cat, "cbc:Name").length;
+    if (count !== 1) {
+      report("ubl-BE-15", `The item's VAT category ${q(normalizeSpace(stringValue(child(cat, "cbc:ID"))))} has ${count} Belgian tax category codes (cbc:Name); it needs exactly one.`, cat);
     }
   }
 };
