@@ -42,7 +42,7 @@ const CEN_VAT_PREFIX_TEXT = ` ${CEN.VAT_PREFIXES.join(" ")} `;
 
 /** The code is valid under CEN 1.3.16 but not in UBL.BE's older list. */
 const onlyCen = (l: Lists, code: string) => l.cen.has(code) && !l.be.has(code);
-const attr = (n: UblNode, name: string) => normalizeSpace(n.attrs[name] ?? "");
+const attr = (node: UblNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
 
 /** The categories whose breakdown sum UBL.BE computes from the lines' VAT breakdowns, with their flags. */
 const LINE_BREAKDOWN_RULES: readonly [string, string, "fatal" | "warning", string][] = [
@@ -58,28 +58,28 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
 
   // Code lists.
   for (const [qn, l, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "credit note"]] as const) {
-    for (const n of all(root, qn)) if (onlyCen(l, norm(n))) fatal("BR-CL-01", `The ${what} type code (BT-3) ${q(norm(n))} is not allowed: ${older}.`, n);
+    for (const node of all(root, qn)) if (onlyCen(l, norm(node))) fatal("BR-CL-01", `The ${what} type code (BT-3) ${q(norm(node))} is not allowed: ${older}.`, node);
   }
   for (const qn of AMOUNTS) {
-    for (const n of all(root, qn)) {
-      const cur = attr(n, "currencyID");
-      if (onlyCen(CURRENCIES, cur)) fatal("BR-CL-03", `The currency ${q(cur)} of the amount in ${n.name} is not allowed: ${older}.`, n);
+    for (const node of all(root, qn)) {
+      const cur = attr(node, "currencyID");
+      if (onlyCen(CURRENCIES, cur)) fatal("BR-CL-03", `The currency ${q(cur)} of the amount in ${node.name} is not allowed: ${older}.`, node);
     }
   }
   for (const [qn, rule, what] of [["cbc:DocumentCurrencyCode", "BR-CL-04", "invoice currency (BT-5)"], ["cbc:TaxCurrencyCode", "BR-CL-05", "VAT accounting currency (BT-6)"]] as const) {
-    for (const n of all(root, qn)) if (onlyCen(CURRENCIES, norm(n))) fatal(rule, `The ${what} ${q(norm(n))} is not allowed: ${older}.`, n);
+    for (const node of all(root, qn)) if (onlyCen(CURRENCIES, norm(node))) fatal(rule, `The ${what} ${q(norm(node))} is not allowed: ${older}.`, node);
   }
   for (const id of all(root, "cbc:ID")) {
     if (id.attrs.schemeID === undefined) continue;
-    const p = id.parent!, scheme = attr(id, "schemeID");
+    const node = id.parent!, scheme = attr(id, "schemeID");
     let hit: [string, string] | null = null;
-    if ((p.qname === "cac:AdditionalDocumentReference" || p.qname === "cac:DocumentReference") && children(p, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130")) {
+    if ((node.qname === "cac:AdditionalDocumentReference" || node.qname === "cac:DocumentReference") && children(node, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130")) {
       if (onlyCen(OBJECT_SCHEMES, scheme)) hit = ["BR-CL-07", "invoiced object identifier (BT-18)"];
-    } else if (p.qname === "cac:PartyIdentification") {
+    } else if (node.qname === "cac:PartyIdentification") {
       if (onlyCen(PARTY_SCHEMES, scheme)) hit = ["BR-CL-10", "party identifier"];
-    } else if (p.qname === "cac:StandardItemIdentification") {
+    } else if (node.qname === "cac:StandardItemIdentification") {
       if (onlyCen(ITEM_SCHEMES, scheme)) hit = ["BR-CL-21", "item standard identifier"];
-    } else if (p.qname === "cac:DeliveryLocation") {
+    } else if (node.qname === "cac:DeliveryLocation") {
       if (onlyCen(LOCATION_SCHEMES, scheme)) hit = ["BR-CL-26", "delivery location identifier"];
     }
     if (hit) fatal(hit[0], `The scheme ${q(scheme)} of the ${hit[1]} ${q(norm(id))} is not allowed: ${older}.`, id);
@@ -89,33 +89,33 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
       fatal("BR-CL-11", `The scheme ${q(attr(id, "schemeID"))} of the legal registration identifier ${q(norm(id))} is not allowed: ${older}.`, id);
     }
   }
-  for (const c of all(root, "cbc:ItemClassificationCode")) {
-    if (c.attrs.listID !== undefined && c.parent?.qname === "cac:CommodityClassification" && onlyCen(CLASSIFICATION, attr(c, "listID"))) {
-      fatal("BR-CL-13", `The item classification scheme ${q(attr(c, "listID"))} of ${q(norm(c))} is not allowed: ${older}.`, c);
+  for (const itemClassificationCode of all(root, "cbc:ItemClassificationCode")) {
+    if (itemClassificationCode.attrs.listID !== undefined && itemClassificationCode.parent?.qname === "cac:CommodityClassification" && onlyCen(CLASSIFICATION, attr(itemClassificationCode, "listID"))) {
+      fatal("BR-CL-13", `The item classification scheme ${q(attr(itemClassificationCode, "listID"))} of ${q(norm(itemClassificationCode))} is not allowed: ${older}.`, itemClassificationCode);
     }
   }
-  for (const c of all(root, "cbc:IdentificationCode")) {
-    if (c.parent?.qname === "cac:OriginCountry" && onlyCen(ORIGIN_COUNTRIES, norm(c))) fatal("BR-CL-15", `The item's origin country code ${q(norm(c))} is not allowed: ${older}.`, c);
+  for (const identificationCode of all(root, "cbc:IdentificationCode")) {
+    if (identificationCode.parent?.qname === "cac:OriginCountry" && onlyCen(ORIGIN_COUNTRIES, norm(identificationCode))) fatal("BR-CL-15", `The item's origin country code ${q(norm(identificationCode))} is not allowed: ${older}.`, identificationCode);
   }
-  for (const c of all(root, "cbc:PaymentMeansCode")) {
-    if (c.parent?.qname === "cac:PaymentMeans" && onlyCen(PAYMENT_MEANS, norm(c))) fatal("BR-CL-16", `The payment means code (BT-81) ${q(norm(c))} is not allowed: ${older}.`, c);
+  for (const paymentMeansCode of all(root, "cbc:PaymentMeansCode")) {
+    if (paymentMeansCode.parent?.qname === "cac:PaymentMeans" && onlyCen(PAYMENT_MEANS, norm(paymentMeansCode))) fatal("BR-CL-16", `The payment means code (BT-81) ${q(norm(paymentMeansCode))} is not allowed: ${older}.`, paymentMeansCode);
   }
-  for (const c of all(root, "cbc:AllowanceChargeReasonCode")) {
-    if (c.parent?.qname !== "cac:AllowanceCharge") continue;
-    const charge = chargeIndicator(c.parent);
-    if (charge === false && onlyCen(ALLOWANCE_REASONS, norm(c))) fatal("BR-CL-19", `The allowance reason code ${q(norm(c))} is not allowed: ${older}.`, c);
-    else if (charge === true && onlyCen(CHARGE_REASONS, norm(c))) fatal("BR-CL-20", `The charge reason code ${q(norm(c))} is not allowed: ${older}.`, c);
+  for (const allowanceChargeReasonCode of all(root, "cbc:AllowanceChargeReasonCode")) {
+    if (allowanceChargeReasonCode.parent?.qname !== "cac:AllowanceCharge") continue;
+    const charge = chargeIndicator(allowanceChargeReasonCode.parent);
+    if (charge === false && onlyCen(ALLOWANCE_REASONS, norm(allowanceChargeReasonCode))) fatal("BR-CL-19", `The allowance reason code ${q(norm(allowanceChargeReasonCode))} is not allowed: ${older}.`, allowanceChargeReasonCode);
+    else if (charge === true && onlyCen(CHARGE_REASONS, norm(allowanceChargeReasonCode))) fatal("BR-CL-20", `The charge reason code ${q(norm(allowanceChargeReasonCode))} is not allowed: ${older}.`, allowanceChargeReasonCode);
   }
-  for (const n of all(root, "cbc:EndpointID")) {
-    if (n.attrs.schemeID !== undefined && onlyCen(ENDPOINT_SCHEMES, attr(n, "schemeID"))) {
-      fatal("BR-CL-25", `The electronic address scheme ${q(attr(n, "schemeID"))} of ${q(norm(n))} is not allowed: ${older}.`, n);
+  for (const endpointId of all(root, "cbc:EndpointID")) {
+    if (endpointId.attrs.schemeID !== undefined && onlyCen(ENDPOINT_SCHEMES, attr(endpointId, "schemeID"))) {
+      fatal("BR-CL-25", `The electronic address scheme ${q(attr(endpointId, "schemeID"))} of ${q(norm(endpointId))} is not allowed: ${older}.`, endpointId);
     }
   }
-  for (const p of all(root, "cac:PartyTaxScheme")) {
-    if (!isVat(p) || children(p, "cbc:CompanyID").length > 1) continue;
-    const prefix = [...stringValue(child(p, "cbc:CompanyID"))].slice(0, 2).join("");
+  for (const partyTaxScheme of all(root, "cac:PartyTaxScheme")) {
+    if (!isVat(partyTaxScheme) || children(partyTaxScheme, "cbc:CompanyID").length > 1) continue;
+    const prefix = [...stringValue(child(partyTaxScheme, "cbc:CompanyID"))].slice(0, 2).join("");
     if (!BE.VAT_PREFIX_TEXT.includes(prefix) && CEN_VAT_PREFIX_TEXT.includes(prefix)) {
-      fatal("BR-CO-09", `The VAT identifier ${q(norm(child(p, "cbc:CompanyID")))} starts with ${q(prefix)}, a country code UBL.BE 1.31's older list does not have.`, p);
+      fatal("BR-CO-09", `The VAT identifier ${q(norm(child(partyTaxScheme, "cbc:CompanyID")))} starts with ${q(prefix)}, a country code UBL.BE 1.31's older list does not have.`, partyTaxScheme);
     }
   }
 
@@ -136,7 +136,7 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
     if (cards.length > 1) fatal("BR-66", `The document gives ${cards.length} payment cards (cac:CardAccount); at most one is allowed.`, cards[1]!);
     if (mandates.length > 1) fatal("BR-67", `The document gives ${mandates.length} direct debit mandates (cac:PaymentMandate); at most one is allowed.`, mandates[1]!);
     // ubl-CR-666: no attachment on the invoiced object reference.
-    const attached = all(root, "cac:AdditionalDocumentReference").find((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130") && child(r, "cac:Attachment"));
+    const attached = all(root, "cac:AdditionalDocumentReference").find((additionalDocumentReference) => children(additionalDocumentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130") && child(additionalDocumentReference, "cac:Attachment"));
     if (attached) fatal("ubl-CR-666", "The invoiced object reference (document type code 130) must not carry an attachment (cac:Attachment).", child(attached, "cac:Attachment"));
   }
   for (const pm of all(root, "cac:PaymentMeans")) {
@@ -165,20 +165,20 @@ function canaryCeutaRules(root: UblNode, code: string, prefix: string, name: str
   const itemCats = all(root, "cac:ClassifiedTaxCategory").filter(isCode);
   const used = acCats(null).filter(isCode).length + itemCats.length;
   const breakdown = select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory");
-  const inBreakdown = breakdown.filter((c) => exactly(c) && (code === "L" || isVat(c))).length;
+  const inBreakdown = breakdown.filter((taxCategory) => exactly(taxCategory) && (code === "L" || isVat(taxCategory))).length;
   if (!((used > 0 && inBreakdown > 0) || (used === 0 && breakdown.filter(isCode).length === 0))) {
     fatal(`${prefix}-01`, used > 0
       ? `The document uses VAT category ${code} (${name}) on ${used} line(s), allowance(s) or charge(s), but its VAT breakdown has no category ${code}.`
       : `The VAT breakdown has category ${code} (${name}), but no line, allowance or charge uses it.`, root);
   }
   const sellerVat = select(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID").length > 0 ||
-    all(root, "cac:TaxRepresentativeParty").some((t) => children(t, "cac:PartyTaxScheme").some((p) => isVat(p) && child(p, "cbc:CompanyID")));
+    all(root, "cac:TaxRepresentativeParty").some((taxRepresentativeParty) => children(taxRepresentativeParty, "cac:PartyTaxScheme").some((partyTaxScheme) => isVat(partyTaxScheme) && child(partyTaxScheme, "cbc:CompanyID")));
   if (sellerVat) return;
   const missing = (rule: string, what: string) => fatal(rule, `The document has ${what} with VAT category ${code} (${name}), so the seller's VAT identifier (or the tax representative's) is required.`, root);
   if (itemCats.length > 0) missing(`${prefix}-02`, "an item");
   if (acCats(false).some(isCode)) missing(`${prefix}-03`, "a document allowance");
   // BR-IG-04's "none" side tests the exact text: a category ' L ' passes it.
-  if (acCats(true).some(code === "L" ? (c) => exactly(c) && isVat(c) : isCode)) missing(`${prefix}-04`, "a document charge");
+  if (acCats(true).some(code === "L" ? (node) => exactly(node) && isVat(node) : isCode)) missing(`${prefix}-04`, "a document charge");
 }
 
 /**
@@ -189,7 +189,7 @@ function canaryCeutaRules(root: UblNode, code: string, prefix: string, name: str
  */
 function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null) => void): void {
   const invoiceLines = all(root, "cac:InvoiceLine");
-  if (!invoiceLines.some((l) => select(l, "cac:TaxTotal/cac:TaxSubtotal").length > 0)) return;
+  if (!invoiceLines.some((invoiceLine) => select(invoiceLine, "cac:TaxTotal/cac:TaxSubtotal").length > 0)) return;
   const lines = children(root, "cac:InvoiceLine");
   for (const [code, rule, flag, what] of LINE_BREAKDOWN_RULES) {
     for (const tt of children(root, "cac:TaxTotal")) {
@@ -197,14 +197,14 @@ function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" 
         for (const cat of children(st, "cac:TaxCategory")) {
           if (categoryCode(cat) !== code || !isVat(cat)) continue;
           const taxable = decAt(st, "cbc:TaxableAmount");
-          const lineParts = lines.flatMap((l) => select(l, "cac:TaxTotal/cac:TaxSubtotal").filter((s) => children(s, "cac:TaxCategory").some((c) => norm(child(c, "cbc:ID")) === code)));
-          const lineAmounts = lineParts.map((s) => decAt(s, "cbc:TaxableAmount"));
+          const lineParts = lines.flatMap((invoiceLine) => select(invoiceLine, "cac:TaxTotal/cac:TaxSubtotal").filter((taxSubtotal) => children(taxSubtotal, "cac:TaxCategory").some((taxCategory) => norm(child(taxCategory, "cbc:ID")) === code)));
+          const lineAmounts = lineParts.map((taxSubtotal) => decAt(taxSubtotal, "cbc:TaxableAmount"));
           const charges = docAllowanceCharges(root, code, true), allowances = docAllowanceCharges(root, code, false);
           if (taxable === null || lineAmounts.includes(null) || charges === null || allowances === null) continue;
           const expected = sum(lineAmounts as Decimal[]).plus(charges).minus(allowances);
           if (expected.eq(taxable)) continue;
           // CEN 1.3.16 computes the same sum from the line net amounts; where that one fails, CEN reports it.
-          const netAmounts = lines.filter((l) => select(l, "cac:Item/cac:ClassifiedTaxCategory").some((c) => norm(child(c, "cbc:ID")) === code)).map((l) => decAt(l, "cbc:LineExtensionAmount"));
+          const netAmounts = lines.filter((invoiceLine) => select(invoiceLine, "cac:Item/cac:ClassifiedTaxCategory").some((classifiedTaxCategory) => norm(child(classifiedTaxCategory, "cbc:ID")) === code)).map((invoiceLine) => decAt(invoiceLine, "cbc:LineExtensionAmount"));
           if (netAmounts.includes(null) || !sum(netAmounts as Decimal[]).plus(charges).minus(allowances).eq(taxable)) continue;
           report(rule, flag, `The taxable amount of the ${what} VAT breakdown (category ${code}) is ${money(taxable)}, but the lines' own VAT breakdowns of category ${code} (${lineParts.length} line${lineParts.length === 1 ? "" : "s"}) add up to ${money(sum(lineAmounts as Decimal[]))}${charges.eq(0) && allowances.eq(0) ? "" : `, plus document charges ${money(charges)} minus document allowances ${money(allowances)}`}: ${money(expected)}.`, cat);
         }
@@ -216,7 +216,7 @@ function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" 
 /** Σ document-level charges (or allowances) of a VAT category, or null when an amount is not a decimal. */
 function docAllowanceCharges(root: UblNode, code: string, charge: boolean): Decimal | null {
   const amounts = children(root, "cac:AllowanceCharge")
-    .filter((ac) => chargeIndicator(ac) === charge && children(ac, "cac:TaxCategory").some((c) => norm(child(c, "cbc:ID")) === code))
+    .filter((ac) => chargeIndicator(ac) === charge && children(ac, "cac:TaxCategory").some((taxCategory) => norm(child(taxCategory, "cbc:ID")) === code))
     .map((ac) => decOf(child(ac, "cbc:Amount")));
   return amounts.includes(null) ? null : sum(amounts as Decimal[]);
 }
