@@ -38,8 +38,8 @@ const VATEX_CATEGORY: Readonly<Record<string, [string, string]>> = {
 export function ublbeProfile(root: UblNode): string {
   const ids = children(root, "cbc:ProfileID");
   if (ids.length !== 1) return "Unknown";
-  const v = norm(ids[0]);
-  return /urn:fdc:peppol\.eu:2017:poacc:billing:([0-9]{2}):1.0/.test(v) ? (v.split(":")[6] ?? "") : "Unknown";
+  const text = norm(ids[0]);
+  return /urn:fdc:peppol\.eu:2017:poacc:billing:([0-9]{2}):1.0/.test(text) ? (text.split(":")[6] ?? "") : "Unknown";
 }
 
 /** `xs:decimal(x)` of one element, or null (absent, repeated or not a decimal). */
@@ -53,11 +53,11 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
   const docCurrencies = children(root, "cbc:DocumentCurrencyCode").map(stringValue);
 
   // R008: no empty elements.
-  const walk = (n: UblNode): void => {
-    if (n.children.length === 0 && !/[^ \t\r\n]/.test(n.text)) {
-      fatal("PEPPOL-EN16931-R008", `The element ${n.qname} is empty; leave it out instead of sending it without a value.`, n);
+  const walk = (node: UblNode): void => {
+    if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
+      fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
     }
-    for (const c of n.children) walk(c);
+    for (const element of node.children) walk(element);
   };
   walk(root);
 
@@ -66,8 +66,8 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     ctx.report("PEPPOL-EN16931-R001", "warning", "The document has no business process (cbc:ProfileID), such as 'urn:fdc:peppol.eu:2017:poacc:billing:01:1.0'.", root);
   }
   if (profile === "Unknown") {
-    const p = child(root, "cbc:ProfileID");
-    fatal("PEPPOL-EN16931-R007", `The business process (cbc:ProfileID) ${q(norm(p))} must have the form 'urn:fdc:peppol.eu:2017:poacc:billing:NN:1.0', where NN is the process number.`, p ?? root);
+    const profileId = child(root, "cbc:ProfileID");
+    fatal("PEPPOL-EN16931-R007", `The business process (cbc:ProfileID) ${q(norm(profileId))} must have the form 'urn:fdc:peppol.eu:2017:poacc:billing:NN:1.0', where NN is the process number.`, profileId ?? root);
   }
   const notes = children(root, "cbc:Note");
   if (notes.length > 1) fatal("PEPPOL-EN16931-R002", `The document has ${notes.length} notes (cbc:Note); at most one is allowed at document level.`, notes[1]!);
@@ -79,7 +79,7 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     fatal("PEPPOL-EN16931-R004", `The specification identifier (cbc:CustomizationID) ${q(norm(cids[0]))} must be '${UBLBE_CUSTOMIZATION}'.`, cids[0] ?? root);
   }
   const taxTotals = children(root, "cac:TaxTotal");
-  const withSub = taxTotals.filter((t) => children(t, "cac:TaxSubtotal").length > 0);
+  const withSub = taxTotals.filter((taxTotal) => children(taxTotal, "cac:TaxSubtotal").length > 0);
   if (withSub.length !== 1) {
     fatal("PEPPOL-EN16931-R053", `The document has ${withSub.length} VAT totals with a VAT breakdown (cac:TaxTotal with cac:TaxSubtotal); exactly one is required.`, withSub[1] ?? root);
   }
@@ -94,16 +94,16 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     // R055: the VAT totals in the accounting currency and in the invoice currency have the same sign.
     const amountsIn = (currencyNode: UblNode | undefined) => {
       const cur = normalizeSpace(stringValue(currencyNode));
-      return taxTotals.flatMap((t) => children(t, "cbc:TaxAmount")).filter((a) => a.attrs.currencyID === cur).map((a) => dec(stringValue(a)));
+      return taxTotals.flatMap((taxTotal) => children(taxTotal, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === cur).map((taxAmount) => dec(stringValue(taxAmount)));
     };
     const inTax = amountsIn(taxCurrency[0]), inDoc = amountsIn(child(root, "cbc:DocumentCurrencyCode") ?? undefined);
-    const all0 = (xs: (Decimal | null)[], f: (d: Decimal) => boolean) => xs.some((d) => d !== null && f(d));
-    const le = (xs: (Decimal | null)[]) => all0(xs, (d) => d.lte(0)), ge = (xs: (Decimal | null)[]) => all0(xs, (d) => d.gte(0));
+    const all0 = (xs: (Decimal | null)[], f: (amount: Decimal) => boolean) => xs.some((amount) => amount !== null && f(amount));
+    const le = (xs: (Decimal | null)[]) => all0(xs, (amount) => amount.lte(0)), ge = (xs: (Decimal | null)[]) => all0(xs, (amount) => amount.gte(0));
     if (!((le(inTax) && le(inDoc)) || (ge(inTax) && ge(inDoc)))) {
       fatal("PEPPOL-EN16931-R055", "The total VAT in the VAT accounting currency and the total VAT in the invoice currency must have the same sign.", root);
     }
   }
-  const refsOfType = (code: string) => children(root, "cac:AdditionalDocumentReference").filter((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === code));
+  const refsOfType = (code: string) => children(root, "cac:AdditionalDocumentReference").filter((additionalDocumentReference) => children(additionalDocumentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === code));
   if (refsOfType("130").length > 1) fatal("PEPPOL-EN16931-R006", `The document has ${refsOfType("130").length} invoiced object references (document type code 130); at most one is allowed.`, refsOfType("130")[1]!);
   if (refsOfType("50").length > 1) fatal("PEPPOL-EN16931-R080", `The document has ${refsOfType("50").length} project references (document type code 50); at most one is allowed.`, refsOfType("50")[1]!);
 
@@ -112,14 +112,14 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     if (normalizeSpace(tc.text) === docCode) fatal("PEPPOL-EN16931-R005", `The VAT accounting currency ${q(normalizeSpace(tc.text))} must differ from the invoice currency; leave it out when they are the same.`, tc);
   }
   for (const [party, rule, who] of [["cac:AccountingCustomerParty", "PEPPOL-EN16931-R010", "buyer"], ["cac:AccountingSupplierParty", "PEPPOL-EN16931-R020", "seller"]] as const) {
-    for (const p of all(root, party).flatMap((x) => children(x, "cac:Party"))) {
-      if (!child(p, "cbc:EndpointID")) fatal(rule, `The ${who}'s electronic address (cbc:EndpointID) is missing.`, p);
+    for (const partyNode of all(root, party).flatMap((node) => children(node, "cac:Party"))) {
+      if (!child(partyNode, "cbc:EndpointID")) fatal(rule, `The ${who}'s electronic address (cbc:EndpointID) is missing.`, partyNode);
     }
   }
 
   // Allowances and charges of the document and of its lines: the first matching rule applies (R041, R042, then R040/R043).
   const lineName = isInvoice ? "cac:InvoiceLine" : "cac:CreditNoteLine";
-  const acs = [...children(root, "cac:AllowanceCharge"), ...children(root, lineName).flatMap((l) => children(l, "cac:AllowanceCharge"))];
+  const acs = [...children(root, "cac:AllowanceCharge"), ...children(root, lineName).flatMap((node) => children(node, "cac:AllowanceCharge"))];
   for (const ac of acs) {
     const factor = child(ac, "cbc:MultiplierFactorNumeric"), base = child(ac, "cbc:BaseAmount");
     if (factor && !base) {
@@ -133,9 +133,9 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     if (factor && base) {
       const amounts = children(ac, "cbc:Amount");
       const amount = amounts.length === 0 ? dec("0") : decOne(amounts);
-      const b = decOne(children(ac, "cbc:BaseAmount")), f = decOne(children(ac, "cbc:MultiplierFactorNumeric"));
-      if (amount && b && f) {
-        const expected = b.times(f).div(100);
+      const acAmount = decOne(children(ac, "cbc:BaseAmount")), value = decOne(children(ac, "cbc:MultiplierFactorNumeric"));
+      if (amount && acAmount && value) {
+        const expected = acAmount.times(value).div(100);
         if (amount.plus("0.02").lt(expected) || amount.minus("0.02").gt(expected)) {
           fatal("PEPPOL-EN16931-R040", `The allowance or charge amount ${q(norm(amounts[0]))} should be the base amount ${norm(base)} × ${norm(factor)} % = ${expected.toFixed()} (0.02 tolerance).`, ac);
         }
@@ -156,14 +156,14 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
 
   // R051 (the document currency on every amount but the VAT breakdown's) and CL007 (an ISO 4217 currency).
   for (const qn of AMOUNTS) {
-    for (const a of all(root, qn)) {
-      const cur = a.attrs.currencyID;
-      const r051 = qn !== "cbc:TaxAmount" || (a.parent?.qname === "cac:TaxTotal" && children(a.parent, "cac:TaxSubtotal").length > 0);
+    for (const node of all(root, qn)) {
+      const cur = node.attrs.currencyID;
+      const r051 = qn !== "cbc:TaxAmount" || (node.parent?.qname === "cac:TaxTotal" && children(node.parent, "cac:TaxSubtotal").length > 0);
       if (r051 && (cur === undefined || !docCurrencies.includes(cur))) {
-        fatal("PEPPOL-EN16931-R051", `The amount ${q(norm(a))} in ${a.name} is in ${q(cur)}, not in the invoice currency ${q(docCurrencies[0])}.`, a);
+        fatal("PEPPOL-EN16931-R051", `The amount ${q(norm(node))} in ${node.name} is in ${q(cur)}, not in the invoice currency ${q(docCurrencies[0])}.`, node);
       }
       if (cur === undefined || !CURRENCIES.has(cur)) {
-        fatal("PEPPOL-EN16931-CL007", `The currency ${q(cur)} of the amount in ${a.name} is not an ISO 4217 currency code.`, a);
+        fatal("PEPPOL-EN16931-CL007", `The currency ${q(cur)} of the amount in ${node.name} is not an ISO 4217 currency code.`, node);
       }
     }
   }
@@ -174,11 +174,11 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     if (docDates.length !== 1) continue;
     const docDate = xsDate(stringValue(docDates[0]));
     for (const line of children(root, lineName)) {
-      for (const d of select(line, `cac:InvoicePeriod/${qn}`)) {
-        const lineDate = xsDate(d.text);
+      for (const node of select(line, `cac:InvoicePeriod/${qn}`)) {
+        const lineDate = xsDate(node.text);
         if (lineDate === null || docDate === null) continue;
         if ((cmp === 1 && lineDate < docDate) || (cmp === -1 && lineDate > docDate)) {
-          fatal(rule, `The line period ${word} on ${q(norm(d))}, outside the invoice period (which ${word} on ${q(norm(docDates[0]))}).`, d);
+          fatal(rule, `The line period ${word} on ${q(norm(node))}, outside the invoice period (which ${word} on ${q(norm(docDates[0]))}).`, node);
         }
       }
     }
@@ -187,12 +187,12 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     const id = q(norm(child(line, "cbc:ID")));
     const bq = select(line, "cac:Price/cbc:BaseQuantity");
     if (bq.length === 1) {
-      const v = dec(stringValue(bq[0]));
-      if (v !== null && !v.gt(0)) fatal("PEPPOL-EN16931-R121", `The price base quantity ${q(norm(bq[0]))} of line ${id} must be above zero.`, bq[0]!);
+      const amount = dec(stringValue(bq[0]));
+      if (amount !== null && !amount.gt(0)) fatal("PEPPOL-EN16931-R121", `The price base quantity ${q(norm(bq[0]))} of line ${id} must be above zero.`, bq[0]!);
     }
     const docRefs = children(line, "cac:DocumentReference");
     if (docRefs.length > 1) fatal("PEPPOL-EN16931-R100", `Line ${id} has ${docRefs.length} document references; at most one (the invoiced object) is allowed.`, docRefs[1]!);
-    if (docRefs.length > 0 && !docRefs.some((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130"))) {
+    if (docRefs.length > 0 && !docRefs.some((documentReference) => children(documentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130"))) {
       fatal("PEPPOL-EN16931-R101", `The document reference of line ${id} can only be the invoiced object (document type code 130).`, docRefs[0]!);
     }
   }
@@ -214,68 +214,68 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
     const line = bq.parent.parent;
     const hasQuantity = !!child(line, "cbc:InvoicedQuantity") || !!child(line, "cbc:CreditedQuantity");
     const quantities = children(line, isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity");
-    if (hasQuantity && !quantities.some((x) => x.attrs.unitCode === bq.attrs.unitCode)) {
+    if (hasQuantity && !quantities.some((quantity) => quantity.attrs.unitCode === bq.attrs.unitCode)) {
       fatal("PEPPOL-EN16931-R130", `The unit ${q(bq.attrs.unitCode)} of the price base quantity must be the unit of the invoiced quantity (${q(quantities[0]?.attrs.unitCode)}).`, bq);
     }
   }
 
   // Identifier checks by scheme (0088 GLN, 0192 Norwegian organisation number, 0184 Danish CVR).
-  const ids = [...all(root, "cbc:EndpointID"), ...all(root, "cbc:ID").filter((n) => n.parent?.qname === "cac:PartyIdentification"), ...all(root, "cbc:CompanyID")];
-  for (const n of ids) {
-    const scheme = n.attrs.schemeID, v = norm(n);
-    if (scheme === "0088" && !(/^[0-9]+$/.test(v) && glnCheckDigitValid(v))) {
-      fatal("PEPPOL-COMMON-R040", `The identifier ${q(v)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(v) ? "the check digit is wrong" : "it must be digits only"}.`, n);
-    } else if (scheme === "0192" && !(/^[0-9]{9}$/.test(v) && mod11Valid(v))) {
-      fatal("PEPPOL-COMMON-R041", `The identifier ${q(v)} (scheme 0192) is not a valid Norwegian organisation number (nine digits with a valid check digit).`, n);
+  const ids = [...all(root, "cbc:EndpointID"), ...all(root, "cbc:ID").filter((id) => id.parent?.qname === "cac:PartyIdentification"), ...all(root, "cbc:CompanyID")];
+  for (const node of ids) {
+    const scheme = node.attrs.schemeID, value = norm(node);
+    if (scheme === "0088" && !(/^[0-9]+$/.test(value) && glnCheckDigitValid(value))) {
+      fatal("PEPPOL-COMMON-R040", `The identifier ${q(value)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(value) ? "the check digit is wrong" : "it must be digits only"}.`, node);
+    } else if (scheme === "0192" && !(/^[0-9]{9}$/.test(value) && mod11Valid(value))) {
+      fatal("PEPPOL-COMMON-R041", `The identifier ${q(value)} (scheme 0192) is not a valid Norwegian organisation number (nine digits with a valid check digit).`, node);
     } else if (scheme === "0184") {
-      const t = n.text;
-      if (!(xlength(t) === 10 && xsubstring(t, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(t, 3, 8)))) {
-        fatal("PEPPOL-COMMON-R042", `The identifier ${q(t)} (scheme 0184) is not a Danish CVR number ('DK' followed by eight digits).`, n);
+      const str = node.text;
+      if (!(xlength(str) === 10 && xsubstring(str, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(str, 3, 8)))) {
+        fatal("PEPPOL-COMMON-R042", `The identifier ${q(str)} (scheme 0184) is not a Danish CVR number ('DK' followed by eight digits).`, node);
       }
     }
   }
 
   // Code lists (as UBL.BE carries them).
-  for (const n of all(root, "cbc:EmbeddedDocumentBinaryObject")) {
-    const mime = n.attrs.mimeCode;
+  for (const embeddedDocumentBinaryObject of all(root, "cbc:EmbeddedDocumentBinaryObject")) {
+    const mime = embeddedDocumentBinaryObject.attrs.mimeCode;
     if (mime !== undefined && !MIMES.has(mime)) {
-      fatal("PEPPOL-EN16931-CL001", `The attachment's type ${q(mime)} is not allowed; use application/pdf, image/png, image/jpeg, text/csv, or an xlsx or ods spreadsheet.`, n);
+      fatal("PEPPOL-EN16931-CL001", `The attachment's type ${q(mime)} is not allowed; use application/pdf, image/png, image/jpeg, text/csv, or an xlsx or ods spreadsheet.`, embeddedDocumentBinaryObject);
     }
   }
-  for (const c of all(root, "cbc:AllowanceChargeReasonCode")) {
-    const ac = c.parent;
+  for (const allowanceChargeReasonCode of all(root, "cbc:AllowanceChargeReasonCode")) {
+    const ac = allowanceChargeReasonCode.parent;
     if (ac?.qname !== "cac:AllowanceCharge") continue;
     const indicators = children(ac, "cbc:ChargeIndicator").map(stringValue);
-    const code = normalizeSpace(c.text);
+    const code = normalizeSpace(allowanceChargeReasonCode.text);
     if (indicators.includes("false") && !ALLOWANCE_REASONS.has(code)) {
-      fatal("PEPPOL-EN16931-CL002", `The allowance reason code ${q(code)} is not one of the allowance reason codes (UNCL 5189 subset).`, c);
+      fatal("PEPPOL-EN16931-CL002", `The allowance reason code ${q(code)} is not one of the allowance reason codes (UNCL 5189 subset).`, allowanceChargeReasonCode);
     } else if (!indicators.includes("false") && indicators.includes("true") && !CHARGE_REASONS.has(code)) {
-      fatal("PEPPOL-EN16931-CL003", `The charge reason code ${q(code)} is not a charge reason code (UNCL 7161).`, c);
+      fatal("PEPPOL-EN16931-CL003", `The charge reason code ${q(code)} is not a charge reason code (UNCL 7161).`, allowanceChargeReasonCode);
     }
   }
-  for (const c of all(root, "cbc:DescriptionCode")) {
-    if (c.parent?.qname === "cac:InvoicePeriod" && !PERIOD_CODES.has(normalizeSpace(c.text))) {
-      fatal("PEPPOL-EN16931-CL006", `The invoice period description code ${q(normalizeSpace(c.text))} is not 3, 35 or 432.`, c);
+  for (const descriptionCode of all(root, "cbc:DescriptionCode")) {
+    if (descriptionCode.parent?.qname === "cac:InvoicePeriod" && !PERIOD_CODES.has(normalizeSpace(descriptionCode.text))) {
+      fatal("PEPPOL-EN16931-CL006", `The invoice period description code ${q(normalizeSpace(descriptionCode.text))} is not 3, 35 or 432.`, descriptionCode);
     }
   }
   for (const [qn, rule, list, what] of [["cbc:InvoiceTypeCode", "PEPPOL-EN16931-P0100", P0100, "invoice"], ["cbc:CreditNoteTypeCode", "PEPPOL-EN16931-P0101", P0101, "credit note"]] as const) {
-    for (const c of all(root, qn)) {
-      if (profile === "01" && !list.has(normalizeSpace(c.text))) {
-        fatal(rule, `The ${what} type code ${q(normalizeSpace(c.text))} is not allowed in business process 01 (allowed: ${[...list].join(", ")}).`, c);
+    for (const node of all(root, qn)) {
+      if (profile === "01" && !list.has(normalizeSpace(node.text))) {
+        fatal(rule, `The ${what} type code ${q(normalizeSpace(node.text))} is not allowed in business process 01 (allowed: ${[...list].join(", ")}).`, node);
       }
     }
   }
   for (const qn of DATES) {
-    for (const d of all(root, qn)) {
-      if (!(xlength(d.text) === 10 && xsDate(stringValue(d)) !== null)) {
-        fatal("PEPPOL-EN16931-F001", `The date ${q(stringValue(d))} in ${d.name} must be a date written YYYY-MM-DD.`, d);
+    for (const node of all(root, qn)) {
+      if (!(xlength(node.text) === 10 && xsDate(stringValue(node)) !== null)) {
+        fatal("PEPPOL-EN16931-F001", `The date ${q(stringValue(node))} in ${node.name} must be a date written YYYY-MM-DD.`, node);
       }
     }
   }
-  for (const e of all(root, "cbc:EndpointID")) {
-    const scheme = e.attrs.schemeID;
+  for (const endpointId of all(root, "cbc:EndpointID")) {
+    const scheme = endpointId.attrs.schemeID;
     if (scheme !== undefined && !EAS.has(scheme)) {
-      ctx.report("PEPPOL-EN16931-CL008", "warning", `The electronic address scheme ${q(scheme)} of ${q(norm(e))} is not in UBL.BE's list of electronic address schemes.`, e);
+      ctx.report("PEPPOL-EN16931-CL008", "warning", `The electronic address scheme ${q(scheme)} of ${q(norm(endpointId))} is not in UBL.BE's list of electronic address schemes.`, endpointId);
     }
   }
   for (const cat of all(root, "cac:TaxCategory")) {
