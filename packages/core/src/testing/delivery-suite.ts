@@ -89,16 +89,7 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       const inv = await submit(0);
       await f.a.claimDeliveries({ owner: "x", now: at(1), leaseUntil: at(61), limit: 10 });
       // Long after the lease ran out, nobody claimed the submission: x's answer is recorded, and the lease released.
-      const done = await f.b.completeAttempt({
-        id: inv.id,
-        owner: "x",
-        attempts: 1,
-        status: "sending",
-        errorMessage: null,
-        event: { status: "sending", at: at(500), detail: "Attempt 1 failed (timeout); next attempt at " + at(530) + "." },
-        nextAttemptAt: at(530),
-        updatedAt: at(500),
-      });
+      const done = await f.b.completeAttempt(attemptOf(inv.id, "x", 500, "sending"));
       expect(done?.updatedAt).toBe(at(500));
       expect(await f.a.claimDeliveries({ owner: "y", now: at(529), leaseUntil: at(589), limit: 10 })).toEqual([]);
       expect((await f.a.claimDeliveries({ owner: "y", now: at(530), leaseUntil: at(590), limit: 10 })).map((j) => [j.invoice.id, j.attempts])).toEqual([[inv.id, 1]]);
