@@ -14,13 +14,13 @@ import { peppolFacts, q, xlength, xsubstring } from "./peppol-support.js";
 /** The national rule ids GLOBALUBL.BE 1.31 carries that the 2026.5 visitors give the same verdict for, with UBL.BE's flag. */
 const CARRIED: ReadonlyMap<string, "fatal" | "warning"> = new Map([
   ["NO-R-001", "fatal"], ["NO-R-002", "warning"],
-  ...["002", "004", "005", "006", "007", "008", "009", "010", "011", "013", "014", "016"].map((n) => [`DK-R-${n}`, "fatal"] as const),
+  ...["002", "004", "005", "006", "007", "008", "009", "010", "011", "013", "014", "016"].map((text) => [`DK-R-${text}`, "fatal"] as const),
   ["DK-R-003", "warning"],
-  ...["001", "002", "003", "004"].map((n) => [`IT-R-${n}`, "fatal"] as const),
+  ...["001", "002", "003", "004"].map((text) => [`IT-R-${text}`, "fatal"] as const),
   ["SE-R-001", "fatal"], ["SE-R-002", "fatal"], ["SE-R-005", "fatal"], ["SE-R-006", "fatal"],
-  ...["003", "004", "007", "008", "009", "010", "011", "012"].map((n) => [`SE-R-${n}`, "warning"] as const),
-  ...["1", "2", "3", "4", "5", "6", "7"].map((n) => [`GR-R-001-${n}`, "fatal"] as const),
-  ...["002", "003", "005", "006", "009", "010"].map((n) => [`GR-R-${n}`, "fatal"] as const),
+  ...["003", "004", "007", "008", "009", "010", "011", "012"].map((text) => [`SE-R-${text}`, "warning"] as const),
+  ...["1", "2", "3", "4", "5", "6", "7"].map((text) => [`GR-R-001-${text}`, "fatal"] as const),
+  ...["002", "003", "005", "006", "009", "010"].map((text) => [`GR-R-${text}`, "fatal"] as const),
 ]);
 
 export const ublbeNationalRules: RuleFamily = (ctx) => {
@@ -35,9 +35,9 @@ export const ublbeNationalRules: RuleFamily = (ctx) => {
   const nat = nationalFacts(env);
   nationalDocumentRules(env, nat);
   if (nat.any) {
-    const visit = (n: UblNode): void => {
-      nationalRules(env, nat, n);
-      for (const c of n.children) visit(c);
+    const visit = (node: UblNode): void => {
+      nationalRules(env, nat, node);
+      for (const element of node.children) visit(element);
     };
     visit(ctx.root);
   }
@@ -51,9 +51,9 @@ function danishVatNumber(ctx: RuleContext): void {
   const schemes = children(party, "cac:PartyTaxScheme").slice(0, 2);
   for (const pts of schemes) {
     if (normalizeSpace(first(pts, "cac:TaxScheme/cbc:ID")?.text ?? "") !== "VAT") continue;
-    const v = child(pts, "cbc:CompanyID")?.text ?? "";
-    if (!(xlength(v) === 10 && xsubstring(v, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(v, 3, 8)))) {
-      ctx.report("DK-R-015", "fatal", `The Danish seller's VAT number ${q(v)} must be DK followed by eight digits.`, child(pts, "cbc:CompanyID") ?? pts);
+    const value = child(pts, "cbc:CompanyID")?.text ?? "";
+    if (!(xlength(value) === 10 && xsubstring(value, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(value, 3, 8)))) {
+      ctx.report("DK-R-015", "fatal", `The Danish seller's VAT number ${q(value)} must be DK followed by eight digits.`, child(pts, "cbc:CompanyID") ?? pts);
       return;
     }
   }
@@ -63,8 +63,8 @@ function danishVatNumber(ctx: RuleContext): void {
 function greekRules(ctx: RuleContext): void {
   const root = ctx.root;
   const refs = children(root, "cac:AdditionalDocumentReference");
-  const described = (r: UblNode, d: string) => children(r, "cbc:DocumentDescription").some((x) => stringValue(x) === d);
-  const marks = refs.filter((r) => described(r, "##M.AR.K##")).length, urls = refs.filter((r) => described(r, "##INVOICE-URL##")).length;
+  const described = (node: UblNode, text: string) => children(node, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === text);
+  const marks = refs.filter((additionalDocumentReference) => described(additionalDocumentReference, "##M.AR.K##")).length, urls = refs.filter((additionalDocumentReference) => described(additionalDocumentReference, "##INVOICE-URL##")).length;
   if (marks !== 1) ctx.report("GR-R-004-1", "fatal", `A Greek seller's invoice must carry exactly one MARK number (a document reference described '##M.AR.K##'); it has ${marks}.`, root);
   if (urls !== 1) ctx.report("GR-S-008-1", "warning", `A Greek seller's invoice should carry one invoice URL (a document reference described '##INVOICE-URL##'); it has ${urls}.`, root);
   if (urls > 1) ctx.report("GR-R-008-2", "fatal", `A Greek seller's invoice may carry at most one invoice URL; it has ${urls}.`, root);
@@ -77,7 +77,7 @@ function greekRules(ctx: RuleContext): void {
       ctx.report("GR-R-008-3", "fatal", "The invoice URL reference of a Greek seller must give the URL (Attachment/ExternalReference/URI).", ref);
     }
   }
-  const vatIds = (party: UblNode) => children(party, "cac:PartyTaxScheme").filter((p) => normalizeSpace(stringValue(first(p, "cac:TaxScheme/cbc:ID"))) === "VAT").flatMap((p) => children(p, "cbc:CompanyID"));
+  const vatIds = (party: UblNode) => children(party, "cac:PartyTaxScheme").filter((partyTaxScheme) => normalizeSpace(stringValue(first(partyTaxScheme, "cac:TaxScheme/cbc:ID"))) === "VAT").flatMap((partyTaxScheme) => children(partyTaxScheme, "cbc:CompanyID"));
   for (const party of select(root, "cac:AccountingSupplierParty/cac:Party")) {
     if (vatIds(party).length !== 1 && !(ctx.rootElement === "Invoice" && children(root, "cac:TaxRepresentativeParty").length === 1)) {
       ctx.report("GR-R-007-1", "fatal", "A Greek seller must give exactly one VAT number, or a tax representative.", party);
@@ -85,9 +85,9 @@ function greekRules(ctx: RuleContext): void {
   }
   for (const rep of all(root, "cac:TaxRepresentativeParty")) {
     if (xlength(normalizeSpace(stringValue(first(rep, "cac:PartyName/cbc:Name")))) === 0) ctx.report("GR-R-007-2", "fatal", "The Greek seller's tax representative must give its name (PartyName/Name).", rep);
-    const ids = vatIds(rep), v = stringValue(ids[0]);
-    if (!(ids.length === 1 && xsubstring(v, 1, 2) === "EL" && greekTinValid(xsubstring(v, 3)))) {
-      ctx.report("GR-R-007-3", "fatal", `The Greek seller's tax representative must give one VAT number of the form EL followed by a valid tax number (AFM); it has ${q(v)}.`, child(rep, "cac:PartyTaxScheme") ?? rep);
+    const ids = vatIds(rep), text = stringValue(ids[0]);
+    if (!(ids.length === 1 && xsubstring(text, 1, 2) === "EL" && greekTinValid(xsubstring(text, 3)))) {
+      ctx.report("GR-R-007-3", "fatal", `The Greek seller's tax representative must give one VAT number of the form EL followed by a valid tax number (AFM); it has ${q(text)}.`, child(rep, "cac:PartyTaxScheme") ?? rep);
     }
   }
 }
