@@ -11,11 +11,11 @@ function indexByQname(root: UblNode): Map<string, UblNode[]> {
   const index = new Map<string, UblNode[]>();
   const stack: UblNode[] = [root];
   while (stack.length) {
-    const n = stack.pop()!;
-    const list = index.get(n.qname);
-    if (list) list.push(n);
-    else index.set(n.qname, [n]);
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]!);
+    const node = stack.pop()!;
+    const list = index.get(node.qname);
+    if (list) list.push(node);
+    else index.set(node.qname, [node]);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
   return index;
 }
@@ -26,28 +26,28 @@ export function all(root: UblNode, qname: string): readonly UblNode[] {
 }
 
 /** The Schematron contexts `/ubl:Invoice` and `/cn:CreditNote`: the root in its UBL namespace. */
-export function isUblRoot(n: UblNode): boolean {
-  return n.parent === null && ((n.ns === NS.invoice && n.name === "Invoice") || (n.ns === NS.creditNote && n.name === "CreditNote"));
+export function isUblRoot(node: UblNode): boolean {
+  return node.parent === null && ((node.ns === NS.invoice && node.name === "Invoice") || (node.ns === NS.creditNote && node.name === "CreditNote"));
 }
 
 /** True when the node's parent (then grandparent, ...) have these qnames: `hasParents(n, "cac:Party", "cac:AccountingCustomerParty")`. */
-export function hasParents(n: UblNode, ...qnames: string[]): boolean {
-  let p = n.parent;
-  for (const q of qnames) {
-    if (!p || p.qname !== q) return false;
-    p = p.parent;
+export function hasParents(node: UblNode, ...qnames: string[]): boolean {
+  let element = node.parent;
+  for (const text of qnames) {
+    if (!element || element.qname !== text) return false;
+    element = element.parent;
   }
   return true;
 }
 
 /** True when some ancestor has this qname (XPath `ancestor::qname`). */
-export function hasAncestor(n: UblNode, qname: string): boolean {
-  for (let p = n.parent; p; p = p.parent) if (p.qname === qname) return true;
+export function hasAncestor(node: UblNode, qname: string): boolean {
+  for (let element = node.parent; element; element = element.parent) if (element.qname === qname) return true;
   return false;
 }
 
 /** Is a line: cac:InvoiceLine or cac:CreditNoteLine (the Schematron's alternation for credit notes). */
-export const isLine = (n: UblNode | null): boolean => n !== null && (n.qname === "cac:InvoiceLine" || n.qname === "cac:CreditNoteLine");
+export const isLine = (node: UblNode | null): boolean => node !== null && (node.qname === "cac:InvoiceLine" || node.qname === "cac:CreditNoteLine");
 
 /** Every cac:InvoiceLine and cac:CreditNoteLine of the document, in document order (`//(cac:InvoiceLine|cac:CreditNoteLine)`). */
 export function allLines(root: UblNode): UblNode[] {
@@ -61,9 +61,9 @@ export function allLines(root: UblNode): UblNode[] {
  */
 export function chargeIndicator(ac: UblNode): boolean | null {
   for (const ci of children(ac, "cbc:ChargeIndicator")) {
-    const v = norm(ci);
-    if (v === "true" || v === "1") return true;
-    if (v === "false" || v === "0") return false;
+    const text = norm(ci);
+    if (text === "true" || text === "1") return true;
+    if (text === "false" || text === "0") return false;
   }
   return null;
 }
@@ -86,9 +86,9 @@ export const categoryCode = (category: UblNode): string => norm(child(category, 
 export function decOf(node: UblNode | null | undefined): Decimal | null {
   if (!node) return null;
   // Read once per element (the VAT sums read the same amounts and rates for each breakdown), kept on it.
-  let v = node.numeric as Decimal | null | undefined;
-  if (v === undefined) node.numeric = v = dec(stringValue(node));
-  return v;
+  let amount = node.numeric as Decimal | null | undefined;
+  if (amount === undefined) node.numeric = amount = dec(stringValue(node));
+  return amount;
 }
 
 /** `xs:decimal(path)` on the first element at a child path. */
@@ -97,52 +97,52 @@ export function decAt(node: UblNode | null | undefined, qname: string): Decimal 
 }
 
 /** Two decimals equal (XPath `=`: false when either is missing). */
-export function eq(a: Decimal | null, b: Decimal | null): boolean {
-  return a !== null && b !== null && a.eq(b);
+export function eq(amount: Decimal | null, value: Decimal | null): boolean {
+  return amount !== null && value !== null && amount.eq(value);
 }
 
 /** `string-length(substring-after(path, '.'))`: the characters after the first '.' of the text as written. */
 export function fractionDigits(node: UblNode | null | undefined): number {
   if (!node) return 0;
-  const s = stringValue(node);
-  const i = s.indexOf(".");
-  return i < 0 ? 0 : codepoints(s.slice(i + 1));
+  const text = stringValue(node);
+  const i = text.indexOf(".");
+  return i < 0 ? 0 : codepoints(text.slice(i + 1));
 }
 
 /** XPath string-length: characters, not UTF-16 units. */
-export function codepoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+export function codepoints(text: string): number {
+  let value = 0;
+  for (const _ of text) value++;
+  return value;
 }
 
 /** XPath round(x) for xs:decimal: to the nearest integer, halves towards positive infinity. */
-export function round0(x: Decimal): Decimal {
-  const y = x.plus(0.5);
-  const t = y.round(0, 0); // towards zero
-  return y.gte(0) || t.eq(y) ? t : t.minus(1);
+export function round0(amount: Decimal): Decimal {
+  const value = amount.plus(0.5);
+  const decimal = value.round(0, 0); // towards zero
+  return value.gte(0) || decimal.eq(value) ? decimal : decimal.minus(1);
 }
 
 /** A decimal for a message: its plain value ("120.5", never exponent notation), "missing" when absent. */
-export function show(d: Decimal | null | undefined): string {
-  return d == null ? "missing" : d.toFixed();
+export function show(amount: Decimal | null | undefined): string {
+  return amount == null ? "missing" : amount.toFixed();
 }
 
 /** The text of an element for a message, quoted: "'ABC'" or "missing" / "empty". */
 export function quote(node: UblNode | null | undefined): string {
   if (!node) return "missing";
-  const v = norm(node);
-  return v === "" ? "empty" : `'${v}'`;
+  const text = norm(node);
+  return text === "" ? "empty" : `'${text}'`;
 }
 
 /** The tax categories of an element (`cac:TaxCategory` children) whose scheme is VAT. */
-export const vatCategories = (n: UblNode): UblNode[] => children(n, "cac:TaxCategory").filter(isVat);
+export const vatCategories = (node: UblNode): UblNode[] => children(node, "cac:TaxCategory").filter(isVat);
 
 /** An amount for a message, with at least 2 decimals ("120.00", "0.005"), "missing" when absent. */
-export function money(d: Decimal | null | undefined): string {
-  if (d == null) return "missing";
-  const decimals = Math.max(0, d.c.length - d.e - 1);
-  return d.toFixed(Math.max(2, decimals));
+export function money(amount: Decimal | null | undefined): string {
+  if (amount == null) return "missing";
+  const decimals = Math.max(0, amount.c.length - amount.e - 1);
+  return amount.toFixed(Math.max(2, decimals));
 }
 
 /**
@@ -152,6 +152,6 @@ export function money(d: Decimal | null | undefined): string {
  * against lines of -0.30 passes where exact decimals would not. This reproduces the official tolerance bound; it
  * is only compared with, never stored or shown as an amount.
  */
-export function xpathDoubleShift(d: Decimal, delta: 1 | -1): Decimal {
-  return lit(String(Number(d.toFixed()) + delta));
+export function xpathDoubleShift(amount: Decimal, delta: 1 | -1): Decimal {
+  return lit(String(Number(amount.toFixed()) + delta));
 }
