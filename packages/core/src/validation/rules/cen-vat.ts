@@ -64,10 +64,10 @@ interface Facts {
 const cat = (node: UblNode): Cat => ({ node, code: categoryCode(node), vat: isVat(node) });
 
 function facts(root: UblNode): Facts {
-  const pts = (party: string) => all(root, party).flatMap((p) => select(p, "cac:Party/cac:PartyTaxScheme"));
-  const withId = (list: UblNode[], vat: boolean) => list.some((p) => (!vat || isVat(p)) && exists(p, "cbc:CompanyID"));
+  const pts = (party: string) => all(root, party).flatMap((node) => select(node, "cac:Party/cac:PartyTaxScheme"));
+  const withId = (list: UblNode[], vat: boolean) => list.some((node) => (!vat || isVat(node)) && exists(node, "cbc:CompanyID"));
   const sellerPts = pts("cac:AccountingSupplierParty"), buyerPts = pts("cac:AccountingCustomerParty");
-  const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((t) => children(t, "cac:PartyTaxScheme"));
+  const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((taxRepresentativeParty) => children(taxRepresentativeParty, "cac:PartyTaxScheme"));
   const acs: AcCat[] = [];
   for (const ac of all(root, "cac:AllowanceCharge")) {
     const tcs = children(ac, "cac:TaxCategory");
@@ -84,7 +84,7 @@ function facts(root: UblNode): Facts {
     sellerVatId: withId(sellerPts, true),
     taxRepVatId: withId(taxRepPts, true),
     buyerVatId: withId(buyerPts, true),
-    buyerLegalId: all(root, "cac:AccountingCustomerParty").some((p) => exists(p, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID")),
+    buyerLegalId: all(root, "cac:AccountingCustomerParty").some((accountingCustomerParty) => exists(accountingCustomerParty, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID")),
   };
 }
 
@@ -101,24 +101,24 @@ const codedRaw = (list: readonly Cat[], code: string, vat: boolean) =>
 // ---------------------------------------------------------------------------------------------------------
 // Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
 function documentRules(ctx: RuleContext, report: Report): void {
-  const d = ctx.root;
-  const f = facts(d);
+  const rootNode = ctx.root;
+  const f = facts(rootNode);
   for (const cat of CATEGORIES) {
-    presenceRule(cat, f, d, report);
-    identifierRules(cat, f, d, report);
+    presenceRule(cat, f, rootNode, report);
+    identifierRules(cat, f, rootNode, report);
   }
 
   // BR-IC-11 / BR-IC-12: an intra-community supply needs the delivery date or invoicing period, and the
   // deliver-to country.
   if (coded(f.breakdown, "K", true).length > 0) {
-    const actual = stringValue(select(d, "cac:Delivery/cbc:ActualDeliveryDate")[0] ?? null);
-    const periodHasChild = select(d, "cac:InvoicePeriod").some((p) => p.children.length > 0);
+    const actual = stringValue(select(rootNode, "cac:Delivery/cbc:ActualDeliveryDate")[0] ?? null);
+    const periodHasChild = select(rootNode, "cac:InvoicePeriod").some((invoicePeriod) => invoicePeriod.children.length > 0);
     if (!(codepoints(actual) > 1 || periodHasChild)) {
-      report("BR-IC-11", "An intra-community supply (VAT category K) needs the actual delivery date (BT-72) or the invoicing period (BG-14).", d);
+      report("BR-IC-11", "An intra-community supply (VAT category K) needs the actual delivery date (BT-72) or the invoicing period (BG-14).", rootNode);
     }
-    const country = stringValue(select(d, "cac:Delivery/cac:DeliveryLocation/cac:Address/cac:Country/cbc:IdentificationCode")[0] ?? null);
+    const country = stringValue(select(rootNode, "cac:Delivery/cac:DeliveryLocation/cac:Address/cac:Country/cbc:IdentificationCode")[0] ?? null);
     if (!(codepoints(country) > 1)) {
-      report("BR-IC-12", "An intra-community supply (VAT category K) needs the deliver-to country code (BT-80).", d);
+      report("BR-IC-12", "An intra-community supply (VAT category K) needs the deliver-to country code (BT-80).", rootNode);
     }
   }
 
@@ -126,16 +126,16 @@ function documentRules(ctx: RuleContext, report: Report): void {
   if (coded(f.breakdown, "O", true).length > 0) {
     const others = (list: readonly Cat[]) => list.filter((c) => c.code !== "O" && c.vat);
     const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(acCategories(f, false)), o14 = others(acCategories(f, true));
-    const codes = (l: Cat[]) => [...new Set(l.map((c) => c.code || "(none)"))].join(", ");
-    if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, d);
-    if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, d);
-    if (o13.length) report("BR-O-13", `The VAT breakdown has category O (not subject to VAT), so every document level allowance must be O, but one has ${codes(o13)}.`, d);
-    if (o14.length) report("BR-O-14", `The VAT breakdown has category O (not subject to VAT), so every document level charge must be O, but one has ${codes(o14)}.`, d);
+    const codes = (items: Cat[]) => [...new Set(items.map((c) => c.code || "(none)"))].join(", ");
+    if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, rootNode);
+    if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, rootNode);
+    if (o13.length) report("BR-O-13", `The VAT breakdown has category O (not subject to VAT), so every document level allowance must be O, but one has ${codes(o13)}.`, rootNode);
+    if (o14.length) report("BR-O-14", `The VAT breakdown has category O (not subject to VAT), so every document level charge must be O, but one has ${codes(o14)}.`, rootNode);
   }
 }
 
 /** BR-x-01: a category used on a line, allowance or charge appears in the VAT breakdown (exactly once for most). */
-function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void {
+function presenceRule(cat: Category, f: Facts, node: UblNode, report: Report): void {
   const { code } = cat;
   let ok: boolean;
   let inBreakdown: number;
@@ -151,7 +151,7 @@ function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void
     if (!ok) {
       report(`${cat.prefix}-01`, used > 0
         ? `The invoice has lines, allowances or charges of VAT category ${cat.name}, but the VAT breakdown (BG-23) has no ${code} category.`
-        : `The VAT breakdown (BG-23) has VAT category ${cat.name}, but no line, allowance or charge has it.`, d);
+        : `The VAT breakdown (BG-23) has VAT category ${cat.name}, but no line, allowance or charge has it.`, node);
     }
     return;
   }
@@ -159,12 +159,12 @@ function presenceRule(cat: Category, f: Facts, d: UblNode, report: Report): void
   const used = coded(f.taxCategories, code, true).length + coded(f.classified, code, true).length > 0;
   inBreakdown = coded(f.breakdown, code, true).length;
   if (used && inBreakdown !== 1) {
-    report(`${cat.prefix}-01`, `The invoice uses VAT category ${cat.name}, so the VAT breakdown (BG-23) must have exactly one ${code} category; it has ${inBreakdown}.`, d);
+    report(`${cat.prefix}-01`, `The invoice uses VAT category ${cat.name}, so the VAT breakdown (BG-23) must have exactly one ${code} category; it has ${inBreakdown}.`, node);
   }
 }
 
 /** BR-x-02 (lines), -03 (document allowances), -04 (document charges): the VAT identifiers the category needs. */
-function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): void {
+function identifierRules(cat: Category, f: Facts, node: UblNode, report: Report): void {
   const { code } = cat;
   let idsOk: boolean, need: string;
   switch (code) {
@@ -207,7 +207,7 @@ function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): v
     const rule = `${cat.prefix}-0${i + 2}`;
     report(rule, code === "O"
       ? `The invoice has ${what[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
-      : `The invoice has ${what[i]} of VAT category ${cat.name}, so it needs ${need}.`, d);
+      : `The invoice has ${what[i]} of VAT category ${cat.name}, so it needs ${need}.`, node);
   });
 }
 
@@ -215,61 +215,61 @@ function identifierRules(cat: Category, f: Facts, d: UblNode, report: Report): v
 // Contexts cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory (-05) and
 // cac:AllowanceCharge[cbc:ChargeIndicator=false()|true()]/cac:TaxCategory (-06 / -07), with the VAT scheme.
 function lineAndAllowanceRates(root: UblNode, report: Report): void {
-  for (const c of all(root, "cac:ClassifiedTaxCategory")) {
-    if (!hasParents(c, "cac:Item") || !isLine(c.parent!.parent) || !isVat(c)) continue;
-    const cat = byCode.get(categoryCode(c));
-    if (cat) rateRule(cat, "-05", c, `an invoice line's item (BT-152)`, report);
+  for (const classifiedTaxCategory of all(root, "cac:ClassifiedTaxCategory")) {
+    if (!hasParents(classifiedTaxCategory, "cac:Item") || !isLine(classifiedTaxCategory.parent!.parent) || !isVat(classifiedTaxCategory)) continue;
+    const cat = byCode.get(categoryCode(classifiedTaxCategory));
+    if (cat) rateRule(cat, "-05", classifiedTaxCategory, `an invoice line's item (BT-152)`, report);
   }
-  for (const c of all(root, "cac:TaxCategory")) {
-    const ac = c.parent;
-    if (!ac || ac.qname !== "cac:AllowanceCharge" || !isVat(c)) continue;
+  for (const taxCategory of all(root, "cac:TaxCategory")) {
+    const ac = taxCategory.parent;
+    if (!ac || ac.qname !== "cac:AllowanceCharge" || !isVat(taxCategory)) continue;
     const charge = chargeIndicator(ac);
     if (charge === null) continue;
-    const cat = byCode.get(categoryCode(c));
-    if (cat) rateRule(cat, charge ? "-07" : "-06", c, charge ? "a document level charge (BT-103)" : "a document level allowance (BT-96)", report);
+    const cat = byCode.get(categoryCode(taxCategory));
+    if (cat) rateRule(cat, charge ? "-07" : "-06", taxCategory, charge ? "a document level charge (BT-103)" : "a document level allowance (BT-96)", report);
   }
 }
 
 const byCode = new Map<string, Category>(CATEGORIES.map((c) => [c.code, c]));
 
-function rateRule(cat: Category, suffix: string, c: UblNode, where: string, report: Report): void {
-  const percentEl = child(c, "cbc:Percent");
-  const rate = decAt(c, "cbc:Percent");
+function rateRule(cat: Category, suffix: string, node: UblNode, where: string, report: Report): void {
+  const percentEl = child(node, "cbc:Percent");
+  const rate = decAt(node, "cbc:Percent");
   const rule = cat.prefix + suffix;
   switch (cat.code) {
     case "S": // (cbc:Percent) > 0
-      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, of VAT category S (standard rated), must be more than 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
+      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, of VAT category S (standard rated), must be more than 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
       break;
     case "L": case "M": // (cbc:Percent) >= 0
-      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0 or more; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
+      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0 or more; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
       break;
     case "O": // not(cbc:Percent)
-      if (percentEl) report(rule, `The VAT rate of ${where} must not be given for VAT category O (not subject to VAT); it is ${show(rate)}.`, c);
+      if (percentEl) report(rule, `The VAT rate of ${where} must not be given for VAT category O (not subject to VAT); it is ${show(rate)}.`, node);
       break;
     default: // xs:decimal(cbc:Percent) = 0
-      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, c);
+      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Context /*/cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory[code][VAT]: -08, -09, -10.
 function breakdownRules(root: UblNode, report: Report): void {
-  for (const c of select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")) {
-    if (!isVat(c)) continue;
-    const cat = byCode.get(categoryCode(c));
+  for (const taxCategory of select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")) {
+    if (!isVat(taxCategory)) continue;
+    const cat = byCode.get(categoryCode(taxCategory));
     if (!cat) continue;
-    const sub = c.parent!;
+    const sub = taxCategory.parent!;
     const taxable = decAt(sub, "cbc:TaxableAmount"), taxAmount = decAt(sub, "cbc:TaxAmount");
-    const rule = (n: string) => `${cat.prefix}-${n}`;
+    const rule = (text: string) => `${cat.prefix}-${text}`;
     const tolerant = cat.code === "S" || cat.code === "L" || cat.code === "M";
 
     if (tolerant) {
       // -08: every $rate in xs:decimal(cbc:Percent) satisfies TaxableAmount - 1 < Σ < TaxableAmount + 1, with Σ over
       // the lines, charges and allowances of the category at that rate (for S, one of them must exist).
-      const rate = decAt(c, "cbc:Percent");
-      if (child(c, "cbc:Percent") && rate !== null) {
+      const rate = decAt(taxCategory, "cbc:Percent");
+      if (child(taxCategory, "cbc:Percent") && rate !== null) {
         const inv = categorySum(root, "cac:InvoiceLine", cat.code, rate), cn = categorySum(root, "cac:CreditNoteLine", cat.code, rate);
-        const near = (s: Decimal) => taxable !== null && xpathDoubleShift(taxable, -1).lt(s) && xpathDoubleShift(taxable, 1).gt(s);
+        const near = (amount: Decimal) => taxable !== null && xpathDoubleShift(taxable, -1).lt(amount) && xpathDoubleShift(taxable, 1).gt(amount);
         let ok: boolean;
         if (cat.code === "S") {
           // //cac:AllowanceCharge / //cac:InvoiceLine / //cac:CreditNoteLine of category S at the rate, from the per-document index.
@@ -282,24 +282,24 @@ function breakdownRules(root: UblNode, report: Report): void {
         }
         if (!ok) {
           const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
-          const s = creditNote ? cn : inv;
+          const amount = creditNote ? cn : inv;
           const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, rate);
-          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(s)}${made}.`, c);
+          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(amount)}${made}.`, taxCategory);
         }
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
-      const pct = decAt(c, "cbc:Percent");
+      const pct = decAt(taxCategory, "cbc:Percent");
       const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(100))) : null;
       const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
       if (!ok9) {
         const missing = [taxAmount ? "" : "VAT amount (BT-117)", taxable ? "" : "taxable amount (BT-116)", pct ? "" : "VAT rate (BT-119)"].filter(Boolean);
         report(rule("09"), missing.length
           ? `The VAT breakdown of category ${cat.name} has no ${missing.join(", no ")}, so its VAT amount cannot be checked.`
-          : `The VAT breakdown of category ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, c);
+          : `The VAT breakdown of category ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, taxCategory);
       }
       // -10: no exemption reason.
-      if (exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode")) {
-        report(rule("10"), `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+      if (exists(taxCategory, "cbc:TaxExemptionReason") || exists(taxCategory, "cbc:TaxExemptionReasonCode")) {
+        report(rule("10"), `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, taxCategory);
       }
       continue;
     }
@@ -310,18 +310,18 @@ function breakdownRules(root: UblNode, report: Report): void {
     const ok8 = (all(root, "cac:InvoiceLine").length > 0 && eq(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && eq(taxable, cn));
     if (!ok8) {
       const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
-      const s = creditNote ? cn : inv;
+      const amount = creditNote ? cn : inv;
       const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, null);
-      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(s)}${made}.`, c);
+      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(amount)}${made}.`, taxCategory);
     }
     // -09: the VAT amount is 0.
-    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, c);
+    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, taxCategory);
     // -10: Z must not have an exemption reason; AE, E, G, K and O must have one.
-    const hasReason = exists(c, "cbc:TaxExemptionReason") || exists(c, "cbc:TaxExemptionReasonCode");
+    const hasReason = exists(taxCategory, "cbc:TaxExemptionReason") || exists(taxCategory, "cbc:TaxExemptionReasonCode");
     if (cat.code === "Z" ? hasReason : !hasReason) {
       report(rule("10"), cat.code === "Z"
         ? `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`
-        : `The VAT breakdown of category ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, c);
+        : `The VAT breakdown of category ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, taxCategory);
     }
   }
 }
@@ -349,14 +349,14 @@ interface CategorySums {
 }
 
 /** Equal decimals get the same key (5, 5.00 and +5 are "5"; -0 is "0"). */
-const rateKey = (d: Decimal): string => (d.eq(0) ? "0" : d.toFixed());
+const rateKey = (amount: Decimal): string => (amount.eq(0) ? "0" : amount.toFixed());
 
 const matchedOf = (categories: UblNode[]): Matched => {
   const codes = new Set<string>(), rates = new Set<string>();
-  for (const c of categories) {
-    codes.add(categoryCode(c));
-    const r = decAt(c, "cbc:Percent");
-    if (r !== null) rates.add(rateKey(r));
+  for (const category of categories) {
+    codes.add(categoryCode(category));
+    const amount = decAt(category, "cbc:Percent");
+    if (amount !== null) rates.add(rateKey(amount));
   }
   return { codes, rates };
 };
@@ -378,8 +378,8 @@ function computeCategorySums(root: UblNode): CategorySums {
       for (const rate of m.rates) keys.push(`${code} ${rate}`);
       for (const k of keys) {
         const key = `${kind}|${k}`;
-        const s = sums.get(key) ?? ZERO;
-        sums.set(key, negate ? s.minus(amount) : s.plus(amount));
+        const value = sums.get(key) ?? ZERO;
+        sums.set(key, negate ? value.minus(amount) : value.plus(amount));
         let p = parts.get(key);
         if (!p) parts.set(key, (p = { shown: [], count: 0 }));
         if (p.count++ < PARTS_SHOWN) p.shown.push(`${label}: ${negate ? "-" : ""}${money(amount)}`);
@@ -387,10 +387,10 @@ function computeCategorySums(root: UblNode): CategorySums {
     }
   };
   for (const kind of LINE_KINDS) {
-    for (const l of children(root, kind)) {
-      const amount = decAt(l, "cbc:LineExtensionAmount");
-      const id = norm(child(l, "cbc:ID"));
-      if (amount !== null) file(kind, matchedOf(select(l, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, `line ${id === "" ? `#${l.index}` : id}`);
+    for (const node of children(root, kind)) {
+      const amount = decAt(node, "cbc:LineExtensionAmount");
+      const id = norm(child(node, "cbc:ID"));
+      if (amount !== null) file(kind, matchedOf(select(node, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, `line ${id === "" ? `#${node.index}` : id}`);
     }
   }
   for (const ac of children(root, "cac:AllowanceCharge")) {
@@ -399,15 +399,15 @@ function computeCategorySums(root: UblNode): CategorySums {
     const m = matchedOf(children(ac, "cac:TaxCategory"));
     for (const kind of LINE_KINDS) file(kind, m, amount, !charge, `document ${charge ? "charge" : "allowance"} ${ac.index}`);
   }
-  const sRates = (list: readonly UblNode[], categoriesOf: (n: UblNode) => UblNode[]) => {
+  const sRates = (list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]) => {
     const out = new Set<string>();
-    for (const n of list) {
-      const m = matchedOf(categoriesOf(n));
-      if (m.codes.has("S")) for (const r of m.rates) out.add(r);
+    for (const node of list) {
+      const m = matchedOf(categoriesOf(node));
+      if (m.codes.has("S")) for (const text of m.rates) out.add(text);
     }
     return out;
   };
-  const lineCategories = (l: UblNode) => select(l, "cac:Item/cac:ClassifiedTaxCategory");
+  const lineCategories = (node: UblNode) => select(node, "cac:Item/cac:ClassifiedTaxCategory");
   const result: CategorySums = {
     sums,
     parts,
