@@ -64,9 +64,9 @@ interface Known {
 // ---- compiled once, at load ----
 
 const KNOWN = new Map<string, Known>();
-function known(q: string): Known {
-  let k = KNOWN.get(q);
-  if (!k) KNOWN.set(q, (k = { id: KNOWN.size, context: -1, anywhere: [] }));
+function known(text: string): Known {
+  let k = KNOWN.get(text);
+  if (!k) KNOWN.set(text, (k = { id: KNOWN.size, context: -1, anywhere: [] }));
   return k;
 }
 
@@ -76,8 +76,8 @@ const newStep = (): Step => ({ next: [], absent: [], counted: [], top: -1 });
 /** The step at the end of `steps` below `from`, created as needed. */
 function stepAt(from: Step, steps: readonly string[]): Step {
   let s = from;
-  for (const q of steps) {
-    const id = known(q).id;
+  for (const step of steps) {
+    const id = known(step).id;
     let n = s.next[id];
     if (!n) s.next[id] = n = newStep();
     s = n;
@@ -158,7 +158,7 @@ const CONTEXTS: readonly (readonly [string, number])[] = [
   ["cbc:ID", C.Id],
 ];
 
-for (const [q, c] of CONTEXTS) known(q).context = c;
+for (const [str, num] of CONTEXTS) known(str).context = num;
 for (const [q, list] of ANYWHERE) known(q).anywhere.push(...list);
 
 // The children of the root that the rules after the walk read, collected by the walk.
@@ -175,12 +175,12 @@ function docWord(ctx: RuleContext): string {
 /** The qnames from below the root down to the node, such as `cac:Delivery/cac:DeliveryLocation/cbc:ID`. */
 function pathOf(node: UblNode): string {
   const parts: string[] = [];
-  for (let n: UblNode | null = node; n && n.parent; n = n.parent) parts.push(n.qname);
+  for (let element: UblNode | null = node; element && element.parent; element = element.parent) parts.push(element.qname);
   return parts.reverse().join("/") || node.qname;
 }
 
-function quote(s: string): string {
-  return JSON.stringify(s.length > 80 ? s.slice(0, 77) + "..." : s);
+function quote(text: string): string {
+  return JSON.stringify(text.length > 80 ? text.slice(0, 77) + "..." : text);
 }
 
 /** How a message names a line: by its identifier, else by its place. */
@@ -191,32 +191,32 @@ function lineName(node: UblNode): string {
 
 /** count(a/b/...) from a node, child steps only. */
 function countAt(node: UblNode, steps: readonly string[], i = 0): number {
-  const q = steps[i]!;
-  let n = 0;
+  const text = steps[i]!;
+  let value = 0;
   const last = i === steps.length - 1;
-  for (const c of node.children) if (c.qname === q) n += last ? 1 : countAt(c, steps, i + 1);
-  return n;
+  for (const element of node.children) if (element.qname === text) value += last ? 1 : countAt(element, steps, i + 1);
+  return value;
 }
 
 /** The string values at a path (child steps only). */
 function valuesAt(node: UblNode, steps: readonly string[], out: string[] = [], i = 0): string[] {
-  const q = steps[i]!;
+  const text = steps[i]!;
   const last = i === steps.length - 1;
-  for (const c of node.children) if (c.qname === q) last ? out.push(stringValue(c)) : valuesAt(c, steps, out, i + 1);
+  for (const element of node.children) if (element.qname === text) last ? out.push(stringValue(element)) : valuesAt(element, steps, out, i + 1);
   return out;
 }
 
 /** XPath string-length() of s from index `from`: code points, not UTF-16 units. */
-function codePoints(s: string, from: number): number {
-  let n = 0;
-  for (let i = from; i < s.length; i++, n++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
+function codePoints(text: string, from: number): number {
+  let value = 0;
+  for (let i = from; i < text.length; i++, value++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) i++;
     }
   }
-  return n;
+  return value;
 }
 
 /** `upper-case(@schemeID)`: "" when absent. */
@@ -227,11 +227,11 @@ function upperScheme(node: UblNode): string {
 /** The xs:boolean values of the cbc:ChargeIndicator children (XPath `cbc:ChargeIndicator = false()`). */
 function chargeIndicators(ac: UblNode): { isFalse: boolean; isTrue: boolean } {
   let isFalse = false, isTrue = false;
-  for (const c of ac.children) {
-    if (c.qname !== "cbc:ChargeIndicator") continue;
-    const v = normalizeSpace(stringValue(c));
-    if (v === "false" || v === "0") isFalse = true;
-    else if (v === "true" || v === "1") isTrue = true;
+  for (const node of ac.children) {
+    if (node.qname !== "cbc:ChargeIndicator") continue;
+    const text = normalizeSpace(stringValue(node));
+    if (text === "false" || text === "0") isFalse = true;
+    else if (text === "true" || text === "1") isTrue = true;
   }
   return { isFalse, isTrue };
 }
@@ -272,8 +272,8 @@ class SyntaxRun {
   private sellerNames: string[] | null = null;
 
   constructor(private readonly ctx: RuleContext) {
-    const r = ctx.root;
-    this.ubl = (r.ns === NS.invoice && r.name === "Invoice") || (r.ns === NS.creditNote && r.name === "CreditNote");
+    const rootNode = ctx.root;
+    this.ubl = (rootNode.ns === NS.invoice && rootNode.name === "Invoice") || (rootNode.ns === NS.creditNote && rootNode.name === "CreditNote");
     this.doc = docWord(ctx);
   }
 
@@ -299,8 +299,8 @@ class SyntaxRun {
     if (r.attr === null) {
       this.once(r.slot, r.rule, "warning", () => `The ${this.doc} contains ${pathOf(node)}, which EN 16931 does not use; the recipient may ignore it.`, node);
     } else {
-      const v = node.attrs[r.attr];
-      if (v !== undefined) this.unusedAttr(r, node, r.attr, v);
+      const text = node.attrs[r.attr];
+      if (text !== undefined) this.unusedAttr(r, node, r.attr, text);
     }
   }
 
@@ -361,17 +361,17 @@ class SyntaxRun {
     // DT-01's context excludes amounts with an ancestor cac:Price that has a cac:AllowanceCharge child.
     const under = underPriceCharge || (node.qname === "cac:Price" && child(node, "cac:AllowanceCharge") !== null);
     for (let i = 0; i < kids.length; i++) {
-      const c = kids[i]!;
-      const k = KNOWN.get(c.qname);
-      this.walk(c, k, step === null || k === undefined ? null : (step.next[k.id] ?? null), under);
+      const node = kids[i]!;
+      const k = KNOWN.get(node.qname);
+      this.walk(node, k, step === null || k === undefined ? null : (step.next[k.id] ?? null), under);
     }
   }
 
   private ancestorsAre(node: UblNode, up: readonly string[]): boolean {
-    let p = node.parent;
-    for (const q of up) {
-      if (p === null || p.qname !== q) return false;
-      p = p.parent;
+    let element = node.parent;
+    for (const text of up) {
+      if (element === null || element.qname !== text) return false;
+      element = element.parent;
     }
     return true;
   }
@@ -385,14 +385,14 @@ class SyntaxRun {
 
   // UBL-DT-01: string-length(substring-after(., '.')) <= 2
   private amountDecimals(node: UblNode): void {
-    const s = stringValue(node);
-    const dot = s.indexOf(".");
-    if (dot < 0 || s.length - dot - 1 <= 2) return;
-    const n = codePoints(s, dot + 1);
-    if (n <= 2) return;
-    const tail = s.slice(dot + 1);
-    const what = /^[0-9]*$/.test(tail) ? `${n} decimals` : `${n} characters after the decimal point`;
-    this.report("UBL-DT-01", "fatal", `The amount ${node.qname} is ${quote(s)}, with ${what}; EN 16931 amounts have at most two decimals.`, node);
+    const text = stringValue(node);
+    const dot = text.indexOf(".");
+    if (dot < 0 || text.length - dot - 1 <= 2) return;
+    const value = codePoints(text, dot + 1);
+    if (value <= 2) return;
+    const tail = text.slice(dot + 1);
+    const what = /^[0-9]*$/.test(tail) ? `${value} decimals` : `${value} characters after the decimal point`;
+    this.report("UBL-DT-01", "fatal", `The amount ${node.qname} is ${quote(text)}, with ${what}; EN 16931 amounts have at most two decimals.`, node);
   }
 
   // UBL-DT-06, UBL-DT-07
@@ -407,32 +407,32 @@ class SyntaxRun {
 
   // UBL-SR-51: not(cac:AddressLine) or count(cac:AddressLine) = 1
   private address(node: UblNode): void {
-    const n = children(node, "cac:AddressLine").length;
-    if (n > 1) this.report("UBL-SR-51", "fatal", `The address ${pathOf(node)} has ${n} cac:AddressLine elements; EN 16931 allows one (the third address line).`, node);
+    const count = children(node, "cac:AddressLine").length;
+    if (count > 1) this.report("UBL-SR-51", "fatal", `The address ${pathOf(node)} has ${count} cac:AddressLine elements; EN 16931 allows one (the third address line).`, node);
   }
 
   // UBL-SR-42: count(cac:PartyTaxScheme) <= 2 in cac:AccountingSupplierParty/cac:Party
   private supplierParty(node: UblNode): void {
-    const n = children(node, "cac:PartyTaxScheme").length;
-    if (n > 2) this.report("UBL-SR-42", "fatal", `The seller has ${n} tax registrations (cac:PartyTaxScheme); EN 16931 allows two at most: the VAT identifier and one other tax registration.`, node);
+    const count = children(node, "cac:PartyTaxScheme").length;
+    if (count > 2) this.report("UBL-SR-42", "fatal", `The seller has ${count} tax registrations (cac:PartyTaxScheme); EN 16931 allows two at most: the VAT identifier and one other tax registration.`, node);
   }
 
   // UBL-SR-33, UBL-SR-43 (context cac:AdditionalDocumentReference); UBL-CR-665, 666, 673 (root context, `//`)
   private additionalDocument(node: UblNode): void {
     let n130 = false, n50 = false, codes = 0, other = false, descriptions = 0, attachment = false, idScheme: UblNode | null = null;
-    for (const c of node.children) {
-      switch (c.qname) {
+    for (const element of node.children) {
+      switch (element.qname) {
         case "cbc:DocumentTypeCode": {
           codes++;
-          const v = stringValue(c);
-          if (v === "130") n130 = true;
+          const text = stringValue(element);
+          if (text === "130") n130 = true;
           else other = true;
-          if (v === "50") n50 = true;
+          if (text === "50") n50 = true;
           break;
         }
         case "cbc:DocumentDescription": descriptions++; break;
         case "cac:Attachment": attachment = true; break;
-        case "cbc:ID": if (idScheme === null && c.attrs.schemeID !== undefined) idScheme = c; break;
+        case "cbc:ID": if (idScheme === null && element.attrs.schemeID !== undefined) idScheme = element; break;
       }
     }
     if (descriptions > 1) {
@@ -460,26 +460,26 @@ class SyntaxRun {
 
   // UBL-SR-25
   private delivery(node: UblNode): void {
-    const n = countAt(node, P_DELIVERY_NAME);
-    if (n > 1) this.report("UBL-SR-25", "fatal", `The delivery ${pathOf(node)} gives the deliver-to party ${n} names (cac:DeliveryParty/cac:PartyName/cbc:Name); EN 16931 allows one.`, node);
+    const nodeValue = countAt(node, P_DELIVERY_NAME);
+    if (nodeValue > 1) this.report("UBL-SR-25", "fatal", `The delivery ${pathOf(node)} gives the deliver-to party ${nodeValue} names (cac:DeliveryParty/cac:PartyName/cbc:Name); EN 16931 allows one.`, node);
   }
 
   // UBL-SR-30 (context cac:AllowanceCharge[cbc:ChargeIndicator = false()]), UBL-SR-31 (= true())
   private allowanceCharge(node: UblNode): void {
     const { isFalse, isTrue } = chargeIndicators(node);
     if (!isFalse && !isTrue) return;
-    const n = children(node, "cbc:AllowanceChargeReason").length;
-    if (n <= 1) return;
-    if (isFalse) this.report("UBL-SR-30", "fatal", `The allowance ${pathOf(node)} has ${n} reasons (cbc:AllowanceChargeReason); EN 16931 allows one.`, node);
-    else this.report("UBL-SR-31", "fatal", `The charge ${pathOf(node)} has ${n} reasons (cbc:AllowanceChargeReason); EN 16931 allows one.`, node);
+    const count = children(node, "cbc:AllowanceChargeReason").length;
+    if (count <= 1) return;
+    if (isFalse) this.report("UBL-SR-30", "fatal", `The allowance ${pathOf(node)} has ${count} reasons (cbc:AllowanceChargeReason); EN 16931 allows one.`, node);
+    else this.report("UBL-SR-31", "fatal", `The charge ${pathOf(node)} has ${count} reasons (cbc:AllowanceChargeReason); EN 16931 allows one.`, node);
   }
 
   // UBL-SR-53: exists(cac:TaxScheme/cbc:ID) and exists(cbc:CompanyID)
   private partyTaxScheme(node: UblNode): void {
     let schemeId = false, companyId = false;
-    for (const c of node.children) {
-      if (c.qname === "cbc:CompanyID") companyId = true;
-      else if (c.qname === "cac:TaxScheme" && child(c, "cbc:ID") !== null) schemeId = true;
+    for (const element of node.children) {
+      if (element.qname === "cbc:CompanyID") companyId = true;
+      else if (element.qname === "cac:TaxScheme" && child(element, "cbc:ID") !== null) schemeId = true;
     }
     if (schemeId && companyId) return;
     this.report("UBL-SR-53", "fatal", schemeId
@@ -490,10 +490,10 @@ class SyntaxRun {
   // UBL-SR-34, 35, 36, 37, 48, 50, 52 (context cac:InvoiceLine | cac:CreditNoteLine)
   private line(node: UblNode): void {
     let notes = 0, periods = 0, docRefs = 0;
-    for (const c of node.children) {
-      if (c.qname === "cbc:Note") notes++;
-      else if (c.qname === "cac:InvoicePeriod") periods++;
-      else if (c.qname === "cac:DocumentReference") docRefs++;
+    for (const element of node.children) {
+      if (element.qname === "cbc:Note") notes++;
+      else if (element.qname === "cac:InvoicePeriod") periods++;
+      else if (element.qname === "cac:DocumentReference") docRefs++;
     }
     if (notes > 1) this.report("UBL-SR-34", "fatal", `${lineName(node)} has ${notes} notes (cbc:Note); EN 16931 allows one per line.`, node);
     const orderLines = countAt(node, P_ORDER_LINE_ID);
@@ -517,13 +517,13 @@ class SyntaxRun {
     let seller: string[];
     if (parent === this.ctx.root) seller = this.sellerNames ??= valuesAt(parent, P_SELLER_NAME);
     else seller = parent ? valuesAt(parent, P_SELLER_NAME) : [];
-    const differs = names.some((a) => seller.some((b) => a !== b));
+    const differs = names.some((name) => seller.some((text) => name !== text));
     const why = names.length === 0
       ? "the payee has no name (cac:PartyName/cbc:Name) to tell it apart from the seller"
       : seller.length === 0
         ? "the seller has no name (cac:PartyLegalEntity/cbc:RegistrationName) to tell the payee apart from"
         : `the payee has the seller's name (${quote(names[0]!)}); give a payee only when someone other than the seller is paid`;
-    const ids = children(node, "cac:PartyIdentification").reduce((n, pi) => n + children(pi, "cbc:ID").filter((id) => upperScheme(id) !== "SEPA").length, 0);
+    const ids = children(node, "cac:PartyIdentification").reduce((value, pi) => value + children(pi, "cbc:ID").filter((id) => upperScheme(id) !== "SEPA").length, 0);
     const checks: [string, number, string][] = [
       ["UBL-SR-19", names.length, "names (cac:PartyName/cbc:Name)"],
       ["UBL-SR-20", ids, "identifiers (cac:PartyIdentification/cbc:ID other than the SEPA creditor identifier)"],
@@ -538,9 +538,9 @@ class SyntaxRun {
   // UBL-SR-26, 27, 28 (context cac:PaymentMeans)
   private paymentMeans(node: UblNode): void {
     let ids = 0, codes = 0;
-    for (const c of node.children) {
-      if (c.qname === "cbc:PaymentID") ids++;
-      else if (c.qname === "cbc:PaymentMeansCode") codes++;
+    for (const element of node.children) {
+      if (element.qname === "cbc:PaymentID") ids++;
+      else if (element.qname === "cbc:PaymentMeansCode") codes++;
     }
     if (ids > 1) this.report("UBL-SR-26", "fatal", `The payment means ${pathOf(node)} has ${ids} payment references (cbc:PaymentID); EN 16931 allows one.`, node);
     if (codes > 1) this.report("UBL-SR-27", "fatal", `The payment means ${pathOf(node)} has ${codes} payment means codes (cbc:PaymentMeansCode); EN 16931 allows one.`, node);
@@ -552,7 +552,7 @@ class SyntaxRun {
   private billingReference(node: UblNode): void {
     const refs = children(node, "cac:InvoiceDocumentReference");
     if (refs.length > 1) this.report("UBL-SR-06", "fatal", `The billing reference ${pathOf(node)} has ${refs.length} preceding invoice references (cac:InvoiceDocumentReference); give each preceding invoice its own cac:BillingReference.`, node);
-    if (!refs.some((r) => child(r, "cbc:ID") !== null)) {
+    if (!refs.some((invoiceDocumentReference) => child(invoiceDocumentReference, "cbc:ID") !== null)) {
       this.report("UBL-SR-07", "fatal", refs.length === 0
         ? `The billing reference ${pathOf(node)} has no preceding invoice reference (cac:InvoiceDocumentReference/cbc:ID); give the number of the preceding invoice.`
         : `The preceding invoice reference in ${pathOf(node)} has no invoice number (cac:InvoiceDocumentReference/cbc:ID).`, node);
@@ -569,23 +569,23 @@ class SyntaxRun {
 
   // UBL-SR-32 (context cac:TaxSubtotal)
   private taxSubtotal(node: UblNode): void {
-    const n = countAt(node, P_EXEMPTION_REASON);
-    if (n > 1) this.report("UBL-SR-32", "fatal", `The VAT breakdown ${pathOf(node)} has ${n} exemption reasons (cac:TaxCategory/cbc:TaxExemptionReason); EN 16931 allows one.`, node);
+    const nodeValue = countAt(node, P_EXEMPTION_REASON);
+    if (nodeValue > 1) this.report("UBL-SR-32", "fatal", `The VAT breakdown ${pathOf(node)} has ${nodeValue} exemption reasons (cac:TaxCategory/cbc:TaxExemptionReason); EN 16931 allows one.`, node);
   }
 
   /** The root-context rules that need the whole document (counts, distinct values, predicates). */
   private afterWalk(root: UblNode): void {
     const doc = this.doc;
     for (const r of COUNTED) {
-      const n = this.counts[r.slot]!;
-      if (n > 1) this.report(r.rule, "fatal", `The ${doc} gives the ${r.what} ${n} times (${r.path}); EN 16931 allows it once.`, this.second[r.slot]!);
+      const value = this.counts[r.slot]!;
+      if (value > 1) this.report(r.rule, "fatal", `The ${doc} gives the ${r.what} ${value} times (${r.path}); EN 16931 allows it once.`, this.second[r.slot]!);
     }
 
     const top = this.top;
 
     // UBL-CR-002: not(cbc:UBLVersionID) or cbc:UBLVersionID = '2.1'
     const versions = top[T_VERSION]!;
-    if (versions.length > 0 && !versions.some((v) => stringValue(v) === "2.1")) {
+    if (versions.length > 0 && !versions.some((version) => stringValue(version) === "2.1")) {
       this.report("UBL-CR-002", "warning", `The ${doc} declares UBL version ${quote(stringValue(versions[0]))} (cbc:UBLVersionID); EN 16931 uses UBL 2.1, so give 2.1 or leave the version out.`, versions[0]!);
     }
 
@@ -604,7 +604,7 @@ class SyntaxRun {
     let objects = 0;
     let secondObject: UblNode | null = null;
     for (const adr of top[T_ADDITIONAL_DOCUMENT]!) {
-      if (!children(adr, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130")) continue;
+      if (!children(adr, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130")) continue;
       for (const id of children(adr, "cbc:ID")) if (++objects === 2) secondObject = id;
     }
     if (objects > 1) this.report("UBL-SR-04", "fatal", `The ${doc} gives ${objects} invoiced object identifiers (cac:AdditionalDocumentReference with document type code 130); EN 16931 allows one.`, secondObject!);
@@ -614,7 +614,7 @@ class SyntaxRun {
       const out: UblNode[] = [];
       for (const role of roles) for (const party of children(role, "cac:Party")) for (const pts of children(party, "cac:PartyTaxScheme")) {
         const ids = taxSchemeIds(pts);
-        if (vat ? ids.includes("VAT") : ids.some((v) => v !== "VAT")) out.push(...children(pts, "cbc:CompanyID"));
+        if (vat ? ids.includes("VAT") : ids.some((text) => text !== "VAT")) out.push(...children(pts, "cbc:CompanyID"));
       }
       return out;
     };
@@ -627,7 +627,7 @@ class SyntaxRun {
 
     // UBL-SR-46: count(cac:PaymentMeans/cbc:PaymentMeansCode/@name) <= 1
     const named: UblNode[] = [];
-    for (const pm of top[T_PAYMENT_MEANS]!) for (const c of children(pm, "cbc:PaymentMeansCode")) if (c.attrs.name !== undefined) named.push(c);
+    for (const pm of top[T_PAYMENT_MEANS]!) for (const paymentMeansCode of children(pm, "cbc:PaymentMeansCode")) if (paymentMeansCode.attrs.name !== undefined) named.push(paymentMeansCode);
     if (named.length > 1) this.report("UBL-SR-46", "fatal", `The ${doc} gives the payment means text (the name attribute of cbc:PaymentMeansCode) ${named.length} times; EN 16931 allows it once.`, named[1]!);
 
     // UBL-SR-29: count(//cac:PartyIdentification/cbc:ID[upper-case(@schemeID) = 'SEPA']) <= 1
