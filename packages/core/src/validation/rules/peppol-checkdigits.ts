@@ -2,11 +2,11 @@
 // compute them (u:gln, u:mod11, u:mod97-0208, u:abn, u:checkSEOrgnr, u:TinVerification, u:checkCF,
 // u:checkCodiceIPA, u:checkPIVAseIT) and the IBAN test of the German rules. Pure functions on strings.
 
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
+const isDigit = (text: string | undefined): boolean => text !== undefined && text >= "0" && text <= "9";
 
 /** The XPath number() of a one-character string: its digit, or NaN. */
-function digitOf(c: string | undefined): number {
-  return isDigit(c) ? c!.charCodeAt(0) - 48 : NaN;
+function digitOf(text: string | undefined): number {
+  return isDigit(text) ? text!.charCodeAt(0) - 48 : NaN;
 }
 
 /**
@@ -35,8 +35,8 @@ export function mod11Valid(val: string): boolean {
 }
 
 function xsNumberPositive(val: string): boolean {
-  const t = val.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  return /^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(t) && /[1-9]/.test(t.replace(/[eE].*$/, ""));
+  const text = val.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
+  return /^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/.test(text) && /[1-9]/.test(text.replace(/[eE].*$/, ""));
 }
 
 /**
@@ -57,9 +57,9 @@ export function abnValid(val: string): boolean {
   const weights = [10, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19];
   let sum = 0;
   for (let i = 0; i < 11; i++) {
-    const d = digitOf(val[i]);
-    if (Number.isNaN(d)) return false;
-    sum += (i === 0 ? d - 1 : d) * weights[i]!;
+    const value = digitOf(val[i]);
+    if (Number.isNaN(value)) return false;
+    sum += (i === 0 ? value - 1 : value) * weights[i]!;
   }
   return sum % 89 === 0;
 }
@@ -73,8 +73,8 @@ export function swedishOrgNumberValid(val: string): boolean {
   const main = val.slice(0, 9);
   let sum = 0;
   for (let pos = 1; pos <= main.length; pos++) {
-    const d = main.charCodeAt(main.length - pos) - 48;
-    sum += pos % 2 === 1 ? ((d * 2) % 10) + Math.floor((d * 2) / 10) : d;
+    const value = main.charCodeAt(main.length - pos) - 48;
+    sum += pos % 2 === 1 ? ((value * 2) % 10) + Math.floor((value * 2) / 10) : value;
   }
   return (10 - (sum % 10)) % 10 === digitOf(val[9]);
 }
@@ -92,8 +92,8 @@ export function greekTinValid(val: string): boolean {
 }
 
 /** XPath `castable as xs:integer`: optional sign and digits, XML whitespace around allowed. */
-export function isXsInteger(s: string): boolean {
-  return /^[ \t\r\n]*[+-]?[0-9]+[ \t\r\n]*$/.test(s);
+export function isXsInteger(text: string): boolean {
+  return /^[ \t\r\n]*[+-]?[0-9]+[ \t\r\n]*$/.test(text);
 }
 
 const LETTERS = /^[A-Za-z]*$/;
@@ -129,9 +129,9 @@ export function italianVatNumberValid(val: string): boolean {
   if (code.length !== 11 || !isXsInteger(code.join(""))) return false;
   let sum = 0;
   for (let i = 0; i < code.length; i++) {
-    const d = digitOf(code[i]);
-    if (Number.isNaN(d)) return false;
-    sum += i % 2 === 0 ? d : Number("0246813579"[d]);
+    const value = digitOf(code[i]);
+    if (Number.isNaN(value)) return false;
+    sum += i % 2 === 0 ? value : Number("0246813579"[value]);
   }
   return sum % 10 === 0;
 }
