@@ -74,15 +74,15 @@ export function rawOne(nodes: UblNode[]): Value {
   return nodes.length > 1 ? null : stringValue(nodes[0]);
 }
 
-const upperOne = (nodes: UblNode[]): Value => { const v = normOne(nodes); return v === null ? null : v.toUpperCase(); };
+const upperOne = (nodes: UblNode[]): Value => { const value = normOne(nodes); return value === null ? null : value.toUpperCase(); };
 
 /** Computes the document-wide variables of the Peppol rules. */
 export function peppolFacts(ctx: RuleContext): PeppolFacts {
   const root = ctx.root;
   const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
   const customers = select(root, "cac:AccountingCustomerParty/cac:Party");
-  const supplierCountryNodes = suppliers.flatMap((p) => select(p, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
-  const customerCountryNodes = customers.flatMap((p) => select(p, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
+  const supplierCountryNodes = suppliers.flatMap((party) => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
+  const customerCountryNodes = customers.flatMap((party) => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode"));
   const profileNodes = children(root, "cbc:ProfileID");
   const profileId = normOne(profileNodes);
   const profile = profileId === null ? "Unknown" : ["urn:fdc:peppol.eu:2017:poacc:billing:01:1.0", "urn:peppol:france:billing:regulated", "urn:peppol:france:billing:non-regulated"].includes(profileId)
@@ -114,46 +114,46 @@ export function peppolFacts(ctx: RuleContext): PeppolFacts {
 }
 
 /** XPath substring($s, $start, $length) with integer arguments, counting code points. */
-export function xsubstring(s: string, start: number, length = Infinity): string {
+export function xsubstring(text: string, start: number, length = Infinity): string {
   // eslint-disable-next-line no-control-regex
-  if (/^[\u0000-\ud7ff\ue000-\uffff]*$/.test(s)) {
+  if (/^[\u0000-\ud7ff\ue000-\uffff]*$/.test(text)) {
     const from = Math.max(start - 1, 0), to = start - 1 + length;
-    return to <= from ? "" : s.slice(from, to);
+    return to <= from ? "" : text.slice(from, to);
   }
-  return Array.from(s).filter((_, i) => i + 1 >= start && i + 1 < start + length).join("");
+  return Array.from(text).filter((_, i) => i + 1 >= start && i + 1 < start + length).join("");
 }
 
 /** XPath string-length(): code points. */
-export function xlength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+export function xlength(text: string): number {
+  let value = 0;
+  for (const _ of text) value++;
+  return value;
 }
 
 const XS_DOUBLE = /^[ \t\r\n]*([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)[ \t\r\n]*$/;
 
 /** XPath number($s) != NaN: the text is an xs:double (digits, point, exponent, INF). */
-export function isNumber(s: string | null | undefined): boolean {
-  return s != null && XS_DOUBLE.test(s) && !/NaN/.test(s);
+export function isNumber(text: string | null | undefined): boolean {
+  return text != null && XS_DOUBLE.test(text) && !/NaN/.test(text);
 }
 
 /**
  * XPath number($s) as an exact decimal for comparisons (never arithmetic on money): null when NaN. INF
  * becomes a very large decimal, which compares the same way.
  */
-export function xnumber(s: string | null | undefined): Decimal | null {
-  if (!isNumber(s)) return null;
-  const t = s!.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  if (t.endsWith("INF")) return lit(t.startsWith("-") ? "-1e400" : "1e400");
-  return dec(t) ?? bigOf(t);
+export function xnumber(text: string | null | undefined): Decimal | null {
+  if (!isNumber(text)) return null;
+  const value = text!.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
+  if (value.endsWith("INF")) return lit(value.startsWith("-") ? "-1e400" : "1e400");
+  return dec(value) ?? bigOf(value);
 }
 
-function bigOf(t: string): Decimal | null {
-  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?[eE]([+-]?[0-9]+)$/.exec(t);
-  if (!m) return null;
-  const base = dec(`${m[1]}${m[2] || "0"}.${m[3] || "0"}`);
+function bigOf(text: string): Decimal | null {
+  const match = /^([+-]?)([0-9]*)(?:\.([0-9]*))?[eE]([+-]?[0-9]+)$/.exec(text);
+  if (!match) return null;
+  const base = dec(`${match[1]}${match[2] || "0"}.${match[3] || "0"}`);
   if (!base) return null;
-  const exp = Number(m[4]);
+  const exp = Number(match[4]);
   return exp >= 0 ? base.times(lit(`1e${Math.min(exp, 400)}`)) : base.div(lit(`1e${Math.min(-exp, 400)}`));
 }
 
@@ -163,16 +163,16 @@ const XS_DATE = /^(-?(?:[1-9][0-9]{3,}|0[0-9]{3}))-(0[1-9]|1[0-2])-(0[1-9]|[12][
  * An xs:date (whitespace around trimmed) as minutes since the epoch at its start, for comparisons; null when
  * the text is not a date. A date without a timezone is taken as UTC (the oracle's implicit timezone).
  */
-export function xsDate(s: string | null | undefined): number | null {
-  if (s == null) return null;
-  const m = XS_DATE.exec(s.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ""));
-  if (!m) return null;
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
+export function xsDate(text: string | null | undefined): number | null {
+  if (text == null) return null;
+  const match = XS_DATE.exec(text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ""));
+  if (!match) return null;
+  const year = Number(match[1]), month = Number(match[2]), day = Number(match[3]);
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
   if (day > days) return null;
   let offset = 0;
-  if (m[4] && m[4] !== "Z") offset = (m[4].startsWith("-") ? -1 : 1) * (Number(m[4].slice(1, 3)) * 60 + Number(m[4].slice(4, 6)));
+  if (match[4] && match[4] !== "Z") offset = (match[4].startsWith("-") ? -1 : 1) * (Number(match[4].slice(1, 3)) * 60 + Number(match[4].slice(4, 6)));
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day);
   d.setUTCHours(0, 0, 0, 0);
@@ -187,6 +187,6 @@ export function filled(node: UblNode | null | undefined): boolean {
 /** Quotes a value for a message ("…" for nothing). */
 export function q(value: string | null | undefined): string {
   if (value == null || value === "") return "(empty)";
-  const v = value.length > 80 ? value.slice(0, 77) + "..." : value;
-  return `'${v}'`;
+  const text = value.length > 80 ? value.slice(0, 77) + "..." : value;
+  return `'${text}'`;
 }
