@@ -19,5 +19,5 @@ function visit(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   mainRules(env, node);
   if (nat.any) nationalRules(env, nat, node);
   codeRules(env, node);
-  for (const c of node.children) visit(env, nat, c);
+  for (const element of node.children) visit(env, nat, element);
 }
