@@ -38,7 +38,7 @@ export function nationalFacts(env: PeppolFacts): NationalFacts {
   const root = env.root;
   const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
   const customers = select(root, "cac:AccountingCustomerParty/cac:Party");
-  const seAddress = (p: UblNode) => countryCodes(p).includes("SE");
+  const seAddress = (node: UblNode) => countryCodes(node).includes("SE");
   const dkSupplier = env.supplierAddressCountryRaw === "DK", isSupplier = env.supplierAddressCountryRaw === "IS";
   const greekSender = env.supplierCountry === "GR" || env.supplierCountry === "EL";
   const greekReceiver = env.customerCountry === "GR" || env.customerCountry === "EL";
@@ -52,10 +52,10 @@ export function nationalFacts(env: PeppolFacts): NationalFacts {
     isBoth: isSupplier && env.customerAddressCountryRaw === "IS",
     greekSender,
     greekBoth: greekSender && greekReceiver,
-    greekSenderInGreece: greekSender && suppliers.some((p) => countryCodes(p).includes("GR")),
+    greekSenderInGreece: greekSender && suppliers.some((party) => countryCodes(party).includes("GR")),
     accountingSupplierGreek: env.accountingSupplierCountry === "GR" || env.accountingSupplierCountry === "EL",
     seSupplier: suppliers.some(seAddress),
-    seSupplierWithSeVat: suppliers.some((p) => seAddress(p) && vatSchemes(p, true).some((pts) => xsubstring(stringValue(child(pts, "cbc:CompanyID")), 1, 2) === "SE")),
+    seSupplierWithSeVat: suppliers.some((party) => seAddress(party) && vatSchemes(party, true).some((pts) => xsubstring(stringValue(child(pts, "cbc:CompanyID")), 1, 2) === "SE")),
     seCustomer: customers.some(seAddress),
     nlSupplier,
     nlBoth: nlSupplier && nlCustomer,
@@ -89,8 +89,8 @@ export function nationalRules(env: PeppolFacts, nat: NationalFacts, node: UblNod
   if (nat.deBoth) germany(env, node);
 }
 
-const isSupplierParty = (n: UblNode) => n.qname === "cac:Party" && n.parent?.qname === "cac:AccountingSupplierParty";
-const isCustomerParty = (n: UblNode) => n.qname === "cac:Party" && n.parent?.qname === "cac:AccountingCustomerParty";
+const isSupplierParty = (node: UblNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingSupplierParty";
+const isCustomerParty = (node: UblNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingCustomerParty";
 
 // ---------------------------------------------------------------------------------------------- Norway
 
@@ -121,8 +121,8 @@ function denmarkDocument(env: PeppolFacts, nat: NationalFacts): void {
   }
   if (env.isCreditNote && nat.dkBoth) {
     const payable = first(root, "cac:LegalMonetaryTotal/cbc:PayableAmount");
-    const v = xnumber(payable?.text);
-    if (v && v.lt(0)) env.report("DK-R-016", "fatal", `A Danish credit note cannot have a negative amount due (${norm(payable)}).`, root);
+    const amount = xnumber(payable?.text);
+    if (amount && amount.lt(0)) env.report("DK-R-016", "fatal", `A Danish credit note cannot have a negative amount due (${norm(payable)}).`, root);
   }
 }
 
@@ -148,17 +148,17 @@ function denmark(env: PeppolFacts, node: UblNode): void {
     case "cac:InvoiceLine": case "cac:CreditNoteLine": {
       if (parent !== root || node.qname !== (env.isInvoice ? "cac:InvoiceLine" : "cac:CreditNoteLine")) return;
       const codes = select(node, "cac:Item/cac:CommodityClassification/cbc:ItemClassificationCode");
-      if (codes.some((c) => c.attrs.listID === "TST") && !codes.some((c) => ["19.05.01", "19.0501", "26.08.01", "26.0801"].includes(c.attrs.listVersionID ?? "\u0000"))) {
+      if (codes.some((itemClassificationCode) => itemClassificationCode.attrs.listID === "TST") && !codes.some((itemClassificationCode) => ["19.05.01", "19.0501", "26.08.01", "26.0801"].includes(itemClassificationCode.attrs.listVersionID ?? "\u0000"))) {
         env.report("DK-R-003", "fatal", `Line ${textAt(node, "cbc:ID")}: an UNSPSC item classification (listID TST) must give version 19.05.01 or 26.08.01 (listVersionID).`, node);
       }
       return;
     }
     case "cac:AllowanceCharge": {
-      if (!children(node, "cbc:AllowanceChargeReasonCode").some((c) => stringValue(c) === "ZZZ")) return;
+      if (!children(node, "cbc:AllowanceChargeReasonCode").some((allowanceChargeReasonCode) => stringValue(allowanceChargeReasonCode) === "ZZZ")) return;
       const reasonNode = child(node, "cbc:AllowanceChargeReason");
       const reason = stringValue(reasonNode);
-      const n = xnumber(reasonNode ? reason : null);
-      const taxCategory = xlength(normalizeSpace(reasonNode?.text ?? "")) === 4 && n !== null && n.gte(0) && n.lte(9999);
+      const amount = xnumber(reasonNode ? reason : null);
+      const taxCategory = xlength(normalizeSpace(reasonNode?.text ?? "")) === 4 && amount !== null && amount.gte(0) && amount.lte(9999);
       const hashed = reasonNode !== null && reason.includes("#") && !reason.startsWith("#") && !reason.endsWith("#");
       if (!taxCategory && !hashed) env.report("DK-R-004", "fatal", `A non-VAT tax (reason code ZZZ) must give in the reason either the 4-digit tax category or a text with a # that neither starts nor ends it; the reason is ${q(reason)}.`, node);
       return;
@@ -168,7 +168,7 @@ function denmark(env: PeppolFacts, node: UblNode): void {
 
 function denmarkPayment(env: PeppolFacts, pm: UblNode): void {
   const codes = children(pm, "cbc:PaymentMeansCode").map(stringValue);
-  const has = (c: string) => codes.includes(c);
+  const has = (text: string) => codes.includes(text);
   const code = codes[0];
   if (!" 1 10 31 42 48 49 50 58 59 93 97 ".includes(` ${code ?? ""} `)) env.report("DK-R-005", "fatal", `Payment means code ${q(code)} is not allowed for a Danish seller; use 1, 10, 31, 42, 48, 49, 50, 58, 59, 93 or 97.`, pm);
   const accountText = (path: string) => normalizeSpace(first(pm, path)?.text ?? "");
@@ -228,10 +228,10 @@ function sweden(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   if (node.qname === "cac:PartyLegalEntity" && parent && isSupplierParty(parent)) {
     const id = child(node, "cbc:CompanyID");
     if (id && countryCodes(parent).includes("SE")) {
-      const v = norm(id);
-      if (!isNumber(stringValue(id))) env.report("SE-R-003", "fatal", `The Swedish organisation number ${q(v)} must be numeric.`, node);
-      if (xlength(v) !== 10) env.report("SE-R-004", "fatal", `The Swedish organisation number ${q(v)} must have 10 digits.`, node);
-      if (!swedishOrgNumberValid(v)) env.report("SE-R-013", "fatal", `The Swedish organisation number ${q(v)} has a wrong check digit (the last digit, by the Luhn algorithm).`, node);
+      const text = norm(id);
+      if (!isNumber(stringValue(id))) env.report("SE-R-003", "fatal", `The Swedish organisation number ${q(text)} must be numeric.`, node);
+      if (xlength(text) !== 10) env.report("SE-R-004", "fatal", `The Swedish organisation number ${q(text)} must have 10 digits.`, node);
+      if (!swedishOrgNumberValid(text)) env.report("SE-R-013", "fatal", `The Swedish organisation number ${q(text)} has a wrong check digit (the last digit, by the Luhn algorithm).`, node);
     }
     return;
   }
@@ -243,23 +243,23 @@ function sweden(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
     }
     return;
   }
-  if ((node.qname === "cac:TaxCategory" || node.qname === "cac:ClassifiedTaxCategory") && nat.seSupplierWithSeVat && children(node, "cbc:ID").some((c) => stringValue(c) === "S")) {
+  if ((node.qname === "cac:TaxCategory" || node.qname === "cac:ClassifiedTaxCategory") && nat.seSupplierWithSeVat && children(node, "cbc:ID").some((id) => stringValue(id) === "S")) {
     const percent = child(node, "cbc:Percent");
-    const p = xnumber(percent ? stringValue(percent) : null);
-    if (!(p && (p.eq(25) || p.eq(12) || p.eq(6)))) env.report("SE-R-006", "fatal", `A Swedish seller's standard VAT rate must be 25, 12 or 6 percent, not ${q(norm(percent))}.`, node);
+    const amount = xnumber(percent ? stringValue(percent) : null);
+    if (!(amount && (amount.eq(25) || amount.eq(12) || amount.eq(6)))) env.report("SE-R-006", "fatal", `A Swedish seller's standard VAT rate must be 25, 12 or 6 percent, not ${q(norm(percent))}.`, node);
     return;
   }
   if (node.qname === "cbc:ID" && parent?.qname === "cac:PayeeFinancialAccount" && parent.parent?.qname === "cac:PaymentMeans") {
     const pm = parent.parent;
     if (normOne(children(pm, "cbc:PaymentMeansCode")) !== "30") return;
     const branch = normOne(select(parent, "cac:FinancialInstitutionBranch/cbc:ID"));
-    const v = norm(node);
+    const text = norm(node);
     if (branch === "SE:PLUSGIRO") {
-      if (!isNumber(v)) env.report("SE-R-007", "warning", `The Plusgiro account ${q(v)} should be numeric.`, node);
-      if (xlength(v) < 2 || xlength(v) > 8) env.report("SE-R-010", "warning", `The Plusgiro account ${q(v)} should have 2 to 8 digits.`, node);
+      if (!isNumber(text)) env.report("SE-R-007", "warning", `The Plusgiro account ${q(text)} should be numeric.`, node);
+      if (xlength(text) < 2 || xlength(text) > 8) env.report("SE-R-010", "warning", `The Plusgiro account ${q(text)} should have 2 to 8 digits.`, node);
     } else if (branch === "SE:BANKGIRO") {
-      if (!isNumber(v)) env.report("SE-R-008", "warning", `The Bankgiro account ${q(v)} should be numeric.`, node);
-      if (xlength(v) !== 7 && xlength(v) !== 8) env.report("SE-R-009", "warning", `The Bankgiro account ${q(v)} should have 7 or 8 digits.`, node);
+      if (!isNumber(text)) env.report("SE-R-008", "warning", `The Bankgiro account ${q(text)} should be numeric.`, node);
+      if (xlength(text) !== 7 && xlength(text) !== 8) env.report("SE-R-009", "warning", `The Bankgiro account ${q(text)} should have 7 or 8 digits.`, node);
     }
     return;
   }
@@ -275,7 +275,7 @@ function sweden(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
 
 // ---------------------------------------------------------------------------------------------- Greece
 
-const tokenize = (s: string, sep: string): string[] => (s === "" ? [] : s.split(sep));
+const tokenize = (text: string, sep: string): string[] => (text === "" ? [] : text.split(sep));
 const GREEK_DOCUMENT_TYPES = ["1.1", "1.6", "2.1", "2.4", "5.1", "5.2", ""];
 const GREEK_DATE = /^(0?[1-9]|[12][0-9]|3[01])[-\\/ ]?(0?[1-9]|1[0-2])[-\\/ ]?(19|20)[0-9]{2}/;
 
@@ -308,7 +308,7 @@ function greekInvoiceId(env: PeppolFacts): void {
 
 function greekDocument(env: PeppolFacts): void {
   const refs = children(env.root, "cac:AdditionalDocumentReference");
-  const described = (d: string) => refs.filter((r) => children(r, "cbc:DocumentDescription").some((x) => stringValue(x) === d)).length;
+  const described = (text: string) => refs.filter((additionalDocumentReference) => children(additionalDocumentReference, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === text)).length;
   const marks = described("##M.AR.K##"), urls = described("##INVOICE|URL##");
   if (marks !== 1) env.report("GR-R-004-1", "fatal", `A Greek seller's invoice must carry exactly one MARK number (a document reference described '##M.AR.K##'); it has ${marks}.`, env.root);
   if (urls !== 1) env.report("GR-S-008-1", "warning", `A Greek seller's invoice should carry one invoice URL (a document reference described '##INVOICE|URL##'); it has ${urls}.`, env.root);
@@ -331,15 +331,15 @@ function greece(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
       return;
     }
     if (node.qname === "cbc:CompanyID" && parent?.qname === "cac:PartyTaxScheme" && parent.parent && isSupplierParty(parent.parent) && normOne(select(parent, "cac:TaxScheme/cbc:ID")) === "VAT") {
-      const v = stringValue(node);
-      if (!(xsubstring(v, 1, 2) === "EL" && greekTinValid(xsubstring(v, 3)))) env.report("GR-R-003", "fatal", `The Greek seller's VAT number ${q(v)} must start with EL followed by a valid tax number (AFM).`, node);
+      const text = stringValue(node);
+      if (!(xsubstring(text, 1, 2) === "EL" && greekTinValid(xsubstring(text, 3)))) env.report("GR-R-003", "fatal", `The Greek seller's VAT number ${q(text)} must start with EL followed by a valid tax number (AFM).`, node);
       return;
     }
-    if (node.qname === "cbc:ID" && parent?.qname === "cac:AdditionalDocumentReference" && nat.greekSenderInGreece && children(parent, "cbc:DocumentDescription").some((d) => stringValue(d) === "##M.AR.K##")) {
+    if (node.qname === "cbc:ID" && parent?.qname === "cac:AdditionalDocumentReference" && nat.greekSenderInGreece && children(parent, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === "##M.AR.K##")) {
       if (!/^[1-9]([0-9]*)/.test(stringValue(node))) env.report("GR-R-004-2", "fatal", `The MARK number ${q(stringValue(node))} must be a positive whole number.`, node);
       return;
     }
-    if (node.qname === "cac:AdditionalDocumentReference" && children(node, "cbc:DocumentDescription").some((d) => stringValue(d) === "##INVOICE|URL##")) {
+    if (node.qname === "cac:AdditionalDocumentReference" && children(node, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === "##INVOICE|URL##")) {
       if (normalizeSpace(stringValue(first(node, "cac:Attachment/cac:ExternalReference/cbc:URI"))) === "") env.report("GR-R-008-3", "fatal", "The invoice URL reference of a Greek seller must give the URL (Attachment/ExternalReference/URI).", node);
       return;
     }
@@ -366,43 +366,43 @@ function greeceBoth(env: PeppolFacts, node: UblNode): void {
 
 function icelandDocument(env: PeppolFacts): void {
   const root = env.root;
-  const typeOk = (n: UblNode | null) => { const t = normalizeSpace(stringValue(n)); return !t.includes(" ") && " 380 381 ".includes(` ${t} `); };
+  const typeOk = (node: UblNode | null) => { const text = normalizeSpace(stringValue(node)); return !text.includes(" ") && " 380 381 ".includes(` ${text} `); };
   if (!typeOk(child(root, "cbc:InvoiceTypeCode")) && !typeOk(child(root, "cbc:CreditNoteTypeCode"))) {
     env.report("IS-R-001", "warning", `An Icelandic seller's invoice type should be 380 or 381 (Ef seljandi er íslenskur þá ætti gerð reiknings að vera 380 eða 381), not ${q(textAt(root, "cbc:InvoiceTypeCode") || textAt(root, "cbc:CreditNoteTypeCode"))}.`, root);
   }
   const legal = select(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
-  if (!(legal.length > 0 && legal.some((l) => l.attrs.schemeID === "0196"))) env.report("IS-R-002", "fatal", "An Icelandic seller must give its kennitala as legal registration number with scheme 0196.", root);
+  if (!(legal.length > 0 && legal.some((companyId) => companyId.attrs.schemeID === "0196"))) env.report("IS-R-002", "fatal", "An Icelandic seller must give its kennitala as legal registration number with scheme 0196.", root);
   if (!(exists(root, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cbc:StreetName") && exists(root, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cbc:PostalZone"))) {
     env.report("IS-R-003", "fatal", "An Icelandic seller must give the street and post code of its address.", root);
   }
   for (const [rule, code] of [["IS-R-006", "9"], ["IS-R-007", "42"]] as const) {
-    const means = children(root, "cac:PaymentMeans").filter((pm) => children(pm, "cbc:PaymentMeansCode").some((c) => stringValue(c) === code));
+    const means = children(root, "cac:PaymentMeans").filter((pm) => children(pm, "cbc:PaymentMeansCode").some((paymentMeansCode) => stringValue(paymentMeansCode) === code));
     if (means.length === 0) continue;
     const accounts = means.flatMap((pm) => select(pm, "cac:PayeeFinancialAccount/cbc:ID"));
     if (!(accounts.length > 0 && xlength(norm(accounts[0])) === 12)) env.report(rule, "fatal", `An Icelandic seller using payment means ${code} must give a 12-digit account number, not ${q(norm(accounts[0]))}.`, root);
   }
-  const eindagi = children(root, "cac:AdditionalDocumentReference").filter((r) => children(r, "cbc:DocumentDescription").some((d) => stringValue(d) === "EINDAGI"));
+  const eindagi = children(root, "cac:AdditionalDocumentReference").filter((additionalDocumentReference) => children(additionalDocumentReference, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === "EINDAGI"));
   if (eindagi.length > 0) {
-    const ids = eindagi.flatMap((r) => children(r, "cbc:ID"));
+    const ids = eindagi.flatMap((additionalDocumentReference) => children(additionalDocumentReference, "cbc:ID"));
     const id = stringValue(ids[0]);
     if (!(xlength(id) === 10 && xsDate(id) !== null)) env.report("IS-R-008", "fatal", `The EINDAGI date ${q(id)} must be written YYYY-MM-DD.`, root);
     const due = children(root, "cbc:DueDate");
     if (due.length === 0) env.report("IS-R-009", "fatal", "An invoice with an EINDAGI (final due date) must also have a due date.", root);
-    if (!due.some((d) => ids.some((i) => stringValue(d) <= stringValue(i)))) env.report("IS-R-010", "fatal", `The EINDAGI date ${q(id)} must be the same as or later than the due date ${q(textAt(root, "cbc:DueDate"))}.`, root);
+    if (!due.some((dueDate) => ids.some((i) => stringValue(dueDate) <= stringValue(i)))) env.report("IS-R-010", "fatal", `The EINDAGI date ${q(id)} must be the same as or later than the due date ${q(textAt(root, "cbc:DueDate"))}.`, root);
   }
 }
 
 function iceland(env: PeppolFacts, node: UblNode): void {
   if (node.qname !== "cac:AccountingCustomerParty" || node.parent !== env.root) return;
   const legal = select(node, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
-  if (!(legal.length > 0 && legal.some((l) => l.attrs.schemeID === "0196"))) env.report("IS-R-004", "fatal", "When seller and buyer are Icelandic, the buyer's kennitala must be given as legal registration number with scheme 0196.", node);
+  if (!(legal.length > 0 && legal.some((companyId) => companyId.attrs.schemeID === "0196"))) env.report("IS-R-004", "fatal", "When seller and buyer are Icelandic, the buyer's kennitala must be given as legal registration number with scheme 0196.", node);
   if (!(exists(node, "cac:Party/cac:PostalAddress/cbc:StreetName") && exists(node, "cac:Party/cac:PostalAddress/cbc:PostalZone"))) env.report("IS-R-005", "fatal", "When seller and buyer are Icelandic, the buyer's address must give the street and post code.", node);
 }
 
 // ----------------------------------------------------------------------------------------- Netherlands
 
-const KVK_OR_OIN = (n: UblNode) => { const s = ` ${n.attrs.schemeID ?? ""} `; return (n.attrs.schemeID !== undefined && (s.includes(" 0106 ") || s.includes(" 0190 "))) && norm(n) !== ""; };
-const fullAddress = (a: UblNode) => !!(child(a, "cbc:StreetName") && child(a, "cbc:CityName") && child(a, "cbc:PostalZone"));
+const KVK_OR_OIN = (node: UblNode) => { const message = ` ${node.attrs.schemeID ?? ""} `; return (node.attrs.schemeID !== undefined && (message.includes(" 0106 ") || message.includes(" 0190 "))) && norm(node) !== ""; };
+const fullAddress = (node: UblNode) => !!(child(node, "cbc:StreetName") && child(node, "cbc:CityName") && child(node, "cbc:PostalZone"));
 
 function netherlands(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
   const parent = node.parent;
@@ -450,16 +450,16 @@ const SUPPORTED_VAT = ["S", "Z", "E", "AE", "K", "G", "L", "M"];
 const SKONTO = /(^|\r?\n)#(SKONTO)#TAGE=([0-9]+#PROZENT=[0-9]+\.[0-9]{2})(#BASISBETRAG=-?[0-9]+\.[0-9]{2})?#$/;
 const EMAIL = /^[^@ \t\r\n]+@([^@. \t\r\n]+\.)+[^@. \t\r\n]+$/;
 // '.*([0-9].*){3,}.*' on a one-line (normalized) text: at least three digits, counted without backtracking.
-const hasThreeDigits = (s: string) => (s.match(/[0-9]/g)?.length ?? 0) >= 3;
+const hasThreeDigits = (text: string) => (text.match(/[0-9]/g)?.length ?? 0) >= 3;
 const URL = /^([a-zA-Z])([a-zA-Z0-9+.-])+:/;
 
 function germanyDocument(env: PeppolFacts): void {
   const root = env.root;
   if (!child(root, "cac:PaymentMeans")) env.report("DE-R-001", "fatal", "Between German parties the invoice must give payment instructions (PaymentMeans, BG-16).", root);
   if (!children(root, "cbc:BuyerReference").some(filled)) env.report("DE-R-015", "fatal", "Between German parties the buyer reference (BT-10, the Leitweg-ID for public buyers) is required.", root);
-  const acCodes = (indicator: string) => children(root, "cac:AllowanceCharge").filter((ac) => children(ac, "cbc:ChargeIndicator").some((c) => stringValue(c) === indicator)).flatMap((ac) => select(ac, "cac:TaxCategory/cbc:ID")).map(stringValue);
+  const acCodes = (indicator: string) => children(root, "cac:AllowanceCharge").filter((ac) => children(ac, "cbc:ChargeIndicator").some((chargeIndicator) => stringValue(chargeIndicator) === indicator)).flatMap((ac) => select(ac, "cac:TaxCategory/cbc:ID")).map(stringValue);
   const lineCodes = [...select(root, "cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory/cbc:ID"), ...select(root, "cac:CreditNoteLine/cac:Item/cac:ClassifiedTaxCategory/cbc:ID")].map(stringValue);
-  const usesVat = [...acCodes("false"), ...acCodes("true"), ...lineCodes].some((c) => SUPPORTED_VAT.includes(c));
+  const usesVat = [...acCodes("false"), ...acCodes("true"), ...lineCodes].some((text) => SUPPORTED_VAT.includes(text));
   if (usesVat && !child(root, "cac:TaxRepresentativeParty") && !select(root, "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID").some(filled)) {
     env.report("DE-R-016", "fatal", "Between German parties an invoice with VAT must give the seller's VAT identifier, the seller's tax number or a tax representative.", root);
   }
@@ -468,8 +468,8 @@ function germanyDocument(env: PeppolFacts): void {
   if (!types.includes(type) && !types.includes(cnType)) env.report("DE-R-017", "warning", `Between German parties the invoice type code should be one of 326, 380, 384, 389, 381, 875, 876, 877, not ${q(type || cnType)}.`, root);
   if (!germanSkontoOk(root)) env.report("DE-R-018", "fatal", "Between German parties cash discount terms in the payment terms must be written like '#SKONTO#TAGE=14#PROZENT=2.00#' (optionally '#BASISBETRAG=100.00'), one per line, each line ending with a line break.", root);
   const refs = children(root, "cac:AdditionalDocumentReference");
-  const names = refs.map((r) => select(r, "cac:Attachment/cbc:EmbeddedDocumentBinaryObject").map((o) => o.attrs.filename).filter((f): f is string => f !== undefined));
-  const duplicate = names.findIndex((own, i) => own.some((f) => names.slice(0, i).some((earlier) => earlier.includes(f))));
+  const names = refs.map((additionalDocumentReference) => select(additionalDocumentReference, "cac:Attachment/cbc:EmbeddedDocumentBinaryObject").map((embeddedDocumentBinaryObject) => embeddedDocumentBinaryObject.attrs.filename).filter((text): text is string => text !== undefined));
+  const duplicate = names.findIndex((own, i) => own.some((text) => names.slice(0, i).some((earlier) => earlier.includes(text))));
   if (duplicate >= 0) env.report("DE-R-022", "fatal", `Between German parties attached documents must have unique file names; ${q(names[duplicate]![0])} is used twice.`, root);
   if ((type === "384" || cnType === "384") && !exists(root, "cac:BillingReference/cac:InvoiceDocumentReference")) env.report("DE-R-026", "warning", "A corrected invoice (type 384) between German parties should refer to the invoice it corrects (BillingReference).", root);
   const mandate = exists(root, "cac:PaymentMeans/cac:PaymentMandate");
@@ -481,12 +481,12 @@ function germanyDocument(env: PeppolFacts): void {
 }
 
 function germanSkontoOk(root: UblNode): boolean {
-  const notes = children(root, "cac:PaymentTerms").map((pt) => child(pt, "cbc:Note")).filter((n): n is UblNode => n !== null).map(stringValue);
-  const lines = notes.flatMap((n) => (n === "" ? [] : n.split(/\r?\n/))).filter((l) => normalizeSpace(l).startsWith("#"));
+  const notes = children(root, "cac:PaymentTerms").map((pt) => child(pt, "cbc:Note")).filter((node): node is UblNode => node !== null).map(stringValue);
+  const lines = notes.flatMap((note) => (note === "" ? [] : note.split(/\r?\n/))).filter((text) => normalizeSpace(text).startsWith("#"));
   if (lines.length === 0) return true;
-  const tails = notes.map((n) => { const t = n === "" ? [] : n.split(/#.+#/); return t[t.length - 1]; }).filter((t): t is string => t !== undefined);
+  const tails = notes.map((note) => { const items = note === "" ? [] : note.split(/#.+#/); return items[items.length - 1]; }).filter((text): text is string => text !== undefined);
   const tailOk = tails.length === 1 && /^[ \t\r\n]*\n/.test(tails[0]!);
-  return lines.every((l) => SKONTO.test(normalizeSpace(l))) && tailOk;
+  return lines.every((line) => SKONTO.test(normalizeSpace(line))) && tailOk;
 }
 
 function germany(env: PeppolFacts, node: UblNode): void {
@@ -530,14 +530,14 @@ function germany(env: PeppolFacts, node: UblNode): void {
       const codes = children(node, "cbc:PaymentMeansCode").map(norm);
       if (codes.length > 1) return; // normalize-space() of two codes: an error, so no rule of this pattern applies
       const code = codes[0] ?? "";
-      if (codes.some((c) => c === "30" || c === "58")) {
+      if (codes.some((code) => code === "30" || code === "58")) {
         if (code === "58") {
           const iban = stringValue(first(node, "cac:PayeeFinancialAccount/cbc:ID"));
           if (!germanRulesIbanValid(iban)) env.report("DE-R-019", "warning", `For SEPA credit transfer (58) the payee account ${q(normalizeSpace(iban))} should be a valid IBAN.`, node);
         }
         if (!child(node, "cac:PayeeFinancialAccount")) env.report("DE-R-023-1", "fatal", `For credit transfer (${code}) between German parties the payee account (BG-17) is required.`, node);
         if (child(node, "cac:CardAccount") || child(node, "cac:PaymentMandate")) env.report("DE-R-023-2", "fatal", `For credit transfer (${code}) between German parties no card or direct debit details may be given.`, node);
-      } else if (codes.some((c) => c === "48" || c === "54" || c === "55")) {
+      } else if (codes.some((code) => code === "48" || code === "54" || code === "55")) {
         if (!child(node, "cac:CardAccount")) env.report("DE-R-024-1", "fatal", `For card payment (${code}) between German parties the card information (BG-18) is required.`, node);
         if (child(node, "cac:PayeeFinancialAccount") || child(node, "cac:PaymentMandate")) env.report("DE-R-024-2", "fatal", `For card payment (${code}) between German parties no credit transfer or direct debit details may be given.`, node);
       } else if (codes.includes("59")) {
