@@ -32,7 +32,7 @@ export function emptyElement(env: PeppolFacts, node: UblNode): void {
 export function documentRules(env: PeppolFacts): void {
   const { root } = env;
   if (env.isCreditNote) {
-    const projects = children(root, "cac:AdditionalDocumentReference").filter((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "50"));
+    const projects = children(root, "cac:AdditionalDocumentReference").filter((additionalDocumentReference) => children(additionalDocumentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "50"));
     if (projects.length > 1) env.report("PEPPOL-EN16931-R080", "fatal", `The credit note has ${projects.length} project references (document references with type code 50); at most one is allowed.`, root);
   }
   if (!env.isInvoice && !env.isCreditNote) return;
@@ -45,7 +45,7 @@ export function documentRules(env: PeppolFacts): void {
   const cid = normText(child(root, "cbc:CustomizationID"));
   if (!(cid.startsWith(BIS3) && !cid.includes("::"))) env.report("PEPPOL-EN16931-R004", "fatal", `The specification identifier ${q(cid)} must begin with '${BIS3}' (and contain no '::').`, root);
   const totals = children(root, "cac:TaxTotal");
-  const withSub = totals.filter((t) => child(t, "cac:TaxSubtotal")).length;
+  const withSub = totals.filter((taxTotal) => child(taxTotal, "cac:TaxSubtotal")).length;
   if (withSub !== 1) env.report("PEPPOL-EN16931-R053", "fatal", `The ${doc} has ${withSub} VAT totals with a VAT breakdown; exactly one is required.`, root);
   const taxCurrency = child(root, "cbc:TaxCurrencyCode");
   const without = totals.length - withSub, wanted = taxCurrency ? 1 : 0;
@@ -56,14 +56,14 @@ export function documentRules(env: PeppolFacts): void {
   }
   if (taxCurrency) {
     const inTax = taxAmountsIn(totals, norm(taxCurrency)), inDoc = taxAmountsIn(totals, norm(child(root, "cbc:DocumentCurrencyCode")));
-    const allNonPos = inTax.some((v) => v !== null && v.lte(0)) && inDoc.some((v) => v !== null && v.lte(0));
-    const allNonNeg = inTax.some((v) => v !== null && v.gte(0)) && inDoc.some((v) => v !== null && v.gte(0));
+    const allNonPos = inTax.some((amount) => amount !== null && amount.lte(0)) && inDoc.some((amount) => amount !== null && amount.lte(0));
+    const allNonNeg = inTax.some((amount) => amount !== null && amount.gte(0)) && inDoc.some((amount) => amount !== null && amount.gte(0));
     if (!allNonPos && !allNonNeg) env.report("PEPPOL-EN16931-R055", "fatal", `The total VAT in the invoice currency and the total VAT in the accounting currency (${norm(taxCurrency)}) must have the same sign.`, root);
   }
 }
 
 function taxAmountsIn(totals: UblNode[], currency: string): (Decimal | null)[] {
-  return totals.flatMap((t) => children(t, "cbc:TaxAmount")).filter((a) => a.attrs.currencyID === currency).map((a) => xnumber(stringValue(a)));
+  return totals.flatMap((total) => children(total, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === currency).map((taxAmount) => xnumber(stringValue(taxAmount)));
 }
 
 /** normalize-space(x/text()): the element's own text. */
@@ -74,32 +74,32 @@ function normText(node: UblNode | null): string {
 const AMOUNTS = new Set(["cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount", "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount", "cbc:PrepaidAmount", "cbc:PayableRoundingAmount", "cbc:PayableAmount"]);
 
 const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (env: PeppolFacts, node: UblNode) => void]> = [
-  ["0088", (env, n) => { const v = norm(n); if (!(/^[0-9]+$/.test(v) && glnCheckDigitValid(v))) env.report("PEPPOL-COMMON-R040", "fatal", `${what(n)} ${q(v)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(v) ? "the check digit is wrong" : "it must be digits only"}.`, n); }],
-  ["0192", (env, n) => { const v = norm(n); if (!(/^[0-9]{9}$/.test(v) && mod11Valid(v))) env.report("PEPPOL-COMMON-R041", "fatal", `${what(n)} ${q(v)} (scheme 0192) is not a valid Norwegian organisation number: ${/^[0-9]{9}$/.test(v) ? "the check digit is wrong" : "it must be nine digits"}.`, n); }],
-  ["0184", (env, n) => { const v = stringValue(n); const ok = (xlength(v) === 10 && xsubstring(v, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(v, 3, 8))) || (xlength(v) === 8 && /^[0-9]*$/.test(xsubstring(v, 1, 8))); if (!ok) env.report("PEPPOL-COMMON-R042", "fatal", `${what(n)} ${q(v)} (scheme 0184) is not a Danish CVR number: it must be eight digits, or DK followed by eight digits, with no spaces.`, n); }],
-  ["0096", (env, n) => { const v = stringValue(n); if (!(xlength(v) === 10 && /^[0-9]*$/.test(xsubstring(v, 1, 10)))) env.report("PEPPOL-COMMON-R052", "fatal", `${what(n)} ${q(v)} (scheme 0096) is not a Danish P number: it must be ten digits, with no spaces.`, n); }],
-  ["0198", (env, n) => { const v = stringValue(n); if (!(xlength(v) === 10 && xsubstring(v, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(v, 3, 8)))) env.report("PEPPOL-COMMON-R053", "fatal", `${what(n)} ${q(v)} (scheme 0198) is not a Danish ERSTORG (SE) number: it must be DK followed by eight digits, with no spaces.`, n); }],
-  ["0208", (env, n) => { const v = norm(n); if (!(/^[0-9]{10}$/.test(v) && belgianEnterpriseNumberValid(v))) env.report("PEPPOL-COMMON-R043", "fatal", `${what(n)} ${q(v)} (scheme 0208) is not a valid Belgian enterprise number: ${/^[0-9]{10}$/.test(v) ? "the last two digits (the check digits) are wrong" : "it must be ten digits"}.`, n); }],
-  ["0201", (env, n) => { const v = norm(n); if (!italianIpaCodeValid(v)) env.report("PEPPOL-COMMON-R044", "warning", `${what(n)} ${q(v)} (scheme 0201) is not an Italian IPA office code: it must be six letters or digits.`, n); }],
-  ["0210", (env, n) => { const v = norm(n); if (!italianFiscalCodeValid(v)) env.report("PEPPOL-COMMON-R045", "warning", `${what(n)} ${q(v)} (scheme 0210) is not an Italian tax code (codice fiscale): it must be 16 characters in the personal format or 11 digits.`, n); }],
-  ["9907", (env, n) => { if (n.qname !== "cbc:EndpointID") return; const v = norm(n); if (!italianFiscalCodeValid(v)) env.report("PEPPOL-COMMON-R046", "warning", `The electronic address ${q(v)} (scheme 9907) is not an Italian tax code (codice fiscale): it must be 16 characters in the personal format or 11 digits.`, n); }],
-  ["0211", (env, n) => { const v = norm(n); if (!italianVatNumberValid(v)) env.report("PEPPOL-COMMON-R047", "warning", `${what(n)} ${q(v)} (scheme 0211) is not a valid Italian VAT number (partita IVA): after IT come eleven digits with a valid check digit.`, n); }],
-  ["0007", (env, n) => { const v = norm(n); if (!(xlength(v) === 10 && isNumber(v) && swedishOrgNumberValid(v))) env.report("PEPPOL-COMMON-R049", "fatal", `${what(n)} ${q(v)} (scheme 0007) is not a valid Swedish organisation number: ${/^[0-9]{10}$/.test(v) ? "the last digit (the check digit) is wrong" : "it must be ten digits"}.`, n); }],
-  ["0151", (env, n) => { const v = norm(n); if (!(/^[0-9]{11}$/.test(v) && abnValid(v))) env.report("PEPPOL-COMMON-R050", "fatal", `${what(n)} ${q(v)} (scheme 0151) is not a valid Australian Business Number: ${/^[0-9]{11}$/.test(v) ? "the check digits are wrong" : "it must be eleven digits"}.`, n); }],
-  ["0106", (env, n) => { const v = norm(n); if (!/^[0-9]{8}$/.test(v)) env.report("PEPPOL-COMMON-R054", "warning", `${what(n)} ${q(v)} (scheme 0106) is not a Dutch Chamber of Commerce (KVK) number: it must be eight digits, like 12345678.`, n); }],
-  ["0190", (env, n) => { const v = norm(n); if (!/^[0-9]{20}$/.test(v)) env.report("PEPPOL-COMMON-R055", "warning", `${what(n)} ${q(v)} (scheme 0190) is not a Dutch organisation number (OIN): it must be twenty digits.`, n); }],
-  ["9944", (env, n) => { const v = norm(n); if (!/^NL[0-9]{9}B[0-9]{2}$/.test(v)) env.report("PEPPOL-COMMON-R056-1", "warning", `${what(n)} ${q(v)} (scheme 9944) is not a Dutch VAT number: it must look like NL123456789B12.`, n); }],
+  ["0088", (env, node) => { const text = norm(node); if (!(/^[0-9]+$/.test(text) && glnCheckDigitValid(text))) env.report("PEPPOL-COMMON-R040", "fatal", `${what(node)} ${q(text)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(text) ? "the check digit is wrong" : "it must be digits only"}.`, node); }],
+  ["0192", (env, node) => { const text = norm(node); if (!(/^[0-9]{9}$/.test(text) && mod11Valid(text))) env.report("PEPPOL-COMMON-R041", "fatal", `${what(node)} ${q(text)} (scheme 0192) is not a valid Norwegian organisation number: ${/^[0-9]{9}$/.test(text) ? "the check digit is wrong" : "it must be nine digits"}.`, node); }],
+  ["0184", (env, node) => { const text = stringValue(node); const ok = (xlength(text) === 10 && xsubstring(text, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(text, 3, 8))) || (xlength(text) === 8 && /^[0-9]*$/.test(xsubstring(text, 1, 8))); if (!ok) env.report("PEPPOL-COMMON-R042", "fatal", `${what(node)} ${q(text)} (scheme 0184) is not a Danish CVR number: it must be eight digits, or DK followed by eight digits, with no spaces.`, node); }],
+  ["0096", (env, node) => { const text = stringValue(node); if (!(xlength(text) === 10 && /^[0-9]*$/.test(xsubstring(text, 1, 10)))) env.report("PEPPOL-COMMON-R052", "fatal", `${what(node)} ${q(text)} (scheme 0096) is not a Danish P number: it must be ten digits, with no spaces.`, node); }],
+  ["0198", (env, node) => { const text = stringValue(node); if (!(xlength(text) === 10 && xsubstring(text, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(text, 3, 8)))) env.report("PEPPOL-COMMON-R053", "fatal", `${what(node)} ${q(text)} (scheme 0198) is not a Danish ERSTORG (SE) number: it must be DK followed by eight digits, with no spaces.`, node); }],
+  ["0208", (env, node) => { const text = norm(node); if (!(/^[0-9]{10}$/.test(text) && belgianEnterpriseNumberValid(text))) env.report("PEPPOL-COMMON-R043", "fatal", `${what(node)} ${q(text)} (scheme 0208) is not a valid Belgian enterprise number: ${/^[0-9]{10}$/.test(text) ? "the last two digits (the check digits) are wrong" : "it must be ten digits"}.`, node); }],
+  ["0201", (env, node) => { const text = norm(node); if (!italianIpaCodeValid(text)) env.report("PEPPOL-COMMON-R044", "warning", `${what(node)} ${q(text)} (scheme 0201) is not an Italian IPA office code: it must be six letters or digits.`, node); }],
+  ["0210", (env, node) => { const text = norm(node); if (!italianFiscalCodeValid(text)) env.report("PEPPOL-COMMON-R045", "warning", `${what(node)} ${q(text)} (scheme 0210) is not an Italian tax code (codice fiscale): it must be 16 characters in the personal format or 11 digits.`, node); }],
+  ["9907", (env, node) => { if (node.qname !== "cbc:EndpointID") return; const text = norm(node); if (!italianFiscalCodeValid(text)) env.report("PEPPOL-COMMON-R046", "warning", `The electronic address ${q(text)} (scheme 9907) is not an Italian tax code (codice fiscale): it must be 16 characters in the personal format or 11 digits.`, node); }],
+  ["0211", (env, node) => { const text = norm(node); if (!italianVatNumberValid(text)) env.report("PEPPOL-COMMON-R047", "warning", `${what(node)} ${q(text)} (scheme 0211) is not a valid Italian VAT number (partita IVA): after IT come eleven digits with a valid check digit.`, node); }],
+  ["0007", (env, node) => { const text = norm(node); if (!(xlength(text) === 10 && isNumber(text) && swedishOrgNumberValid(text))) env.report("PEPPOL-COMMON-R049", "fatal", `${what(node)} ${q(text)} (scheme 0007) is not a valid Swedish organisation number: ${/^[0-9]{10}$/.test(text) ? "the last digit (the check digit) is wrong" : "it must be ten digits"}.`, node); }],
+  ["0151", (env, node) => { const text = norm(node); if (!(/^[0-9]{11}$/.test(text) && abnValid(text))) env.report("PEPPOL-COMMON-R050", "fatal", `${what(node)} ${q(text)} (scheme 0151) is not a valid Australian Business Number: ${/^[0-9]{11}$/.test(text) ? "the check digits are wrong" : "it must be eleven digits"}.`, node); }],
+  ["0106", (env, node) => { const text = norm(node); if (!/^[0-9]{8}$/.test(text)) env.report("PEPPOL-COMMON-R054", "warning", `${what(node)} ${q(text)} (scheme 0106) is not a Dutch Chamber of Commerce (KVK) number: it must be eight digits, like 12345678.`, node); }],
+  ["0190", (env, node) => { const text = norm(node); if (!/^[0-9]{20}$/.test(text)) env.report("PEPPOL-COMMON-R055", "warning", `${what(node)} ${q(text)} (scheme 0190) is not a Dutch organisation number (OIN): it must be twenty digits.`, node); }],
+  ["9944", (env, node) => { const text = norm(node); if (!/^NL[0-9]{9}B[0-9]{2}$/.test(text)) env.report("PEPPOL-COMMON-R056-1", "warning", `${what(node)} ${q(text)} (scheme 9944) is not a Dutch VAT number: it must look like NL123456789B12.`, node); }],
 ];
 
-function what(n: UblNode): string {
-  if (n.qname === "cbc:EndpointID") return `The ${partyName(n)}electronic address`;
-  if (n.qname === "cbc:CompanyID") return `The ${partyName(n)}${n.parent?.qname === "cac:PartyLegalEntity" ? "legal registration number" : "tax registration number"}`;
-  return `The ${partyName(n)}identifier`;
+function what(node: UblNode): string {
+  if (node.qname === "cbc:EndpointID") return `The ${partyName(node)}electronic address`;
+  if (node.qname === "cbc:CompanyID") return `The ${partyName(node)}${node.parent?.qname === "cac:PartyLegalEntity" ? "legal registration number" : "tax registration number"}`;
+  return `The ${partyName(node)}identifier`;
 }
 
-function partyName(n: UblNode): string {
-  for (let p = n.parent; p; p = p.parent) {
-    switch (p.qname) {
+function partyName(node: UblNode): string {
+  for (let element = node.parent; element; element = element.parent) {
+    switch (element.qname) {
       case "cac:AccountingSupplierParty": return "seller's ";
       case "cac:AccountingCustomerParty": return "buyer's ";
       case "cac:PayeeParty": return "payee's ";
@@ -204,9 +204,9 @@ function allowanceChargeRules(env: PeppolFacts, node: UblNode): void {
   }
   if (factor && base) {
     const amountNode = child(node, "cbc:Amount");
-    const amount = amountNode ? decOf(amountNode) : ZERO, b = decOf(base), f = decOf(factor);
-    if (amount && b && f) {
-      const expected = b.times(f).div(100);
+    const amount = amountNode ? decOf(amountNode) : ZERO, baseAmount = decOf(base), factorAmount = decOf(factor);
+    if (amount && baseAmount && factorAmount) {
+      const expected = baseAmount.times(factorAmount).div(100);
       if (expected.minus(amount).abs().gt(TOLERANCE)) {
         env.report("PEPPOL-EN16931-R040", "fatal", `The ${kind} amount ${q(norm(amountNode))} should be the base amount ${norm(base)} × ${norm(factor)}% = ${expected.toFixed()} (0.02 tolerance).`, node);
       }
@@ -232,7 +232,7 @@ function linePeriodRules(env: PeppolFacts, node: UblNode): void {
 
 function lineRules(env: PeppolFacts, line: UblNode): void {
   const lineNo = () => textAt(line, "cbc:ID") || String(line.index);
-  const num = (n: UblNode | null, fallback: Decimal): Decimal | null => (n ? decOf(n) : fallback);
+  const num = (node: UblNode | null, fallback: Decimal): Decimal | null => (node ? decOf(node) : fallback);
   const lineExt = num(child(line, "cbc:LineExtensionAmount"), ZERO);
   const quantity = num(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), ONE);
   const price = num(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
@@ -242,8 +242,8 @@ function lineRules(env: PeppolFacts, line: UblNode): void {
   const acTotal = (indicator: string): Decimal | null => {
     const acs = children(line, "cac:AllowanceCharge").filter((ac) => norm(child(ac, "cbc:ChargeIndicator")) === indicator);
     if (acs.length === 0) return ZERO;
-    const amounts = acs.flatMap((ac) => children(ac, "cbc:Amount")).map((a) => decOf(a));
-    if (amounts.some((a) => a === null)) return null;
+    const amounts = acs.flatMap((ac) => children(ac, "cbc:Amount")).map((amount) => decOf(amount));
+    if (amounts.some((amount) => amount === null)) return null;
     return round2(sum(amounts as Decimal[]));
   };
   const allowances = acTotal("false"), charges = acTotal("true");
@@ -257,7 +257,7 @@ function lineRules(env: PeppolFacts, line: UblNode): void {
   if (baseNode && !(baseValue && baseValue.gt(0))) env.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNo()}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
   const refs = children(line, "cac:DocumentReference");
   if (refs.length > 1) env.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNo()} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
-  if (refs.length > 0 && !refs.some((r) => children(r, "cbc:DocumentTypeCode").some((c) => stringValue(c) === "130"))) {
+  if (refs.length > 0 && !refs.some((documentReference) => children(documentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130"))) {
     env.report("PEPPOL-EN16931-R101", "fatal", `Line ${lineNo()}: a line document reference must be an invoiced object identifier (document type code 130).`, line);
   }
 }
