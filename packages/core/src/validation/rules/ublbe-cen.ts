@@ -41,7 +41,7 @@ const ENDPOINT_SCHEMES = lists(BE.ENDPOINT_SCHEMES, CEN.EAS_CODES);
 const CEN_VAT_PREFIX_TEXT = ` ${CEN.VAT_PREFIXES.join(" ")} `;
 
 /** The code is valid under CEN 1.3.16 but not in UBL.BE's older list. */
-const onlyCen = (l: Lists, code: string) => l.cen.has(code) && !l.be.has(code);
+const onlyCen = (lists: Lists, code: string) => lists.cen.has(code) && !lists.be.has(code);
 const attr = (node: UblNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
 
 /** The categories whose breakdown sum UBL.BE computes from the lines' VAT breakdowns, with their flags. */
@@ -57,8 +57,8 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
   const older = "UBL.BE 1.31 uses an older list that does not have it";
 
   // Code lists.
-  for (const [qn, l, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "credit note"]] as const) {
-    for (const node of all(root, qn)) if (onlyCen(l, norm(node))) fatal("BR-CL-01", `The ${what} type code (BT-3) ${q(norm(node))} is not allowed: ${older}.`, node);
+  for (const [qn, lists, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "credit note"]] as const) {
+    for (const node of all(root, qn)) if (onlyCen(lists, norm(node))) fatal("BR-CL-01", `The ${what} type code (BT-3) ${q(norm(node))} is not allowed: ${older}.`, node);
   }
   for (const qn of AMOUNTS) {
     for (const node of all(root, qn)) {
