@@ -103,8 +103,8 @@ export const cenCodeRules: RuleFamily = (ctx) => {
       report("BR-CL-16", `The payment means code (BT-81) ${shown(norm(paymentMeansCode))} is not a UNTDID 4461 code.`, paymentMeansCode);
     }
   }
-  for (const [q, rule] of [["cac:TaxCategory", "BR-CL-17"], ["cac:ClassifiedTaxCategory", "BR-CL-18"]] as const) {
-    for (const cat of all(root, q)) {
+  for (const [elementName, rule] of [["cac:TaxCategory", "BR-CL-17"], ["cac:ClassifiedTaxCategory", "BR-CL-18"]] as const) {
+    for (const cat of all(root, elementName)) {
       for (const id of children(cat, "cbc:ID")) {
         if (!inList(VAT_CATEGORIES, norm(id))) report(rule, `The VAT category code ${shown(norm(id))} is not one of AE, L, M, E, S, Z, G, O, K, B (UNTDID 5305).`, id);
       }
