@@ -89,14 +89,14 @@ function facts(root: UblNode): Facts {
 }
 
 /** //cac:AllowanceCharge[cbc:ChargeIndicator = charge]/cac:TaxCategory (null: any); `docOnly`: the root's own. */
-const acCategories = (f: Facts, charge: boolean | null, docOnly = false): Cat[] =>
-  f.acs.filter((a) => (!docOnly || a.doc) && (charge === null || a.charge === charge));
+const acCategories = (facts: Facts, charge: boolean | null, docOnly = false): Cat[] =>
+  facts.acs.filter((allowanceChargeCategory) => (!docOnly || allowanceChargeCategory.doc) && (charge === null || allowanceChargeCategory.charge === charge));
 
 /** `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
-const coded = (list: readonly Cat[], code: string, vat: boolean) => list.filter((c) => c.code === code && (!vat || c.vat));
+const coded = (list: readonly Cat[], code: string, vat: boolean) => list.filter((category) => category.code === code && (!vat || category.vat));
 /** `X[cbc:ID = code]`: the ID as written, not normalised. */
 const codedRaw = (list: readonly Cat[], code: string, vat: boolean) =>
-  list.filter((c) => (!vat || c.vat) && children(c.node, "cbc:ID").some((i) => stringValue(i) === code));
+  list.filter((category) => (!vat || category.vat) && children(category.node, "cbc:ID").some((i) => stringValue(i) === code));
 
 // ---------------------------------------------------------------------------------------------------------
 // Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
@@ -124,9 +124,9 @@ function documentRules(ctx: RuleContext, report: Report): void {
 
   // BR-O-11..14: a "not subject to VAT" breakdown excludes every other VAT category in the invoice.
   if (coded(f.breakdown, "O", true).length > 0) {
-    const others = (list: readonly Cat[]) => list.filter((c) => c.code !== "O" && c.vat);
+    const others = (list: readonly Cat[]) => list.filter((category) => category.code !== "O" && category.vat);
     const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(acCategories(f, false)), o14 = others(acCategories(f, true));
-    const codes = (items: Cat[]) => [...new Set(items.map((c) => c.code || "(none)"))].join(", ");
+    const codes = (items: Cat[]) => [...new Set(items.map((item) => item.code || "(none)"))].join(", ");
     if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, rootNode);
     if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, rootNode);
     if (o13.length) report("BR-O-13", `The VAT breakdown has category O (not subject to VAT), so every document level allowance must be O, but one has ${codes(o13)}.`, rootNode);
@@ -135,7 +135,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
 }
 
 /** BR-x-01: a category used on a line, allowance or charge appears in the VAT breakdown (exactly once for most). */
-function presenceRule(cat: Category, f: Facts, node: UblNode, report: Report): void {
+function presenceRule(cat: Category, facts: Facts, node: UblNode, report: Report): void {
   const { code } = cat;
   let ok: boolean;
   let inBreakdown: number;
@@ -144,9 +144,9 @@ function presenceRule(cat: Category, f: Facts, node: UblNode, report: Report): v
     // breakdown has it, or neither; S requires no VAT scheme, L and M do (and test the breakdown's ID
     // unnormalised in the first branch).
     const vat = code !== "S";
-    const used = coded(acCategories(f, null), code, vat).length + coded(f.classified, code, vat).length;
-    const first = code === "S" ? coded(f.breakdown, code, false).length : codedRaw(f.breakdown, code, code === "M").length;
-    inBreakdown = code === "S" ? first : coded(f.breakdown, code, true).length;
+    const used = coded(acCategories(facts, null), code, vat).length + coded(facts.classified, code, vat).length;
+    const first = code === "S" ? coded(facts.breakdown, code, false).length : codedRaw(facts.breakdown, code, code === "M").length;
+    inBreakdown = code === "S" ? first : coded(facts.breakdown, code, true).length;
     ok = (used > 0 && first > 0) || (used === 0 && inBreakdown === 0);
     if (!ok) {
       report(`${cat.prefix}-01`, used > 0
@@ -156,46 +156,46 @@ function presenceRule(cat: Category, f: Facts, node: UblNode, report: Report): v
     return;
   }
   // Exactly one breakdown of the category when any (VAT) tax category of the document has it.
-  const used = coded(f.taxCategories, code, true).length + coded(f.classified, code, true).length > 0;
-  inBreakdown = coded(f.breakdown, code, true).length;
+  const used = coded(facts.taxCategories, code, true).length + coded(facts.classified, code, true).length > 0;
+  inBreakdown = coded(facts.breakdown, code, true).length;
   if (used && inBreakdown !== 1) {
     report(`${cat.prefix}-01`, `The invoice uses VAT category ${cat.name}, so the VAT breakdown (BG-23) must have exactly one ${code} category; it has ${inBreakdown}.`, node);
   }
 }
 
 /** BR-x-02 (lines), -03 (document allowances), -04 (document charges): the VAT identifiers the category needs. */
-function identifierRules(cat: Category, f: Facts, node: UblNode, report: Report): void {
+function identifierRules(cat: Category, facts: Facts, node: UblNode, report: Report): void {
   const { code } = cat;
   let idsOk: boolean, need: string;
   switch (code) {
     case "S": case "Z": case "E": case "L": case "M":
-      idsOk = f.sellerAnyId || f.taxRepVatId;
+      idsOk = facts.sellerAnyId || facts.taxRepVatId;
       need = "the seller's VAT identifier (BT-31) or the tax representative's VAT identifier (BT-63)";
       break;
     case "AE":
-      idsOk = (f.sellerAnyId || f.taxRepVatId) && (f.buyerVatId || f.buyerLegalId);
+      idsOk = (facts.sellerAnyId || facts.taxRepVatId) && (facts.buyerVatId || facts.buyerLegalId);
       need = "the seller's VAT identifier (BT-31) or the tax representative's (BT-63), and the buyer's VAT identifier (BT-48) or legal registration identifier (BT-47)";
       break;
     case "G":
-      idsOk = f.sellerVatId || f.taxRepVatId;
+      idsOk = facts.sellerVatId || facts.taxRepVatId;
       need = "the seller's VAT identifier (BT-31) or the tax representative's VAT identifier (BT-63)";
       break;
     case "K":
-      idsOk = (f.sellerVatId || f.taxRepVatId) && f.buyerVatId;
+      idsOk = (facts.sellerVatId || facts.taxRepVatId) && facts.buyerVatId;
       need = "the seller's VAT identifier (BT-31) or the tax representative's (BT-63), and the buyer's VAT identifier (BT-48)";
       break;
     case "O":
-      idsOk = !f.sellerVatId && !f.taxRepVatId && !f.buyerVatId;
+      idsOk = !facts.sellerVatId && !facts.taxRepVatId && !facts.buyerVatId;
       need = "";
       break;
   }
   const what = ["lines (BG-25)", "document level allowances (BG-20)", "document level charges (BG-21)"];
   const used: [boolean, boolean][] = [
     // -02: //cac:ClassifiedTaxCategory[code][VAT]; S's closing not(exists(...)) omits the VAT scheme.
-    [coded(f.classified, code, true).length > 0, coded(f.classified, code, code !== "S").length > 0],
+    [coded(facts.classified, code, true).length > 0, coded(facts.classified, code, code !== "S").length > 0],
     // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
     ...[false, true].map((charge): [boolean, boolean] => {
-      const acs = acCategories(f, charge, code === "O");
+      const acs = acCategories(facts, charge, code === "O");
       // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
       const firstVat = code !== "G";
       const guard = code === "L" && charge ? codedRaw(acs, code, true) : coded(acs, code, true);
@@ -275,7 +275,7 @@ function breakdownRules(root: UblNode, report: Report): void {
           // //cac:AllowanceCharge / //cac:InvoiceLine / //cac:CreditNoteLine of category S at the rate, from the per-document index.
           const index = categorySums(root), key = rateKey(rate);
           const acAtRate = index.sAllowanceRates.has(key);
-          const lineAtRate = (q: (typeof LINE_KINDS)[number]) => index.sLineRates.get(q)!.has(key);
+          const lineAtRate = (qname: (typeof LINE_KINDS)[number]) => index.sLineRates.get(qname)!.has(key);
           ok = ((lineAtRate("cac:InvoiceLine") || acAtRate) && near(inv)) || ((lineAtRate("cac:CreditNoteLine") || acAtRate) && near(cn));
         } else {
           ok = (all(root, "cac:InvoiceLine").length > 0 && near(inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(cn));
@@ -371,18 +371,18 @@ function computeCategorySums(root: UblNode): CategorySums {
   const sums = new Map<string, Decimal>();
   const parts = new Map<string, { shown: string[]; count: number }>();
   // Only the nine category codes are ever asked for.
-  const file = (kind: string, m: Matched, amount: Decimal, negate: boolean, label: string) => {
-    for (const code of m.codes) {
+  const file = (kind: string, matched: Matched, amount: Decimal, negate: boolean, label: string) => {
+    for (const code of matched.codes) {
       if (!byCode.has(code)) continue;
       const keys = [code];
-      for (const rate of m.rates) keys.push(`${code} ${rate}`);
+      for (const rate of matched.rates) keys.push(`${code} ${rate}`);
       for (const k of keys) {
         const key = `${kind}|${k}`;
         const value = sums.get(key) ?? ZERO;
         sums.set(key, negate ? value.minus(amount) : value.plus(amount));
-        let p = parts.get(key);
-        if (!p) parts.set(key, (p = { shown: [], count: 0 }));
-        if (p.count++ < PARTS_SHOWN) p.shown.push(`${label}: ${negate ? "-" : ""}${money(amount)}`);
+        let found = parts.get(key);
+        if (!found) parts.set(key, (found = { shown: [], count: 0 }));
+        if (found.count++ < PARTS_SHOWN) found.shown.push(`${label}: ${negate ? "-" : ""}${money(amount)}`);
       }
     }
   };
@@ -396,14 +396,14 @@ function computeCategorySums(root: UblNode): CategorySums {
   for (const ac of children(root, "cac:AllowanceCharge")) {
     const charge = chargeIndicator(ac), amount = decAt(ac, "cbc:Amount");
     if (charge === null || amount === null) continue;
-    const m = matchedOf(children(ac, "cac:TaxCategory"));
-    for (const kind of LINE_KINDS) file(kind, m, amount, !charge, `document ${charge ? "charge" : "allowance"} ${ac.index}`);
+    const matched = matchedOf(children(ac, "cac:TaxCategory"));
+    for (const kind of LINE_KINDS) file(kind, matched, amount, !charge, `document ${charge ? "charge" : "allowance"} ${ac.index}`);
   }
   const sRates = (list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]) => {
     const out = new Set<string>();
     for (const node of list) {
-      const m = matchedOf(categoriesOf(node));
-      if (m.codes.has("S")) for (const text of m.rates) out.add(text);
+      const matched = matchedOf(categoriesOf(node));
+      if (matched.codes.has("S")) for (const text of matched.rates) out.add(text);
     }
     return out;
   };
@@ -424,9 +424,9 @@ const PARTS_SHOWN = 10;
 
 /** " (line 1: 100.00, line 3: 50.00, document allowance 1: -10.00)", or the note that nothing has the category. */
 function partsOf(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): string {
-  const p = categorySums(root).parts.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`);
-  if (!p) return " (no line, document allowance or charge has that category" + (rate === null ? "" : " and rate") + ")";
-  return ` (${p.shown.join(", ")}${p.count > p.shown.length ? `, and ${p.count - p.shown.length} more` : ""})`;
+  const found = categorySums(root).parts.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`);
+  if (!found) return " (no line, document allowance or charge has that category" + (rate === null ? "" : " and rate") + ")";
+  return ` (${found.shown.join(", ")}${found.count > found.shown.length ? `, and ${found.count - found.shown.length} more` : ""})`;
 }
 
 /**
