@@ -163,7 +163,7 @@ for (const [q, list] of ANYWHERE) known(q).anywhere.push(...list);
 
 // The children of the root that the rules after the walk read, collected by the walk.
 const TOP = ["cbc:UBLVersionID", "cac:PaymentMeans", "cac:AdditionalDocumentReference", "cac:AccountingSupplierParty", "cac:AccountingCustomerParty"] as const;
-TOP.forEach((q, i) => (stepAt(DOCUMENT, [q]).top = i));
+TOP.forEach((qname, i) => (stepAt(DOCUMENT, [qname]).top = i));
 const [T_VERSION, T_PAYMENT_MEANS, T_ADDITIONAL_DOCUMENT, T_SUPPLIER, T_CUSTOMER] = [0, 1, 2, 3, 4] as const;
 
 // ---- helpers ----
@@ -210,10 +210,10 @@ function valuesAt(node: UblNode, steps: readonly string[], out: string[] = [], i
 function codePoints(text: string, from: number): number {
   let value = 0;
   for (let i = from; i < text.length; i++, value++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const nextCode = text.charCodeAt(i + 1);
+      if (nextCode >= 0xdc00 && nextCode <= 0xdfff) i++;
     }
   }
   return value;
@@ -295,17 +295,17 @@ class SyntaxRun {
     this.report(rule, flag, message(), node);
   }
 
-  private unused(r: PathRule, node: UblNode): void {
-    if (r.attr === null) {
-      this.once(r.slot, r.rule, "warning", () => `The ${this.doc} contains ${pathOf(node)}, which EN 16931 does not use; the recipient may ignore it.`, node);
+  private unused(pathRule: PathRule, node: UblNode): void {
+    if (pathRule.attr === null) {
+      this.once(pathRule.slot, pathRule.rule, "warning", () => `The ${this.doc} contains ${pathOf(node)}, which EN 16931 does not use; the recipient may ignore it.`, node);
     } else {
-      const text = node.attrs[r.attr];
-      if (text !== undefined) this.unusedAttr(r, node, r.attr, text);
+      const text = node.attrs[pathRule.attr];
+      if (text !== undefined) this.unusedAttr(pathRule, node, pathRule.attr, text);
     }
   }
 
-  private unusedAttr(r: PathRule, node: UblNode, attr: string, value: string): void {
-    this.once(r.slot, r.rule, "warning", () => `The ${this.doc} gives ${pathOf(node)} a ${attr} attribute (${quote(value)}), which EN 16931 does not use; the recipient may ignore it.`, node);
+  private unusedAttr(pathRule: PathRule, node: UblNode, attr: string, value: string): void {
+    this.once(pathRule.slot, pathRule.rule, "warning", () => `The ${this.doc} gives ${pathOf(node)} a ${attr} attribute (${quote(value)}), which EN 16931 does not use; the recipient may ignore it.`, node);
   }
 
   /** `el`: what is known of the node's qname (KNOWN.get, looked up by the caller); `step`: where it is in the path tree. */
@@ -314,8 +314,8 @@ class SyntaxRun {
       // UBL-DT-08..28, UBL-CR-663: `not(//@attr)`; UBL-DT-18: @name only on cbc:PaymentMeansCode.
       const attrs = node.attrs;
       for (const k in attrs) {
-        const r = ATTRIBUTES.get(k);
-        if (r !== undefined) this.unusedAttr(r, node, k, attrs[k]!);
+        const rule = ATTRIBUTES.get(k);
+        if (rule !== undefined) this.unusedAttr(rule, node, k, attrs[k]!);
         else if (k === "name" && node.qname !== "cbc:PaymentMeansCode") {
           this.once(DT_18, "UBL-DT-18", "warning", () => `The ${this.doc} gives ${pathOf(node)} a name attribute (${quote(attrs[k]!)}); EN 16931 uses that attribute only on cbc:PaymentMeansCode, so the recipient may ignore it.`, node);
         }
@@ -330,7 +330,7 @@ class SyntaxRun {
     }
 
     if (el !== undefined) {
-      if (this.ubl) for (const r of el.anywhere) if (this.ancestorsAre(node, r.up)) this.unused(r, node);
+      if (this.ubl) for (const rule of el.anywhere) if (this.ancestorsAre(node, rule.up)) this.unused(rule, node);
       switch (el.context) {
         case C.Address: this.address(node); break;
         case C.Party: if (node.parent?.qname === "cac:AccountingSupplierParty") this.supplierParty(node); break;
@@ -351,8 +351,8 @@ class SyntaxRun {
     }
 
     if (step !== null) {
-      for (const r of step.absent) this.unused(r, node);
-      for (const r of step.counted) if (++this.counts[r.slot]! === 2) this.second[r.slot] = node;
+      for (const rule of step.absent) this.unused(rule, node);
+      for (const rule of step.counted) if (++this.counts[rule.slot]! === 2) this.second[rule.slot] = node;
       if (step.top >= 0) this.top[step.top]!.push(node);
     }
 
@@ -576,9 +576,9 @@ class SyntaxRun {
   /** The root-context rules that need the whole document (counts, distinct values, predicates). */
   private afterWalk(root: UblNode): void {
     const doc = this.doc;
-    for (const r of COUNTED) {
-      const value = this.counts[r.slot]!;
-      if (value > 1) this.report(r.rule, "fatal", `The ${doc} gives the ${r.what} ${value} times (${r.path}); EN 16931 allows it once.`, this.second[r.slot]!);
+    for (const countRule of COUNTED) {
+      const value = this.counts[countRule.slot]!;
+      if (value > 1) this.report(countRule.rule, "fatal", `The ${doc} gives the ${countRule.what} ${value} times (${countRule.path}); EN 16931 allows it once.`, this.second[countRule.slot]!);
     }
 
     const top = this.top;
