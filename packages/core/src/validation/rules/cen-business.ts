@@ -271,7 +271,7 @@ function totalsRules(node: UblNode, report: Report): void {
   }
 }
 
-const notNull = <T>(x: T | null): x is T => x !== null;
+const notNull = <T>(value: T | null): value is T => value !== null;
 
 // ---------------------------------------------------------------------------------------------------------
 // Context cac:InvoiceLine | cac:CreditNoteLine.
