@@ -173,10 +173,10 @@ export function xsDate(text: string | null | undefined): number | null {
   if (day > days) return null;
   let offset = 0;
   if (match[4] && match[4] !== "Z") offset = (match[4].startsWith("-") ? -1 : 1) * (Number(match[4].slice(1, 3)) * 60 + Number(match[4].slice(4, 6)));
-  const d = new Date(0);
-  d.setUTCFullYear(year, month - 1, day);
-  d.setUTCHours(0, 0, 0, 0);
-  return d.getTime() / 60000 - offset;
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(0, 0, 0, 0);
+  return date.getTime() / 60000 - offset;
 }
 
 /** `normalize-space(x) != ''` for an element: present and not blank. */
