@@ -284,26 +284,26 @@ function greekInvoiceId(env: PeppolFacts): void {
   if (!idNode) return;
   const id = stringValue(idNode);
   const seg = tokenize(id, "|");
-  const r = (rule: string, msg: string) => env.report(rule, "fatal", `The Greek invoice number ${q(id)}: ${msg}`, idNode);
-  if (seg.length !== 6) r("GR-R-001-1", `it must have 6 segments separated by |, not ${seg.length}.`);
+  const fail = (rule: string, msg: string) => env.report(rule, "fatal", `The Greek invoice number ${q(id)}: ${msg}`, idNode);
+  if (seg.length !== 6) fail("GR-R-001-1", `it must have 6 segments separated by |, not ${seg.length}.`);
   const tin = seg[0];
   const vatTins = [...vatSchemes(first(env.root, "cac:AccountingSupplierParty/cac:Party"), true), ...vatSchemes(child(env.root, "cac:TaxRepresentativeParty"), true)]
     .map((pts) => xsubstring(stringValue(child(pts, "cbc:CompanyID")), 3, 9));
   if (!(tin !== undefined && xlength(normalizeSpace(tin)) === 9 && greekTinValid(tin) && vatTins.includes(tin))) {
-    r("GR-R-001-2", `the first segment ${q(tin)} must be a valid Greek tax number (AFM) equal to the seller's or the tax representative's VAT number.`);
+    fail("GR-R-001-2", `the first segment ${q(tin)} must be a valid Greek tax number (AFM) equal to the seller's or the tax representative's VAT number.`);
   }
   const date = seg[1];
   const issue = tokenize(stringValue(child(env.root, "cbc:IssueDate")), "-");
   const idDate = date === undefined ? [] : tokenize(date, "/");
   if (!(date !== undefined && normalizeSpace(date) !== "" && GREEK_DATE.test(date) && idDate[0] !== undefined && idDate[0] === issue[2] && idDate[1] !== undefined && idDate[1] === issue[1] && idDate[2] !== undefined && idDate[2] === issue[0])) {
-    r("GR-R-001-3", `the second segment ${q(date)} must be the issue date written DD/MM/YYYY.`);
+    fail("GR-R-001-3", `the second segment ${q(date)} must be the issue date written DD/MM/YYYY.`);
   }
   const serial = seg[2];
-  if (!(serial !== undefined && normalizeSpace(serial) !== "" && isNumber(serial) && isXsInteger(serial) && BigInt(serial.trim()) >= 0n)) r("GR-R-001-4", `the third segment ${q(serial)} must be a positive whole number.`);
+  if (!(serial !== undefined && normalizeSpace(serial) !== "" && isNumber(serial) && isXsInteger(serial) && BigInt(serial.trim()) >= 0n)) fail("GR-R-001-4", `the third segment ${q(serial)} must be a positive whole number.`);
   const type = seg[3];
-  if (!(type !== undefined && normalizeSpace(type) !== "" && GREEK_DOCUMENT_TYPES.includes(type))) r("GR-R-001-5", `the fourth segment ${q(type)} must be a Greek document type (1.1, 1.6, 2.1, 2.4, 5.1 or 5.2).`);
-  if (!(seg[4] !== undefined && seg[4] !== "")) r("GR-R-001-6", "the fifth segment must not be empty.");
-  if (!(seg[5] !== undefined && seg[5] !== "")) r("GR-R-001-7", "the sixth segment must not be empty.");
+  if (!(type !== undefined && normalizeSpace(type) !== "" && GREEK_DOCUMENT_TYPES.includes(type))) fail("GR-R-001-5", `the fourth segment ${q(type)} must be a Greek document type (1.1, 1.6, 2.1, 2.4, 5.1 or 5.2).`);
+  if (!(seg[4] !== undefined && seg[4] !== "")) fail("GR-R-001-6", "the fifth segment must not be empty.");
+  if (!(seg[5] !== undefined && seg[5] !== "")) fail("GR-R-001-7", "the sixth segment must not be empty.");
 }
 
 function greekDocument(env: PeppolFacts): void {
