@@ -7,17 +7,17 @@ import { nationalDocumentRules, nationalFacts, nationalRules, type NationalFacts
 import { peppolFacts, type PeppolFacts } from "./peppol-support.js";
 
 export const peppolRules: RuleFamily = (ctx) => {
-  const env = peppolFacts(ctx);
-  const nat = nationalFacts(env);
-  documentRules(env);
-  nationalDocumentRules(env, nat);
-  visit(env, nat, ctx.root);
+  const facts = peppolFacts(ctx);
+  const national = nationalFacts(facts);
+  documentRules(facts);
+  nationalDocumentRules(facts, national);
+  visit(facts, national, ctx.root);
 };
 
-function visit(env: PeppolFacts, nat: NationalFacts, node: UblNode): void {
-  emptyElement(env, node);
-  mainRules(env, node);
-  if (nat.any) nationalRules(env, nat, node);
-  codeRules(env, node);
-  for (const element of node.children) visit(env, nat, element);
+function visit(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+  emptyElement(facts, node);
+  mainRules(facts, node);
+  if (national.any) nationalRules(facts, national, node);
+  codeRules(facts, node);
+  for (const element of node.children) visit(facts, national, element);
 }

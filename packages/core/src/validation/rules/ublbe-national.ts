@@ -31,18 +31,18 @@ export const ublbeNationalRules: RuleFamily = (ctx) => {
       if (flag) ctx.report(rule, flag, message, node);
     },
   };
-  const env = peppolFacts(carried);
-  const nat = nationalFacts(env);
-  nationalDocumentRules(env, nat);
-  if (nat.any) {
+  const facts = peppolFacts(carried);
+  const national = nationalFacts(facts);
+  nationalDocumentRules(facts, national);
+  if (national.any) {
     const visit = (node: UblNode): void => {
-      nationalRules(env, nat, node);
+      nationalRules(facts, national, node);
       for (const element of node.children) visit(element);
     };
     visit(ctx.root);
   }
-  if (env.supplierCountry === "GR" || env.supplierCountry === "EL") greekRules(ctx);
-  if (env.supplierAddressCountryRaw === "DK") danishVatNumber(ctx);
+  if (facts.supplierCountry === "GR" || facts.supplierCountry === "EL") greekRules(ctx);
+  if (facts.supplierAddressCountryRaw === "DK") danishVatNumber(ctx);
 };
 
 /** DK-R-015 (only in UBL.BE): a Danish seller's VAT number, in its first or second tax scheme, is DK and eight digits. */
