@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     const discovery = cachedDiscovery(sandboxDiscovery(), { ttlMs: 3_600_000 });
     const first = next();
     const doc = readInvoice(first);
-    await discovery.lookup(doc.recipient!, doc.documentType?.id);
+    await discovery.lookup(doc.recipient!, doc.peppolDocumentType?.id);
     const options: CoreOptions = { discovery };
     const { auth } = await eligibleCompany(store);
     const body = () => Buffer.from(invoiceBody(next()));

@@ -23,7 +23,7 @@ export async function discoveryMetrics(): Promise<Record<string, Metric>> {
   const discovery = cachedDiscovery(sandboxDiscovery(), { ttlMs: 3_600_000 });
   const doc = readInvoice(withBodies[0]!);
   // The lookup the submissions make, answered once: every submission below is a cache hit.
-  const warm = await discovery.lookup(doc.recipient!, doc.documentType?.id);
+  const warm = await discovery.lookup(doc.recipient!, doc.peppolDocumentType?.id);
   if (!warm.registered) throw new Error("the bench recipient must be registered in the sandbox discovery");
   const on: CoreOptions = { discovery };
   const off: CoreOptions = {};

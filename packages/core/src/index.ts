@@ -189,4 +189,4 @@ export { sandboxDiscovery, SANDBOX_DOCUMENT_TYPES, SANDBOX_OTHER_DOCUMENT_TYPES 
 export { checkRecipient, type RecipientCheck } from "./routing/routing.js";
 export { ParticipantQuerySchema, ParticipantSchema, DiscoveryEndpointSchema, type Participant, type ParticipantQuery } from "./domain/participant-schemas.js";
 export { lookupParticipant, parseParticipantId, normalizeDocumentType } from "./use-cases/participants.js";
-export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./document/doctype.js";
+export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type PeppolDocumentType, type DocumentType } from "./document/doctype.js";

@@ -71,7 +71,7 @@ describe("document type of a submission", () => {
     configureInvoiceWorkers({ threshold: 0 });
     try {
       const doc = await readInvoiceAsync(b64(bisInvoice()));
-      expect(doc.documentType?.id).toBe(INVOICE_DOCTYPE);
+      expect(doc.peppolDocumentType?.id).toBe(INVOICE_DOCTYPE);
     } finally {
       configureInvoiceWorkers({ threshold: DEFAULT_WORKER_THRESHOLD });
       await closeInvoiceWorkers();

@@ -111,7 +111,7 @@ export function smlDiscovery(options: SmlDiscoveryOptions = {}): DiscoveryPort {
 
   return {
     name,
-    async lookup(participant: ParticipantId, documentType?: string, opts?: { signal?: AbortSignal }): Promise<ParticipantLookup> {
+    async lookup(participant: ParticipantId, documentTypeId?: string, opts?: { signal?: AbortSignal }): Promise<ParticipantLookup> {
       const participantId = `${participant.scheme}:${participant.value}`;
       const none: ParticipantLookup = { participantId, registered: false, documentTypes: [], endpoint: null };
       const signal = opts?.signal;
@@ -124,9 +124,9 @@ export function smlDiscovery(options: SmlDiscoveryOptions = {}): DiscoveryPort {
       if (group.status === 404) return none;
       ok(group.status, "ServiceGroup");
       const documentTypes = serviceGroupDocumentTypes(group.text);
-      if (!documentType || !documentTypes.includes(documentType)) return { participantId, registered: true, documentTypes, endpoint: null };
+      if (!documentTypeId || !documentTypes.includes(documentTypeId)) return { participantId, registered: true, documentTypes, endpoint: null };
 
-      let metadataUrl = new URL(`${groupUrl.href}/services/${encodeURIComponent(documentType)}`);
+      let metadataUrl = new URL(`${groupUrl.href}/services/${encodeURIComponent(documentTypeId)}`);
       for (let hop = 0; ; hop++) {
         const answer = await get(metadataUrl, "SignedServiceMetadata", signal);
         ok(answer.status, "SignedServiceMetadata");
@@ -136,10 +136,10 @@ export function smlDiscovery(options: SmlDiscoveryOptions = {}): DiscoveryPort {
           metadataUrl = new URL(metadata.href);
           continue;
         }
-        if (metadata.participantId?.toLowerCase() !== fullId.toLowerCase() || metadata.documentType !== documentType) {
+        if (metadata.participantId?.toLowerCase() !== fullId.toLowerCase() || metadata.documentType !== documentTypeId) {
           throw new DiscoveryError("untrusted", "The SMP's signed service metadata is for another participant or document type.");
         }
-        return { participantId, registered: true, documentTypes, endpoint: metadata.endpoint ? { documentType, ...metadata.endpoint } : null };
+        return { participantId, registered: true, documentTypes, endpoint: metadata.endpoint ? { documentType: documentTypeId, ...metadata.endpoint } : null };
       }
     },
   };

@@ -15,8 +15,8 @@ export const STORECOVE_DOCUMENT_TYPES: Readonly<Record<string, readonly string[]
 };
 
 /** Storecove's discovery document type of a Peppol document type identifier, or null when it has none. */
-export function storecoveDocumentType(documentType: string): string | null {
-  for (const [name, ids] of Object.entries(STORECOVE_DOCUMENT_TYPES)) if (ids.includes(documentType)) return name;
+export function storecoveDocumentType(documentTypeId: string): string | null {
+  for (const [name, ids] of Object.entries(STORECOVE_DOCUMENT_TYPES)) if (ids.includes(documentTypeId)) return name;
   return null;
 }
 
@@ -85,11 +85,11 @@ export function storecoveDiscovery(options: StorecoveDiscoveryOptions): Discover
 
   return {
     name,
-    async lookup(participant, documentType, opts): Promise<ParticipantLookup> {
+    async lookup(participant, documentTypeId, opts): Promise<ParticipantLookup> {
       const participantId = `${participant.scheme}:${participant.value}`;
       const signal = opts?.signal;
-      const kind = documentType ? storecoveDocumentType(documentType) : null;
-      if (documentType && !kind) throw new DiscoveryError("invalid_answer", `Storecove's discovery has no document type for ${documentType}.`);
+      const kind = documentTypeId ? storecoveDocumentType(documentTypeId) : null;
+      if (documentTypeId && !kind) throw new DiscoveryError("invalid_answer", `Storecove's discovery has no document type for ${documentTypeId}.`);
       if (!(await ask("exists", participant, null, signal))) return { participantId, registered: false, documentTypes: [], endpoint: null };
       const kinds = [...new Set(["invoice", ...(kind ? [kind] : [])])];
       const answers = await Promise.all(kinds.map((k) => ask("receives", participant, [k], signal)));

@@ -55,7 +55,7 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
   const inFlight = new Map<string, Promise<ParticipantLookup>>();
   const inner = port;
 
-  function withDeadline(participant: ParticipantId, documentType: string | undefined): Promise<ParticipantLookup> {
+  function withDeadline(participant: ParticipantId, documentTypeId: string | undefined): Promise<ParticipantLookup> {
     const controller = new AbortController();
     return new Promise<ParticipantLookup>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -64,7 +64,7 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
       }, timeoutMs);
       let call: Promise<ParticipantLookup>;
       try {
-        call = inner.lookup(participant, documentType, { signal: controller.signal });
+        call = inner.lookup(participant, documentTypeId, { signal: controller.signal });
       } catch (e) {
         call = Promise.reject(e);
       }
@@ -90,8 +90,8 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
     inner,
     timeoutMs,
     clear: () => cache.clear(),
-    lookup(participant, documentType) {
-      const key = `${participant.scheme}:${participant.value.toLowerCase()}\n${documentType ?? ""}`;
+    lookup(participant, documentTypeId) {
+      const key = `${participant.scheme}:${participant.value.toLowerCase()}\n${documentTypeId ?? ""}`;
       const hit = cache.get(key);
       if (hit) {
         if (hit.until > now()) return Promise.resolve(hit.value);
@@ -99,7 +99,7 @@ export function cachedDiscovery(port: DiscoveryPort, options: DiscoveryCacheOpti
       }
       const pending = inFlight.get(key);
       if (pending) return pending;
-      const call = withDeadline(participant, documentType).then(
+      const call = withDeadline(participant, documentTypeId).then(
         (value) => {
           inFlight.delete(key);
           const ttl = value.registered ? ttlMs : negativeTtlMs;

@@ -27,7 +27,7 @@ export const SANDBOX_OTHER_DOCUMENT_TYPES: readonly string[] = [documentTypeId(O
 export function sandboxDiscovery(options: { name?: string } = {}): DiscoveryPort {
   return {
     name: options.name ?? "sandbox",
-    async lookup(participant, documentType): Promise<ParticipantLookup> {
+    async lookup(participant, documentTypeId): Promise<ParticipantLookup> {
       const participantId = `${participant.scheme}:${participant.value}`;
       const value = participant.value.toLowerCase();
       if (value.includes("unregistered")) return { participantId, registered: false, documentTypes: [], endpoint: null };
@@ -35,14 +35,14 @@ export function sandboxDiscovery(options: { name?: string } = {}): DiscoveryPort
         return { participantId, registered: true, documentTypes: [...SANDBOX_OTHER_DOCUMENT_TYPES], endpoint: null };
       }
       const documentTypes = [...SANDBOX_DOCUMENT_TYPES];
-      if (documentType && !documentTypes.includes(documentType)) documentTypes.push(documentType);
+      if (documentTypeId && !documentTypes.includes(documentTypeId)) documentTypes.push(documentTypeId);
       return {
         participantId,
         registered: true,
         documentTypes,
-        endpoint: documentType
+        endpoint: documentTypeId
           ? {
-              documentType,
+              documentType: documentTypeId,
               processId: processId("urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"),
               transportProfile: "peppol-transport-as4-v2_0",
               url: "https://ap.sandbox.invalid/as4",

@@ -4,13 +4,16 @@ import { child, type UblNode } from "./model.js";
 import { text } from "./ubl.js";
 import { parseXml } from "./xml.js";
 
-/** The identifiers a Peppol SMP lists a document under. */
-export interface DocumentType {
+/** The identifiers a Peppol SMP lists a document under: its Peppol document type identifier and process. */
+export interface PeppolDocumentType {
   /** `busdox-docid-qns::<root namespace>::<root name>##<CustomizationID>::<UBL version>`. */
   id: string;
   /** `cenbii-procid-ubl::<ProfileID>`, or null when the document has no ProfileID. */
   processId: string | null;
 }
+
+/** @deprecated The former name of `PeppolDocumentType`, kept so existing code still builds. */
+export type DocumentType = PeppolDocumentType;
 
 /** The UBL version of the document type identifiers of Peppol BIS 3 (and of every UBL 2.x syntax binding they name). */
 export const UBL_SYNTAX_VERSION = "2.1";
@@ -33,7 +36,7 @@ export function processId(profileId: string): string {
 }
 
 /** Reads the document type of a UBL root from the model (its `CustomizationID` and `ProfileID`); null without a CustomizationID. */
-export function extractDocumentType(root: UblNode): DocumentType | null {
+export function extractDocumentType(root: UblNode): PeppolDocumentType | null {
   const customization = text(child(root, "cbc:CustomizationID"));
   if (customization === null || !root.ns) return null;
   const profile = text(child(root, "cbc:ProfileID"));
@@ -44,7 +47,7 @@ export function extractDocumentType(root: UblNode): DocumentType | null {
  * The document type of stored document bytes (the dispatcher's view: it keeps no parsed document).
  * Null when the bytes are not a readable XML document or have no CustomizationID.
  */
-export function documentTypeOf(bytes: Uint8Array): DocumentType | null {
+export function documentTypeOf(bytes: Uint8Array): PeppolDocumentType | null {
   try {
     const xml = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return extractDocumentType(parseXml(xml).root);

@@ -2,7 +2,7 @@
 export { decodeBase64Strict } from "./base64.js";
 export { extractFields, type InvoiceFields } from "./fields.js";
 export { extractRecipient } from "./recipient.js";
-export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type DocumentType } from "./doctype.js";
+export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type PeppolDocumentType, type DocumentType } from "./doctype.js";
 export { isZip } from "./text.js";
 export { CAC, CBC, UBL_INVOICE_NS, UBL_CREDIT_NOTE_NS, requireInvoiceRoot, requireUblRoot, type UblRoot, type UblDocumentType } from "./ubl.js";
 export { parseXml, XmlNode, xmlTrim, DEFAULT_XML_LIMITS, type XmlDocument, type XmlLimits } from "./xml.js";

@@ -55,7 +55,7 @@ function readOne(req: WorkerRequest): WorkerReply {
       sha256: doc.sha256,
       recipient: doc.recipient,
       fields: doc.fields,
-      documentType: doc.documentType,
+      peppolDocumentType: doc.peppolDocumentType,
       warnings: doc.warnings,
       ruleSets: doc.ruleSets,
       ...(doc.fromData ? { fromData: true } : {}),

@@ -7,7 +7,7 @@ import { MAX_REPORTED_ERRORS, rulesError } from "./rules-error.js";
 import { base64DecodedSize, checkBase64, decodeBase64Into, decodeCanonicalBase64 } from "./base64.js";
 import { extractFields, requireStorableIdentifiers, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
-import { extractDocumentType, type DocumentType } from "./doctype.js";
+import { extractDocumentType, type PeppolDocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
 import { requireSubmitRoot, type UblRoot } from "./ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, probeForSecondDocument, type XmlDocument, type XmlLimits } from "./xml.js";
@@ -25,7 +25,7 @@ export interface ReadInvoice {
   recipient: ParticipantId | null;
   fields: InvoiceFields;
   /** The Peppol document type and process (from the root, CustomizationID and ProfileID); null without a CustomizationID. */
-  documentType: DocumentType | null;
+  peppolDocumentType: PeppolDocumentType | null;
   /** The warning rules the document breaks (they never block; kept with the invoice). */
   warnings: ValidationItem[];
   /** The rule sets applied (the report's `ruleSets`). */
@@ -118,7 +118,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "
   const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, recipient, fields, documentType: extractDocumentType(invoice), warnings: report.warnings, ruleSets: report.ruleSets };
+  return { bytes, sha256, recipient, fields, peppolDocumentType: extractDocumentType(invoice), warnings: report.warnings, ruleSets: report.ruleSets };
 }
 
 /** The recipient when the document names one of a Peppol scheme, else null. */

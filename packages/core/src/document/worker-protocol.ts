@@ -69,5 +69,5 @@ export function rebuild(error: WorkerError): Error {
 
 /** The document of a reply that went through, with its bytes over the transferred buffer (no copy), or null. */
 export function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, documentType: m.documentType, warnings: m.warnings, ruleSets: m.ruleSets, ...(m.fromData ? { fromData: true } : {}) } : null;
+  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, peppolDocumentType: m.peppolDocumentType, warnings: m.warnings, ruleSets: m.ruleSets, ...(m.fromData ? { fromData: true } : {}) } : null;
 }

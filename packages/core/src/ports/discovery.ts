@@ -10,7 +10,7 @@ export const PARTICIPANT_ID_SCHEME = "iso6523-actorid-upis";
 
 /** Where and how a participant receives one document type (from its SMP's service metadata). */
 export interface DiscoveryEndpoint {
-  /** The document type this endpoint is for, with its scheme (`busdox-docid-qns::...`). */
+  /** The Peppol document type identifier this endpoint is for, with its scheme (`busdox-docid-qns::...`); named `documentType` as in the API's answer. */
   documentType: string;
   /** The process identifier with its scheme (`cenbii-procid-ubl::...`), or null when the adapter does not know it. */
   processId: string | null;
@@ -32,7 +32,7 @@ export interface ParticipantLookup {
   participantId: string;
   /** Whether the network knows the participant. */
   registered: boolean;
-  /** The document types it accepts, with their scheme (`busdox-docid-qns::...`); `[]` when not registered. */
+  /** The Peppol document type identifiers it accepts, with their scheme (`busdox-docid-qns::...`); `[]` when not registered. */
   documentTypes: string[];
   /**
    * For the document type asked: its endpoint; null when no document type was asked, when the
@@ -66,7 +66,7 @@ export class DiscoveryError extends Error {
  * - It MUST reject (preferably with a `DiscoveryError`) when it cannot tell: a timeout, a DNS or
  *   SMP that cannot be reached or answers 5xx, an answer it cannot read, or one whose signature is
  *   missing, wrong or not trusted. Callers treat a rejection as "unknown", never as "unregistered".
- * - With a `documentType` (the full `busdox-docid-qns::...` form), `endpoint` is the endpoint for
+ * - With a `documentTypeId` (the full `busdox-docid-qns::...` form), `endpoint` is the endpoint for
  *   it when `documentTypes` contains it, and null otherwise. Without one, `endpoint` is null. An
  *   adapter that cannot know endpoints (an access point's API that routes documents itself)
  *   answers null and says so in its documentation.
@@ -77,5 +77,5 @@ export class DiscoveryError extends Error {
  */
 export interface DiscoveryPort {
   readonly name: string;
-  lookup(participant: ParticipantId, documentType?: string, options?: { signal?: AbortSignal }): Promise<ParticipantLookup>;
+  lookup(participant: ParticipantId, documentTypeId?: string, options?: { signal?: AbortSignal }): Promise<ParticipantLookup>;
 }

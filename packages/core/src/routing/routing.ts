@@ -2,7 +2,7 @@
 import type { Routing, RoutingDecision } from "../ports/store.js";
 import type { Company, ParticipantId, TargetNetwork } from "../domain/types.js";
 import { DiscoveryError, type DiscoveryPort } from "../ports/discovery.js";
-import type { DocumentType } from "../document/doctype.js";
+import type { PeppolDocumentType } from "../document/doctype.js";
 import { KSEF_COUNTRIES } from "../domain/eligibility.js";
 
 /** ISO 6523 / EAS code of the Polish VAT number. */
@@ -39,21 +39,21 @@ export type RecipientCheck =
  * SML or SMP unreachable, an untrusted answer) does not: the dispatcher looks again before each attempt.
  * Without a document type (no CustomizationID) only the registration is checked.
  */
-export async function checkRecipient(discovery: DiscoveryPort, recipient: ParticipantId, documentType: DocumentType | null): Promise<RecipientCheck> {
+export async function checkRecipient(discovery: DiscoveryPort, recipient: ParticipantId, peppolDocumentType: PeppolDocumentType | null): Promise<RecipientCheck> {
   const id = `${recipient.scheme}:${recipient.value}`;
   let found;
   try {
-    found = await discovery.lookup(recipient, documentType?.id);
+    found = await discovery.lookup(recipient, peppolDocumentType?.id);
   } catch (e) {
     const why = e instanceof DiscoveryError ? e.message : "the lookup failed";
     return { kind: "unknown", why, note: `The Peppol participant lookup failed (${why}); the dispatcher looks again before each attempt.` };
   }
   if (!found.registered) return { kind: "refused", reason: `recipient ${id} is not registered on Peppol; check cbc:EndpointID and its schemeID.` };
-  if (documentType && !found.documentTypes.includes(documentType.id)) {
-    const process = documentType.processId ? ` (process ${documentType.processId})` : "";
+  if (peppolDocumentType && !found.documentTypes.includes(peppolDocumentType.id)) {
+    const process = peppolDocumentType.processId ? ` (process ${peppolDocumentType.processId})` : "";
     return {
       kind: "refused",
-      reason: `recipient ${id} is registered on Peppol but does not accept the document type ${documentType.id}${process}; it accepts ${describeTypes(found.documentTypes)}.`,
+      reason: `recipient ${id} is registered on Peppol but does not accept the document type ${peppolDocumentType.id}${process}; it accepts ${describeTypes(found.documentTypes)}.`,
     };
   }
   return { kind: "accepted" };

@@ -29,8 +29,8 @@ export function parseParticipantId(input: string): ParticipantId {
 }
 
 /** A document type as asked: the full `busdox-docid-qns::...` form, or its value alone (the scheme is then added). */
-export function normalizeDocumentType(documentType: string): string {
-  return /^[a-z0-9-]+::/i.test(documentType) && !documentType.startsWith("urn:") ? documentType : `${DOCTYPE_SCHEME}::${documentType}`;
+export function normalizeDocumentType(documentTypeId: string): string {
+  return /^[a-z0-9-]+::/i.test(documentTypeId) && !documentTypeId.startsWith("urn:") ? documentTypeId : `${DOCTYPE_SCHEME}::${documentTypeId}`;
 }
 
 /**
@@ -44,9 +44,9 @@ export function normalizeDocumentType(documentType: string): string {
 export async function lookupParticipant(discovery: DiscoveryPort, participantId: string, query: unknown = {}): Promise<Participant> {
   const participant = parseParticipantId(participantId);
   const q = parseWith(ParticipantQuerySchema, query);
-  const documentType = q.documentType === undefined ? undefined : normalizeDocumentType(q.documentType);
+  const documentTypeId = q.documentType === undefined ? undefined : normalizeDocumentType(q.documentType);
   try {
-    const found = await asCachedDiscovery(discovery).lookup(participant, documentType);
+    const found = await asCachedDiscovery(discovery).lookup(participant, documentTypeId);
     return {
       participantId: `${participant.scheme}:${participant.value}`,
       registered: found.registered,

@@ -173,7 +173,7 @@ async function submitChecked(
   // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.
   let note: string | null = null;
   if (decision.ok && decision.network === "peppol" && o.discovery && doc.recipient) {
-    const check = await checkRecipient(o.discovery, doc.recipient, doc.documentType);
+    const check = await checkRecipient(o.discovery, doc.recipient, doc.peppolDocumentType);
     if (check.kind === "refused") decision = { ok: false, reason: check.reason };
     else if (check.kind === "unknown") note = check.note;
   }
@@ -353,7 +353,7 @@ function record(
     ],
     warnings: doc.warnings,
     duplicateOf: null,
-    facts: { peppolDocumentType: doc.documentType, ruleSets: doc.ruleSets },
+    facts: { peppolDocumentType: doc.peppolDocumentType, ruleSets: doc.ruleSets },
     ...(doc.fromData ? { fromData: true } : {}),
   };
 }

@@ -180,8 +180,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (!discovery || route !== "peppol" || !recipient) return null;
     // The document type was computed at submit and stored with the record; only a record stored before
     // the facts were kept has the document read again for it.
-    const documentType = facts ? facts.peppolDocumentType : documentTypeOf(document);
-    const check = await checkRecipient(discovery, recipient, documentType);
+    const peppolDocumentType = facts ? facts.peppolDocumentType : documentTypeOf(document);
+    const check = await checkRecipient(discovery, recipient, peppolDocumentType);
     if (check.kind === "refused") return { outcome: "failed", reason: check.reason };
     if (check.kind === "unknown") return { outcome: "retry", reason: `The Peppol participant lookup failed (${check.why}); it is made again before the next attempt.` };
     return null;

@@ -38,7 +38,7 @@ export function readDataDocument(data: InvoiceData, limits: XmlLimits, root: Ubl
     sha256: built.sha256,
     recipient,
     fields: extractFields(built.root),
-    documentType: extractDocumentType(built.root),
+    peppolDocumentType: extractDocumentType(built.root),
     warnings: built.report.warnings,
     ruleSets: built.report.ruleSets,
     fromData: true,
