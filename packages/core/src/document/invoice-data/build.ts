@@ -15,7 +15,8 @@ export type BuiltKind = "Invoice" | "CreditNote";
 class Node implements UblNode {
   attrs: Record<string, string> = NO_ATTRS;
   text = "";
-  children: Node[] = [];
+  /** Shared and empty until the first child: most elements are leaves, and an array each is garbage. */
+  children: Node[] = NO_KIDS;
   index = 1;
   memo: Map<symbol, unknown> | undefined = undefined;
   numeric: unknown = undefined;
@@ -32,6 +33,7 @@ class Node implements UblNode {
 }
 
 const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_KIDS: Node[] = Object.freeze([]) as unknown as Node[];
 
 /** What `buildDocument` gives: the bytes, the model, and the JSON pointer of the field behind each element. */
 export interface BuiltDocument {
@@ -52,7 +54,7 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
   const n = new Node(ns, local, qnameOf(ns, local, false), parent);
   // The position among same-named siblings: a scan for the few children of most elements, counts
   // for a parent with many (the root's lines), so that building stays linear in the lines.
-  const siblings = parent.children;
+  const siblings = parent.children === NO_KIDS ? (parent.children = []) : parent.children;
   if (siblings.length < 16) {
     let index = 1;
     for (const c of siblings) if (c.qname === n.qname) index++;
