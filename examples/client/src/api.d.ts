@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Submit one UBL credit note
-         * @description The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is sent as a KSeF correction (KOR) when the server has a KSeF connection, and `failed` otherwise. The record is listed and read under /v1/invoices with `documentType: "creditNote"`.
+         * @description The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is sent as a KSeF correction (KOR) when the server has a KSeF connection, and `failed` otherwise. The record is listed and read under /v1/invoices with `kind: "creditNote"`.
          */
         post: operations["submitCreditNote"];
         delete?: never;

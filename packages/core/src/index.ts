@@ -23,6 +23,7 @@ export {
   buildUbl,
   buildInvoice,
   dataRulesError,
+  rootElementOfData,
   documentTypeOfData,
   parseInvoiceData,
   readInvoiceData,

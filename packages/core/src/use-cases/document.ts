@@ -36,7 +36,7 @@ export async function getInvoiceDocument(store: Store, auth: AuthContext, id: st
  * @example const data = await getInvoiceDocumentData(store, auth, submissionId); console.log(data.totals?.payable)
  */
 export async function getInvoiceDocumentData(store: Store, auth: AuthContext, id: string): Promise<InvoiceData> {
-  const { documentType: _, ...data } = readInvoiceData(await getInvoiceDocument(store, auth, id));
+  const { rootElement: _root, documentType: _deprecated, ...data } = readInvoiceData(await getInvoiceDocument(store, auth, id));
   return data;
 }
 

@@ -139,7 +139,7 @@ const categories: fc.Arbitrary<Cat[]> = fc.oneof(
 );
 
 /** A generated invoice or credit note that EN 16931 and Peppol BIS 3 accept, and its document type. */
-export const invoiceDataArb: fc.Arbitrary<{ documentType: "Invoice" | "CreditNote"; data: InvoiceDataInput }> = fc
+export const invoiceDataArb: fc.Arbitrary<{ rootElement: "Invoice" | "CreditNote"; data: InvoiceDataInput }> = fc
   .tuple(categories, fc.constantFrom(...COUNTRIES), fc.constantFrom(...COUNTRIES), fc.boolean(), fc.integer({ min: 1, max: 4 }))
   .chain(([cats, sellerCountry, buyerCountry, credit, nLines]) => {
     const o = cats.includes("O");
@@ -262,6 +262,6 @@ export const invoiceDataArb: fc.Arbitrary<{ documentType: "Invoice" | "CreditNot
           roundingAmount: r.rounding,
           attachments: r.attachments,
         });
-        return { documentType: credit ? ("CreditNote" as const) : ("Invoice" as const), data };
+        return { rootElement: credit ? ("CreditNote" as const) : ("Invoice" as const), data };
       });
   });

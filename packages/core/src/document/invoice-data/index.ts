@@ -27,14 +27,20 @@ export function parseInvoiceData(input: unknown, prefix = ""): InvoiceData {
 }
 
 /** Which UBL document an InvoiceData becomes: a CreditNote for a credit note type code (381, 396, ...), else an Invoice. */
-export function documentTypeOfData(data: Pick<InvoiceData, "typeCode">): BuiltKind {
+export function rootElementOfData(data: Pick<InvoiceData, "typeCode">): BuiltKind {
   return data.typeCode !== undefined && CREDIT_NOTE_TYPE_CODES.includes(data.typeCode) ? "CreditNote" : "Invoice";
 }
+/** @deprecated The former name of `rootElementOfData`, kept so existing callers still build. */
+export const documentTypeOfData = rootElementOfData;
 
 export interface BuildOptions {
-  /** Invoice or CreditNote; by default from `typeCode` (a credit note code gives a CreditNote). */
+  /** The root element, Invoice or CreditNote; by default from `typeCode` (a credit note code gives a CreditNote). */
+  rootElement?: BuiltKind;
+  /** @deprecated The former name of `rootElement`, still read when `rootElement` is not given. */
   documentType?: BuiltKind;
 }
+
+const rootElementFor = (parsed: InvoiceData, options: BuildOptions): BuiltKind => options.rootElement ?? options.documentType ?? rootElementOfData(parsed);
 
 /**
  * The Peppol BIS Billing 3.0 UBL 2.1 document (XML text, UTF-8) of an invoice given as data. The
@@ -46,7 +52,7 @@ export interface BuildOptions {
  */
 export function buildUbl(data: InvoiceDataInput | unknown, options: BuildOptions = {}): string {
   const parsed = parseInvoiceData(data);
-  return buildDocument(parsed, options.documentType ?? documentTypeOfData(parsed)).xml;
+  return buildDocument(parsed, rootElementFor(parsed, options)).xml;
 }
 
 /** One broken rule of a built document, with the JSON pointer of the field that caused it. */
@@ -60,6 +66,9 @@ export interface DataValidationItem {
 
 /** What `buildInvoice` returns. */
 export interface BuiltInvoice {
+  /** The document's root element: Invoice or CreditNote. */
+  rootElement: BuiltKind;
+  /** @deprecated The same as `rootElement`, under its former name. */
   documentType: BuiltKind;
   xml: string;
   bytes: Buffer;
@@ -81,7 +90,7 @@ export interface BuiltInvoice {
  */
 export function buildInvoice(data: unknown, options: BuildOptions & { prefix?: string } = {}): BuiltInvoice {
   const parsed = parseInvoiceData(data, options.prefix ?? "");
-  return buildParsedInvoice(parsed, options.documentType ?? documentTypeOfData(parsed));
+  return buildParsedInvoice(parsed, rootElementFor(parsed, options));
 }
 
 /** `buildInvoice` on data already parsed with `InvoiceDataSchema` (a request body's). */
@@ -92,6 +101,7 @@ export function buildParsedInvoice(parsed: InvoiceData, kind: BuiltKind, maxItem
   const withPath = (i: { rule: string; message: string; location: string }): DataValidationItem => ({ ...i, path: resolve(i.rule, i.location) });
   const bytes = Buffer.from(built.xml, "utf8");
   return {
+    rootElement: kind,
     documentType: kind,
     xml: built.xml,
     bytes,
@@ -107,7 +117,7 @@ export function dataRulesError(built: BuiltInvoice): ApiError {
   const errors = built.report.errors;
   const ids = [...new Set(errors.map((e) => e.rule))];
   const paths = [...new Set(errors.map((e) => e.path || "/"))];
-  const doc = built.documentType === "CreditNote" ? "credit note" : "invoice";
+  const doc = built.rootElement === "CreditNote" ? "credit note" : "invoice";
   return new ApiError(
     "invalid_ubl_xml",
     `The ${doc} built from your data breaks ${errors.length} fatal rule${errors.length === 1 ? "" : "s"} of EN 16931 / Peppol BIS Billing 3.0 (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", ..." : ""}) at ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}. See errors for each rule, its message and the field (path).`,

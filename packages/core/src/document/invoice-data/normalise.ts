@@ -28,10 +28,10 @@ function prune<T>(v: T): T {
  * amount with 2 decimals, computed amounts (line net amounts, allowance and charge amounts, totals, VAT
  * breakdown, BT-111) filled in, empty lists dropped. `readInvoiceData(buildUbl(x))` equals it.
  */
-export function normaliseInvoiceData(data: InvoiceData, documentType: "Invoice" | "CreditNote" = "Invoice"): InvoiceData {
+export function normaliseInvoiceData(data: InvoiceData, rootElement: "Invoice" | "CreditNote" = "Invoice"): InvoiceData {
   const t = computeTotals(data);
   const ac = (a: LineAllowanceCharge, amount: Big) => ({ ...a, amount: money(amount), baseAmount: fix2(a.baseAmount) });
-  const isCredit = documentType === "CreditNote";
+  const isCredit = rootElement === "CreditNote";
   const notes = writtenNotes(data);
   const payment =
     data.payment !== undefined

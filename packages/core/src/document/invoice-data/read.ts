@@ -36,7 +36,7 @@ const idOf = (n: UblNode | null) => (n && val(n) !== undefined ? compact({ id: v
  *
  * @example const data = readInvoiceData(readFileSync("invoice.xml")); console.log(data.totals?.payable)
  */
-export function readInvoiceData(document: Uint8Array | string, limits: XmlLimits = DEFAULT_XML_LIMITS): InvoiceData & { documentType: "Invoice" | "CreditNote" } {
+export function readInvoiceData(document: Uint8Array | string, limits: XmlLimits = DEFAULT_XML_LIMITS): InvoiceData & { rootElement: "Invoice" | "CreditNote"; /** @deprecated The same as `rootElement`. */ documentType: "Invoice" | "CreditNote" } {
   let text: string;
   if (typeof document === "string") text = document.charCodeAt(0) === 0xfeff ? document.slice(1) : document;
   else {
@@ -46,7 +46,7 @@ export function readInvoiceData(document: Uint8Array | string, limits: XmlLimits
   }
   requireMarkupStart(text);
   const root = requireUblRoot(parseXml(text, limits), ["Invoice", "CreditNote"]);
-  return { ...invoiceDataOf(root), documentType: root.name };
+  return { ...invoiceDataOf(root), rootElement: root.name, documentType: root.name };
 }
 
 /** InvoiceData from the model of a UBL Invoice or CreditNote (see readInvoiceData). */
