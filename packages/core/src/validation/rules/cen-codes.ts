@@ -30,8 +30,8 @@ export const cenCodeRules: RuleFamily = (ctx) => {
   const report = (rule: string, message: string, node: UblNode) => ctx.report(rule, "fatal", message, node);
 
   // BR-CL-01: cbc:InvoiceTypeCode | cbc:CreditNoteTypeCode, each against its own list.
-  for (const [q, list, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "an invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "a credit note"]] as const) {
-    for (const node of all(root, q)) {
+  for (const [qname, list, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "an invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "a credit note"]] as const) {
+    for (const node of all(root, qname)) {
       if (!inList(list, norm(node))) report("BR-CL-01", `The document type code (BT-3) ${shown(norm(node))} is not a UNTDID 1001 code allowed for ${what}.`, node);
     }
   }
