@@ -102,15 +102,15 @@ const codedRaw = (list: readonly Cat[], code: string, vat: boolean) =>
 // Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
 function documentRules(ctx: RuleContext, report: Report): void {
   const rootNode = ctx.root;
-  const f = facts(rootNode);
+  const documentFacts = facts(rootNode);
   for (const cat of CATEGORIES) {
-    presenceRule(cat, f, rootNode, report);
-    identifierRules(cat, f, rootNode, report);
+    presenceRule(cat, documentFacts, rootNode, report);
+    identifierRules(cat, documentFacts, rootNode, report);
   }
 
   // BR-IC-11 / BR-IC-12: an intra-community supply needs the delivery date or invoicing period, and the
   // deliver-to country.
-  if (coded(f.breakdown, "K", true).length > 0) {
+  if (coded(documentFacts.breakdown, "K", true).length > 0) {
     const actual = stringValue(select(rootNode, "cac:Delivery/cbc:ActualDeliveryDate")[0] ?? null);
     const periodHasChild = select(rootNode, "cac:InvoicePeriod").some((invoicePeriod) => invoicePeriod.children.length > 0);
     if (!(codepoints(actual) > 1 || periodHasChild)) {
@@ -123,9 +123,9 @@ function documentRules(ctx: RuleContext, report: Report): void {
   }
 
   // BR-O-11..14: a "not subject to VAT" breakdown excludes every other VAT category in the invoice.
-  if (coded(f.breakdown, "O", true).length > 0) {
+  if (coded(documentFacts.breakdown, "O", true).length > 0) {
     const others = (list: readonly Cat[]) => list.filter((category) => category.code !== "O" && category.vat);
-    const o11 = others(f.breakdown), o12 = others(f.classified), o13 = others(acCategories(f, false)), o14 = others(acCategories(f, true));
+    const o11 = others(documentFacts.breakdown), o12 = others(documentFacts.classified), o13 = others(acCategories(documentFacts, false)), o14 = others(acCategories(documentFacts, true));
     const codes = (items: Cat[]) => [...new Set(items.map((item) => item.code || "(none)"))].join(", ");
     if (o11.length) report("BR-O-11", `The VAT breakdown has category O (not subject to VAT), so it cannot have other categories, but it also has ${codes(o11)}.`, rootNode);
     if (o12.length) report("BR-O-12", `The VAT breakdown has category O (not subject to VAT), so every line must be O, but lines have ${codes(o12)}.`, rootNode);
@@ -230,7 +230,7 @@ function lineAndAllowanceRates(root: UblNode, report: Report): void {
   }
 }
 
-const byCode = new Map<string, Category>(CATEGORIES.map((c) => [c.code, c]));
+const byCode = new Map<string, Category>(CATEGORIES.map((category) => [category.code, category]));
 
 function rateRule(cat: Category, suffix: string, node: UblNode, where: string, report: Report): void {
   const percentEl = child(node, "cbc:Percent");
