@@ -97,7 +97,7 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
       return taxTotals.flatMap((taxTotal) => children(taxTotal, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === cur).map((taxAmount) => dec(stringValue(taxAmount)));
     };
     const inTax = amountsIn(taxCurrency[0]), inDoc = amountsIn(child(root, "cbc:DocumentCurrencyCode") ?? undefined);
-    const all0 = (xs: (Decimal | null)[], f: (amount: Decimal) => boolean) => xs.some((amount) => amount !== null && f(amount));
+    const all0 = (xs: (Decimal | null)[], test: (amount: Decimal) => boolean) => xs.some((amount) => amount !== null && test(amount));
     const le = (xs: (Decimal | null)[]) => all0(xs, (amount) => amount.lte(0)), ge = (xs: (Decimal | null)[]) => all0(xs, (amount) => amount.gte(0));
     if (!((le(inTax) && le(inDoc)) || (ge(inTax) && ge(inDoc)))) {
       fatal("PEPPOL-EN16931-R055", "The total VAT in the VAT accounting currency and the total VAT in the invoice currency must have the same sign.", root);
