@@ -75,14 +75,14 @@ const newStep = (): Step => ({ next: [], absent: [], counted: [], top: -1 });
 
 /** The step at the end of `steps` below `from`, created as needed. */
 function stepAt(from: Step, steps: readonly string[]): Step {
-  let s = from;
+  let current = from;
   for (const step of steps) {
     const id = known(step).id;
-    let n = s.next[id];
-    if (!n) s.next[id] = n = newStep();
-    s = n;
+    let nextStep = current.next[id];
+    if (!nextStep) current.next[id] = nextStep = newStep();
+    current = nextStep;
   }
-  return s;
+  return current;
 }
 
 function splitAttr(path: string): { steps: string[]; attr: string | null } {
@@ -108,9 +108,9 @@ DOCUMENT.next[known("cac:InvoiceLine").id] = LINE;
 DOCUMENT.next[known("cac:CreditNoteLine").id] = LINE;
 const COUNTED: CountRule[] = [];
 for (const [rule, path, what] of DOCUMENT_AT_MOST_ONCE) {
-  const r = { slot: COUNTED.length, rule, path, what };
-  stepAt(DOCUMENT, path.split("/")).counted.push(r);
-  COUNTED.push(r);
+  const counted = { slot: COUNTED.length, rule, path, what };
+  stepAt(DOCUMENT, path.split("/")).counted.push(counted);
+  COUNTED.push(counted);
 }
 
 const ANYWHERE = new Map<string, AnywhereRule[]>();
@@ -159,7 +159,7 @@ const CONTEXTS: readonly (readonly [string, number])[] = [
 ];
 
 for (const [str, num] of CONTEXTS) known(str).context = num;
-for (const [q, list] of ANYWHERE) known(q).anywhere.push(...list);
+for (const [qname, list] of ANYWHERE) known(qname).anywhere.push(...list);
 
 // The children of the root that the rules after the walk read, collected by the walk.
 const TOP = ["cbc:UBLVersionID", "cac:PaymentMeans", "cac:AdditionalDocumentReference", "cac:AccountingSupplierParty", "cac:AccountingCustomerParty"] as const;
@@ -529,8 +529,8 @@ class SyntaxRun {
       ["UBL-SR-20", ids, "identifiers (cac:PartyIdentification/cbc:ID other than the SEPA creditor identifier)"],
       ["UBL-SR-21", countAt(node, P_LEGAL_ID), "legal registration identifiers (cac:PartyLegalEntity/cbc:CompanyID)"],
     ];
-    for (const [rule, n, what] of checks) {
-      if (n > 1) this.report(rule, "fatal", `The payee (${pathOf(node)}) has ${n} ${what}; EN 16931 allows one.`, node);
+    for (const [rule, count, what] of checks) {
+      if (count > 1) this.report(rule, "fatal", `The payee (${pathOf(node)}) has ${count} ${what}; EN 16931 allows one.`, node);
       else if (!differs) this.report(rule, "fatal", `The payee (${pathOf(node)}) is not told apart from the seller: ${why}.`, node);
     }
   }
