@@ -47,11 +47,25 @@ export interface BuiltDocument {
   totals: ComputedTotals;
 }
 
+/** The namespace, local name and qname of each qname the writer uses, made once (not two strings per element). */
+const NAMES = new Map<string, readonly [ns: string, local: string, qname: string]>();
+function namesOf(qname: string): readonly [string, string, string] {
+  let names = NAMES.get(qname);
+  if (names === undefined) {
+    const colon = qname.indexOf(":");
+    const ns = colon === 3 ? (qname.startsWith("cbc") ? NS.cbc : NS.cac) : "";
+    const local = colon === 3 ? qname.slice(4) : qname;
+    NAMES.set(qname, (names = [ns, local, qnameOf(ns, local, false)]));
+  }
+  return names;
+}
+
+/** Attributes given as one shared object whose values are all set: kept as they are (read-only to everyone). */
+const SHARED_ATTRS = new WeakSet<object>();
+
 function add(parent: Node, qname: string, value?: string, attrs?: Record<string, string | undefined>): Node {
-  const colon = qname.indexOf(":");
-  const ns = colon === 3 ? (qname.startsWith("cbc") ? NS.cbc : NS.cac) : "";
-  const local = colon === 3 ? qname.slice(4) : qname;
-  const n = new Node(ns, local, qnameOf(ns, local, false), parent);
+  const [ns, local, q] = namesOf(qname);
+  const n = new Node(ns, local, q, parent);
   // The position among same-named siblings: a scan for the few children of most elements, counts
   // for a parent with many (the root's lines), so that building stays linear in the lines.
   const siblings = parent.children === NO_KIDS ? (parent.children = []) : parent.children;
@@ -68,7 +82,8 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
   }
   if (parent.counts) parent.counts.set(n.qname, n.index);
   if (value !== undefined) n.text = value;
-  if (attrs) {
+  if (attrs !== undefined && SHARED_ATTRS.has(attrs)) n.attrs = attrs as Record<string, string>;
+  else if (attrs) {
     for (const k in attrs) {
       const v = attrs[k];
       if (v === undefined) continue;
@@ -93,8 +108,11 @@ export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): B
   const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
   root.pointer = "";
   const cur = data.currency;
+  // One attribute object for every amount of the document (frozen: nothing may change it).
+  const currencyAttrs = Object.freeze({ currencyID: cur });
+  SHARED_ATTRS.add(currencyAttrs);
   const amt = (parent: Node, qname: string, value: string, p?: string) => {
-    const n = add(parent, qname, value, { currencyID: cur });
+    const n = add(parent, qname, value, currencyAttrs);
     if (p !== undefined) ptr(n, p);
     return n;
   };
@@ -401,9 +419,22 @@ const escAttr = (s: string) => (/[&<>"\r\n\t]/.test(s) ? s.replace(/[&<>"\r\n\t]
 
 function serialise(root: Node): string {
   let out = `<?xml version="1.0" encoding="UTF-8"?>\n<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`;
-  for (const c of root.children) out = write(c, out);
-  return out + `</${root.name}>\n`;
+  // A large document is written in pieces of about 64 KiB, each encoded as it is done: the rope of one piece
+  // dies young, where that of a whole 10,000-line document would live (and be copied) until the end.
+  const pieces: Buffer[] = [];
+  for (const c of root.children) {
+    out = write(c, out);
+    if (out.length > PIECE) {
+      pieces.push(Buffer.from(out, "utf8"));
+      out = "";
+    }
+  }
+  out += `</${root.name}>\n`;
+  if (pieces.length === 0) return out;
+  pieces.push(Buffer.from(out, "utf8"));
+  return Buffer.concat(pieces).toString("utf8");
 }
+const PIECE = 64 * 1024;
 
 // Compact: no whitespace between elements, so the bytes read back to exactly this model. One string
 // grown with += (V8 keeps it as a rope and flattens it once), no array of parts.
