@@ -66,6 +66,8 @@ export function base64DecodedSize(compact: string): number {
  * native, several times cheaper than the strict pattern's scan of the text.
  */
 export function decodeCanonicalBase64(input: string, ownBuffer = false): Buffer | null {
+  // Already scanned by isStrictBase64 (the HTTP body's path): checkBase64 takes it without a second look.
+  if (knownStrict === input) return null;
   knownStrict = null;
   if (input.length === 0 || input.length % 4 !== 0) return null;
   const bytes = decodeBase64Into(input, base64DecodedSize(input), ownBuffer);
