@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/test/server-process.js";
+import { startServer, type RunningServer } from "../../server/test/support/server-process.js";
 
 const run = promisify(execFile);
 const clientDir = join(dirname(fileURLToPath(import.meta.url)), "..");

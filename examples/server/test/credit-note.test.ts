@@ -7,8 +7,8 @@ import { verifyWebhookSignature } from "@einvoice/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { CORPUS_DIR } from "../../../packages/core/test/support/corpus.js";
 import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
-import { eligibleAccount, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "credit-note-test-admin-token";
 

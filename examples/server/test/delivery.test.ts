@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "delivery-test-admin-token";
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeDns, type FakeDns } from "../../../packages/peppol-smp/test/support/dns-server.js";
 import { makePki } from "../../../packages/peppol-smp/test/support/pki.js";
 import { AP_URL, startFakeSmp, type FakeSmp } from "../../../packages/peppol-smp/test/support/smp-server.js";
-import { eligibleAccount, invoiceB64 } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64 } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "discovery-test-admin-token";
 const ZONE = "participant.sml.example.test";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const ADMIN_TOKEN = "docs-examples-test-admin-token-0123456789";

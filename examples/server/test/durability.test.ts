@@ -7,8 +7,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeStorecove } from "../../../packages/storecove/test/fake-storecove.js";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer } from "./support/server-process.js";
 
 const ADMIN = "durability-test-admin-token";
 const DATABASE_URL = process.env.DATABASE_URL;

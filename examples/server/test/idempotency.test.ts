@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { eligibleAccount, invoiceB64 } from "./helpers.js";
-import { startServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64 } from "./support/helpers.js";
+import { startServer } from "./support/server-process.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const ADMIN = "idempotency-test-admin-token-0123456789";

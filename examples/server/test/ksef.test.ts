@@ -10,8 +10,8 @@ import { ublCreditNote, ublInvoice, type GenInvoice } from "../../../packages/ks
 import { fa3Values } from "../../../packages/ksef/test/support/tree.js";
 import { fa3SchemaErrors } from "../../../packages/ksef/test/support/xsd.js";
 import { decodeQrSvg } from "../../../packages/core/test/support/qr.js";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "ksef-test-admin-token-0123";
 const NIP = "5260250995";

@@ -10,8 +10,8 @@ import { memoryStore, type Store } from "@einvoice/core";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, createLogger, scrubUrl } from "../src/app.js";
-import { invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN_TOKEN = "logging-test-admin-token-SECRET-0123456789";
 const WRONG_ADMIN_TOKEN = "a-mistyped-admin-token-SECRET-98765";

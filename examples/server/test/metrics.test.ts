@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "metrics-test-admin-token-0123456789";
 const TOKEN = "metrics-token-0123456789abcdef";

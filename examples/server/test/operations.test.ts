@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
-import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const ADMIN = "operations-test-admin-token-0123456789";

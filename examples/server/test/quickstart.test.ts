@@ -6,11 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpusPath } from "../../../testdata/index.js";
-import { waitFor } from "./helpers.js";
+import { waitFor } from "./support/helpers.js";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = join(fileURLToPath(import.meta.url), "../../../..");
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 
 describe("example server quickstart", () => {

@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import { verifyWebhookSignature } from "@einvoice/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "rotation-test-admin-token-0123456789";
 

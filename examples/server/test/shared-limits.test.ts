@@ -5,8 +5,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eligibleAccount } from "./helpers.js";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { eligibleAccount } from "./support/helpers.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const ADMIN = "shared-limits-test-admin-token";
 const DATABASE_URL = process.env.DATABASE_URL;

@@ -10,8 +10,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { eligibleAccount, invoiceB64, waitFor } from "./helpers.js";
-import { json, startServer } from "./server-process.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
+import { json, startServer } from "./support/server-process.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const DATABASE_URL = process.env.DATABASE_URL;

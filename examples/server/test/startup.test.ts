@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer } from "./server-process.js";
+import { startServer } from "./support/server-process.js";
 
 describe("example server start-up", () => {
   const parent = mkdtempSync(join(tmpdir(), "einvoice-startup-"));

@@ -7,7 +7,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startServer, type RunningServer } from "./server-process.js";
+import { json, startServer, type RunningServer } from "./support/server-process.js";
 
 const HEADERS_MS = 1_000;
 const REQUEST_MS = 3_000;

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 export interface RunningServer {
   base: string;
