@@ -1,29 +1,22 @@
 // Delivery end to end over HTTP on the example server with its default sandbox network.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json, type RunningServer } from "./support/server-process.js";
+import { serverSuite } from "./support/server-suite.js";
 
 const ADMIN = "delivery-test-admin-token";
 
 describe("example server delivery (sandbox network)", () => {
+  const suite = serverSuite("delivery", { ADMIN_TOKEN: ADMIN, SANDBOX_DELAY_MS: "50" });
   let server: RunningServer;
-  let dataDir: string;
   let apiKey: string;
   /** Settled invoices of the tests above, by invoice number. */
   const settledIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-delivery-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50" });
+    server = await suite.start();
     ({ apiKey } = await eligibleAccount(server.base, ADMIN));
-  });
-  afterAll(async () => {
-    await server?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function submit(id: string, endpoint: string): Promise<string> {

@@ -1,6 +1,5 @@
 // The example server with PEPPOL_DISCOVERY=sml, pointed at a DNS server and an SMP on 127.0.0.1 (as an operator points it at theirs).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { participantDnsName } from "@einvoice/peppol-smp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +7,8 @@ import { startFakeDns, type FakeDns } from "../../../packages/peppol-smp/test/su
 import { makePki } from "../../../packages/peppol-smp/test/support/pki.js";
 import { AP_URL, startFakeSmp, type FakeSmp } from "../../../packages/peppol-smp/test/support/smp-server.js";
 import { eligibleAccount, invoiceB64 } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json, type RunningServer } from "./support/server-process.js";
+import { serverSuite, tempDir } from "./support/server-suite.js";
 
 const ADMIN = "discovery-test-admin-token";
 const ZONE = "participant.sml.example.test";
@@ -16,10 +16,12 @@ const INVOICE =
   "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1";
 
 describe("example server with PEPPOL_DISCOVERY=sml (local DNS and SMP)", () => {
+  /** The SMP's CA certificate (PEPPOL_SMP_CA). */
+  const caDir = tempDir("discovery-ca");
+  const suite = serverSuite("discovery", { ADMIN_TOKEN: ADMIN });
   let server: RunningServer;
   let dns: FakeDns;
   let smp: FakeSmp;
-  let dir: string;
   let apiKey: string;
 
   beforeAll(async () => {
@@ -29,25 +31,19 @@ describe("example server with PEPPOL_DISCOVERY=sml (local DNS and SMP)", () => {
     smp.participants.set("9930:registered-1", { documentTypes: [INVOICE] });
     dns.records.set(participantDnsName({ scheme: "9930", value: "registered-1" }, ZONE), [{ regexp: `!^.*$!${smp.baseUrl}!` }]);
     dns.records.set(participantDnsName({ scheme: "9930", value: "down-1" }, ZONE), "servfail");
-    dir = mkdtempSync(join(tmpdir(), "einvoice-discovery-"));
-    writeFileSync(join(dir, "smp-ca.pem"), pki.ca.certPem);
-    server = await startServer({
-      DATA_DIR: join(dir, "data"),
-      ADMIN_TOKEN: ADMIN,
-      DATABASE_URL: undefined,
+    writeFileSync(join(caDir, "smp-ca.pem"), pki.ca.certPem);
+    server = await suite.start({
       PEPPOL_DISCOVERY: "sml",
       SML_ZONE: ZONE,
       DNS_SERVERS: dns.server,
-      PEPPOL_SMP_CA: join(dir, "smp-ca.pem"),
+      PEPPOL_SMP_CA: join(caDir, "smp-ca.pem"),
       PEPPOL_SMP_ALLOW_HTTP: "true",
       DISCOVERY_TIMEOUT_MS: "3000",
     }, 90_000);
     ({ apiKey } = await eligibleAccount(server.base, ADMIN));
   }, 120_000);
   afterAll(async () => {
-    await server?.kill();
     await Promise.all([dns?.close(), smp?.close()]);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("says at start which SML zone, DNS and trust store it uses", () => {

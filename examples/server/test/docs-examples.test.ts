@@ -3,12 +3,12 @@
 // must equal the one the page shows, ids, times and key prefixes aside. A page that drifts from the
 // server fails here, as the README's quickstart does in quickstart.test.ts.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { json, type RunningServer } from "./support/server-process.js";
+import { serverSuite, tempDir } from "./support/server-suite.js";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const ADMIN_TOKEN = "docs-examples-test-admin-token-0123456789";
@@ -41,15 +41,13 @@ const normalise = (text: string): unknown =>
 describe("docs/api.md's marked examples against the example server", () => {
   const page = readFileSync(join(REPO, "docs", "api.md"), "utf8");
   const examples = markedExamples(page);
+  const shellDir = tempDir("docs-examples-shell");
+  const suite = serverSuite("docs-examples", { ADMIN_TOKEN });
   let server: RunningServer;
-  let dataDir: string;
-  let shellDir: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-docs-examples-"));
-    shellDir = mkdtempSync(join(tmpdir(), "einvoice-docs-examples-shell-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN, DATABASE_URL: undefined });
+    server = await suite.start();
     // The account of the page: POST /v1/accounts, then the operator's PATCH, with the page's values.
     const signUp = await json(server.base, "POST", "/v1/accounts", { email: "ap@acme.example", companyName: "Acme B.V.", country: "NL" });
     expect(signUp.status).toBe(201);
@@ -62,11 +60,6 @@ describe("docs/api.md's marked examples against the example server", () => {
       ADMIN_TOKEN,
     );
     expect(patch.status).toBe(200);
-  });
-  afterAll(async () => {
-    await server?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(shellDir, { recursive: true, force: true });
   });
 
   it("finds the marked examples (submit, validate a valid and an invalid invoice, the company, the keys)", () => {

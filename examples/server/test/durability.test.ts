@@ -1,14 +1,12 @@
 // Kill -9 loses nothing accepted; several servers on one database behave as one service;
 // a SIGKILL during delivery still gives exactly one delivery per submission, counted at the network.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeStorecove } from "../../../packages/storecove/test/fake-storecove.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer } from "./support/server-process.js";
+import { tempDir } from "./support/server-suite.js";
 
 const ADMIN = "durability-test-admin-token";
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -57,8 +55,7 @@ async function killRestartAndCheck(env: Record<string, string | undefined>): Pro
 }
 
 describe("kill -9 on the embedded store (PGlite)", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-crash-"));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir("crash");
 
   it("keeps every submission answered sending, the API key and the duplicate rule", () =>
     killRestartAndCheck({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, DISPATCHER: "off" }), 120_000);
@@ -97,8 +94,7 @@ describe.skipIf(!DATABASE_URL)("on a PostgreSQL server (DATABASE_URL)", () => {
 });
 
 describe("kill -9 during delivery", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-sendkill-"));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDir("sendkill");
 
   it("delivers each submission exactly once after the restart, counted at the access point", async () => {
     const ap = await startFakeStorecove({ delayMs: 3000 });

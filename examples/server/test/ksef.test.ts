@@ -1,9 +1,6 @@
 // Direct KSeF delivery end to end: the example server as a process with KSEF_URL pointing at the fake
 // KSeF (which follows KSeF 2.0's published API), each company sending with its own NIP and KSeF token.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeKsef, type FakeKsef } from "../../../packages/ksef/test/support/fake-ksef.js";
 import { ublCreditNote, ublInvoice, type GenInvoice } from "../../../packages/ksef/test/support/ubl.js";
@@ -12,6 +9,7 @@ import { fa3SchemaErrors } from "../../../packages/ksef/test/support/xsd.js";
 import { decodeQrSvg } from "../../../packages/core/test/support/qr.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { serverSuite, withTempDir } from "./support/server-suite.js";
 
 const ADMIN = "ksef-test-admin-token-0123";
 const NIP = "5260250995";
@@ -67,8 +65,8 @@ function polishCreditNote(id: string, number: string, issueDate: string): string
 
 describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_KEY)", () => {
   let fake: FakeKsef;
+  const suite = serverSuite("ksef", { ADMIN_TOKEN: ADMIN });
   let server: RunningServer;
-  let dataDir: string;
   /** Every answer's text, to look for the token. */
   const answers: string[] = [];
   const call = async (method: string, path: string, body?: unknown, token?: string) => {
@@ -79,13 +77,10 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
 
   beforeAll(async () => {
     fake = await startFakeKsef({ nip: NIP, token: TOKEN });
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-ksef-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, SANDBOX_DELAY_MS: "50", KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, KSEF_QR_URL: QR_URL });
+    server = await suite.start({ SANDBOX_DELAY_MS: "50", KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, KSEF_QR_URL: QR_URL });
   });
   afterAll(async () => {
-    await server?.kill();
     await fake?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("says at start that the ksef route goes to KSeF directly, and where, and where the verification links point", () => {
@@ -260,20 +255,16 @@ describe("example server: the ksef route directly to KSeF (KSEF_URL, KSEF_TOKEN_
 });
 
 describe("example server: KSeF settings that do not fit", () => {
-  const refused = async (env: Record<string, string>) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "einvoice-ksef-bad-"));
-    try {
-      return await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, ...env }).then(
+  const refused = (env: Record<string, string>) =>
+    withTempDir("ksef-bad", (dataDir) =>
+      startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, ...env }).then(
         async (s) => {
           await s.kill();
           throw new Error("the server started");
         },
         (e: Error) => e.message,
-      );
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  };
+      ),
+    );
 
   it("refuses to start with only one of KSEF_URL and KSEF_TOKEN_KEY, or a malformed key (never quoting it), saying what to set", async () => {
     expect(await refused({ KSEF_URL: "https://api-test.ksef.mf.gov.pl/v2" })).toMatch(/KSEF_URL is set without KSEF_TOKEN_KEY: .*openssl rand -base64 32/);
@@ -288,47 +279,47 @@ describe("example server: KSeF settings that do not fit", () => {
 describe("example server: kill -9 mid-session on the ksef route (KSEF_URL, KSEF_TOKEN_KEY)", () => {
   it("nothing is sent twice, nothing is lost: the server is killed after the fake KSeF received the invoice, before its status is final; restarted, it ends delivered with the UPO, one invoice received", async () => {
     const fake = await startFakeKsef({ nip: NIP, token: TOKEN });
-    const dataDir = mkdtempSync(join(tmpdir(), "einvoice-ksef-crash-"));
-    // A short lease: the restarted server takes the killed one's submission over within seconds.
-    const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, DISPATCH_LEASE_MS: "2000" };
     try {
-      const first = await startServer(env);
-      const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN, "PL");
-      expect((await json(first.base, "PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
-      fake.holdStatus();
-      const sent = await json(first.base, "POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/CRASH") }, apiKey);
-      expect(sent.body).toMatchObject({ data: { status: "sending" } });
-      const id = sent.body.data.submissionId;
-      await waitFor("the fake KSeF to receive the invoice", async () => (fake.invoicesSent === 1 ? true : undefined), 60_000, 20);
-      await first.kill();
-      fake.releaseStatus();
+      await withTempDir("ksef-crash", async (dataDir) => {
+        // A short lease: the restarted server takes the killed one's submission over within seconds.
+        const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, KSEF_URL: fake.url, KSEF_TOKEN_KEY: KEY, DISPATCH_LEASE_MS: "2000" };
+        const first = await startServer(env);
+        const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN, "PL");
+        expect((await json(first.base, "PATCH", `/admin/companies/${companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN)).status).toBe(200);
+        fake.holdStatus();
+        const sent = await json(first.base, "POST", "/v1/peppol/invoice", { xml: polishInvoice("FV/KSEF/CRASH") }, apiKey);
+        expect(sent.body).toMatchObject({ data: { status: "sending" } });
+        const id = sent.body.data.submissionId;
+        await waitFor("the fake KSeF to receive the invoice", async () => (fake.invoicesSent === 1 ? true : undefined), 60_000, 20);
+        await first.kill();
+        fake.releaseStatus();
 
-      const second = await startServer(env);
-      try {
-        const inv = await waitFor(
-          "the KSeF invoice to settle after the restart",
-          async () => {
-            const r = await json(second.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
-            return r.body.data.status === "sending" ? undefined : r.body.data;
-          },
-          90_000,
-          200,
-        );
-        expect(inv.status, second.output()).toBe("delivered");
-        expect(fake.invoicesSent).toBe(1);
-        expect(fake.accepted).toHaveLength(1);
-        const number = /KSeF number (\S+)/.exec(inv.events.at(-1).detail)?.[1];
-        const evidence = await json(second.base, "GET", `/v1/invoices/${id}/evidence`, undefined, apiKey);
-        expect(evidence.status).toBe(200);
-        expect(evidence.body.data).toMatchObject({ invoiceId: id, network: "ksef", kind: "ksef-upo", mediaType: "application/xml", reference: number });
-        expect(evidence.body.data.content).toContain(`<NumerKSeFDokumentu>${number}</NumerKSeFDokumentu>`);
-        expect(evidence.body.data.content).toContain("<NumerFaktury>FV/KSEF/CRASH</NumerFaktury>");
-      } finally {
-        await second.kill();
-      }
+        const second = await startServer(env);
+        try {
+          const inv = await waitFor(
+            "the KSeF invoice to settle after the restart",
+            async () => {
+              const r = await json(second.base, "GET", `/v1/invoices/${id}`, undefined, apiKey);
+              return r.body.data.status === "sending" ? undefined : r.body.data;
+            },
+            90_000,
+            200,
+          );
+          expect(inv.status, second.output()).toBe("delivered");
+          expect(fake.invoicesSent).toBe(1);
+          expect(fake.accepted).toHaveLength(1);
+          const number = /KSeF number (\S+)/.exec(inv.events.at(-1).detail)?.[1];
+          const evidence = await json(second.base, "GET", `/v1/invoices/${id}/evidence`, undefined, apiKey);
+          expect(evidence.status).toBe(200);
+          expect(evidence.body.data).toMatchObject({ invoiceId: id, network: "ksef", kind: "ksef-upo", mediaType: "application/xml", reference: number });
+          expect(evidence.body.data.content).toContain(`<NumerKSeFDokumentu>${number}</NumerKSeFDokumentu>`);
+          expect(evidence.body.data.content).toContain("<NumerFaktury>FV/KSEF/CRASH</NumerFaktury>");
+        } finally {
+          await second.kill();
+        }
+      });
     } finally {
       await fake.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   }, 240_000);
 });

@@ -3,15 +3,13 @@
 // In-process: the app with a pino logger writing into memory, driven with API keys and the admin
 // token (in headers, by mistake in a query string, inside a failing store's error); then the same
 // against the real server process, whose whole output is searched for the secrets.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { memoryStore, type Store } from "@einvoice/core";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, createLogger, scrubUrl } from "../src/app.js";
 import { invoiceB64, waitFor } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json, type RunningServer } from "./support/server-process.js";
+import { serverSuite } from "./support/server-suite.js";
 
 const ADMIN_TOKEN = "logging-test-admin-token-SECRET-0123456789";
 const WRONG_ADMIN_TOKEN = "a-mistyped-admin-token-SECRET-98765";
@@ -189,17 +187,12 @@ describe("logs and answers (in-process, pino into memory)", () => {
 });
 
 describe("logs of the server process", () => {
-  let server: RunningServer;
-  let dataDir: string;
   const TOKEN = "process-admin-token-SECRET-0123456789";
+  const suite = serverSuite("logging", { ADMIN_TOKEN: TOKEN, DISPATCHER: "off", LOG_LEVEL: "info" });
+  let server: RunningServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-logging-"));
-    server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: TOKEN, DISPATCHER: "off", LOG_LEVEL: "info" });
-  });
-  afterAll(async () => {
-    await server?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    server = await suite.start();
   });
 
   it("logs one short JSON line per request (not /health at info), without headers, and never prints a key or the admin token", async () => {

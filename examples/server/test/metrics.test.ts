@@ -1,13 +1,10 @@
 // GET /metrics on the example server: the Prometheus text format through prom-client, each einvoice
 // metric counted by what the server did, the default process metrics, METRICS_TOKEN and METRICS=off.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
-import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
+import { describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json } from "./support/server-process.js";
+import { serverSuite } from "./support/server-suite.js";
 
 const ADMIN = "metrics-test-admin-token-0123456789";
 const TOKEN = "metrics-token-0123456789abcdef";
@@ -21,26 +18,16 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe("GET /metrics", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-metrics-"));
-  let server: RunningServer | undefined;
-  let receiver: Receiver | undefined;
-  afterAll(async () => {
-    await server?.kill();
-    await receiver?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = serverSuite("metrics", { ADMIN_TOKEN: ADMIN });
 
   const scrape = async (token: string | null = TOKEN) => {
-    const res = await fetch(`${server!.base}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const res = await fetch(`${suite.server.base}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
     return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
   };
 
   it("with METRICS_TOKEN: 401 without the token, the text format with it; every einvoice metric counts what happened", async () => {
-    receiver = await startReceiver();
-    server = await startServer({
-      DATA_DIR: dataDir,
-      DATABASE_URL: undefined,
-      ADMIN_TOKEN: ADMIN,
+    const receiver = await suite.receiver();
+    const server = await suite.start({
       METRICS_TOKEN: TOKEN,
       SANDBOX_DELAY_MS: "20",
       WEBHOOK_ALLOW_PRIVATE: "true",
@@ -93,8 +80,7 @@ describe("GET /metrics", () => {
   }, 120_000);
 
   it("METRICS=off: no /metrics route (404)", async () => {
-    await server?.kill();
-    server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: ADMIN, METRICS: "off", DISPATCHER: "off" });
+    await suite.start({ METRICS: "off", DISPATCHER: "off" });
     expect((await scrape()).status).toBe(404);
   }, 120_000);
 });

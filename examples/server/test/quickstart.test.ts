@@ -1,33 +1,26 @@
 // The README's quickstart, against the example server started as a real process: the banner, the
 // three steps it prints (run as printed, in a shell), and the corpus invoice through to delivered.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { corpusPath } from "../../../testdata/index.js";
 import { waitFor } from "./support/helpers.js";
 import { fileURLToPath } from "node:url";
 
 const REPO_ROOT = join(fileURLToPath(import.meta.url), "../../../..");
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json, type RunningServer } from "./support/server-process.js";
+import { serverSuite, tempDir, withTempDir } from "./support/server-suite.js";
 
 
 describe("example server quickstart", () => {
-  let server: RunningServer;
-  let dataDir: string;
   /** Where the user typed `pnpm start` (INIT_CWD): the printed steps run there. */
-  let shellDir: string;
+  const shellDir = tempDir("quickstart-shell");
+  const suite = serverSuite("quickstart", { ADMIN_TOKEN: undefined });
+  let server: RunningServer;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-quickstart-"));
-    shellDir = mkdtempSync(join(tmpdir(), "einvoice-quickstart-shell-"));
-    server = await startServer({ DATA_DIR: dataDir, ADMIN_TOKEN: undefined, DATABASE_URL: undefined, INIT_CWD: shellDir });
-  });
-  afterAll(async () => {
-    await server?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(shellDir, { recursive: true, force: true });
+    server = await suite.start({ INIT_CWD: shellDir });
   });
 
   /** The lines of the printed quickstart, between its heading and the "ready" line. */
@@ -108,8 +101,7 @@ describe("example server quickstart", () => {
     const { companyId, apiKey } = signUp.body.data;
     const patch = await json(server.base, "PATCH", `/admin/companies/${companyId}`, { enterprise: true, subscription: "pro", legalEntityId: "LE-1", peppolSendingEnabled: true }, server.adminToken);
     expect(patch.status).toBe(200);
-    const work = mkdtempSync(join(tmpdir(), "einvoice-json-quickstart-"));
-    try {
+    await withTempDir("json-quickstart", async (work) => {
       // Run at a copy of the repository's examples (the block names examples/invoice.json), writing its body file there.
       execFileSync("cp", ["-r", join(REPO_ROOT, "examples"), work]);
       const out = execFileSync("bash", ["-c", `set -euo pipefail\n${block}`], {
@@ -126,9 +118,7 @@ describe("example server quickstart", () => {
         return r.body.data.status === "delivered" ? r.body.data : undefined;
       });
       expect(read).toMatchObject({ invoiceNumber: "INV-2026-0001", totals: { payable: "1295.31" }, recipient: { endpointId: "0208:0123456749" } });
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    });
   });
 
   it("stops cleanly on SIGTERM", async () => {

@@ -1,37 +1,27 @@
 // Rotation without downtime against the example server: a webhook's secret rotated, the next delivery
 // signed by both secrets (two v1= entries), each verifying with the receiver's check; API key names.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { verifyWebhookSignature } from "@einvoice/core";
-import { afterAll, describe, expect, it } from "vitest";
-import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
+import { describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json } from "./support/server-process.js";
+import { serverSuite } from "./support/server-suite.js";
 
 const ADMIN = "rotation-test-admin-token-0123456789";
 
 describe("rotation on the example server", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-rotation-"));
-  let server: RunningServer | undefined;
-  let receiver: Receiver | undefined;
-  afterAll(async () => {
-    await server?.kill();
-    await receiver?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = serverSuite("rotation", { ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE: "true", SANDBOX_DELAY_MS: "20" });
 
   it("after POST /v1/webhooks/{id}/rotate-secret a delivery carries two v1= signatures, one per secret, both valid", async () => {
-    receiver = await startReceiver();
-    server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE: "true", SANDBOX_DELAY_MS: "20" });
+    const receiver = await suite.receiver();
+    const server = await suite.start();
     const { apiKey } = await eligibleAccount(server.base, ADMIN);
     const created = await json(server.base, "POST", "/v1/webhooks", { url: receiver.url }, apiKey);
     const { id, secret: oldSecret } = created.body.data;
 
     // Before the rotation: one signature.
     await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64(`ROT-${randomUUID()}`) }, apiKey);
-    await waitFor("the first event", async () => (receiver!.received.length >= 1 ? true : undefined));
+    await waitFor("the first event", async () => (receiver.received.length >= 1 ? true : undefined));
     const before = String(receiver.received[0]!.headers["einvoice-signature"]);
     expect(before.match(/v1=/g)).toHaveLength(1);
 
@@ -45,7 +35,7 @@ describe("rotation on the example server", () => {
     expect(overlapH).toBeLessThanOrEqual(24);
 
     await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64(`ROT-${randomUUID()}`) }, apiKey);
-    await waitFor("the second event", async () => (receiver!.received.length >= 2 ? true : undefined));
+    await waitFor("the second event", async () => (receiver.received.length >= 2 ? true : undefined));
     const second = receiver.received[1]!;
     const header = String(second.headers["einvoice-signature"]);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
@@ -63,10 +53,10 @@ describe("rotation on the example server", () => {
   }, 120_000);
 
   it("API keys take a name, shown in the list", async () => {
-    const { apiKey } = await eligibleAccount(server!.base, ADMIN);
-    const made = await json(server!.base, "POST", "/v1/api-keys", { name: "billing job" }, apiKey);
+    const { apiKey } = await eligibleAccount(suite.server.base, ADMIN);
+    const made = await json(suite.server.base, "POST", "/v1/api-keys", { name: "billing job" }, apiKey);
     expect(made.status).toBe(201);
-    const list = await json(server!.base, "GET", "/v1/api-keys", undefined, apiKey);
+    const list = await json(suite.server.base, "GET", "/v1/api-keys", undefined, apiKey);
     expect(list.body.data.map((k: { name: string | null }) => k.name)).toEqual([null, "billing job"]);
   });
 });

@@ -12,6 +12,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer } from "./support/server-process.js";
+import { withTempDir } from "./support/server-suite.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -117,18 +118,13 @@ describe("production settings", () => {
   });
 
   it("a SIGTERM to the server process ends it with 0 (the embedded store)", async () => {
-    const { mkdtempSync, rmSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
-    const dataDir = mkdtempSync(join(tmpdir(), "einvoice-stop-"));
-    try {
+    await withTempDir("stop", async (dataDir) => {
       const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: ADMIN, NODE_ENV: "production" });
       const port = Number(new URL(server.base).port);
       expect((await json(server.base, "GET", "/health")).status).toBe(200);
       expect(await server.stop()).toBe(0);
       expect(await portIsFree(port)).toBe(true);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
 

@@ -1,15 +1,14 @@
 // Start-up checks of the example server process that must fail fast, before the store is opened.
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServer } from "./support/server-process.js";
+import { tempDir } from "./support/server-suite.js";
 
 describe("example server start-up", () => {
-  const parent = mkdtempSync(join(tmpdir(), "einvoice-startup-"));
-  afterAll(() => rmSync(parent, { recursive: true, force: true }));
+  const parent = tempDir("startup");
 
   it("a PORT already in use stops the server with 'port N is in use' before the embedded store is opened", async () => {
     const taken = createServer().listen(0, "0.0.0.0");

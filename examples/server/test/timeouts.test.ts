@@ -2,12 +2,10 @@
 // byte at a time, one that sends its body a byte at a time, and an idle keep-alive socket are all
 // cut off close to the configured bounds (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
 // KEEP_ALIVE_TIMEOUT_MS; checked every second), while other clients are served meanwhile.
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { serverSuite, withTempDir } from "./support/server-suite.js";
 
 const HEADERS_MS = 1_000;
 const REQUEST_MS = 3_000;
@@ -66,15 +64,12 @@ function trickle(port: number, payload: string, everyMs: number, giveUpMs: numbe
 }
 
 describe("example server: slow clients are cut off", () => {
+  const suite = serverSuite("timeouts");
   let server: RunningServer;
-  let dataDir: string;
   let port: number;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "einvoice-timeouts-"));
-    server = await startServer({
-      DATA_DIR: dataDir,
-      DATABASE_URL: undefined,
+    server = await suite.start({
       ADMIN_TOKEN: "timeouts-test-admin-token-0123456789",
       DISPATCHER: "off",
       HEADERS_TIMEOUT_MS: String(HEADERS_MS),
@@ -82,11 +77,6 @@ describe("example server: slow clients are cut off", () => {
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
     });
     port = Number(new URL(server.base).port);
-  });
-
-  afterAll(async () => {
-    await server?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it(`headers sent a byte every 100 ms → 408 and closed within ${(HEADERS_MS + CHECK_MS + SLACK_MS) / 1000} s (HEADERS_TIMEOUT_MS=${HEADERS_MS}); others are served meanwhile`, async () => {
@@ -143,11 +133,8 @@ describe("example server: timeout and rate-limit settings are checked at start",
     ["HEADERS_TIMEOUT_MS", "soon", /HEADERS_TIMEOUT_MS must be a whole number/],
     ["RATE_LIMIT_PER_MINUTE", "-1", /RATE_LIMIT_PER_MINUTE must be a whole number/],
   ])("%s=%s → the server stops with a message", async (name, value, message) => {
-    const dataDir = mkdtempSync(join(tmpdir(), "einvoice-timeouts-bad-"));
-    try {
-      await expect(startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, DISPATCHER: "off", [name]: value }, 20_000)).rejects.toThrow(message);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await withTempDir("timeouts-bad", (dataDir) =>
+      expect(startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, DISPATCHER: "off", [name]: value }, 20_000)).rejects.toThrow(message),
+    );
   });
 });

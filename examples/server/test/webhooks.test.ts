@@ -1,32 +1,21 @@
 // Webhooks end to end on the example server (WEBHOOK_ALLOW_PRIVATE=true): a receiver on loopback gets
 // signed invoice.status_changed events for delivered and failed, and events survive a restart of the
 // server while the receiver is down.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { verifyWebhookSignature } from "@einvoice/core";
-import { afterAll, describe, expect, it } from "vitest";
-import { startReceiver, type Receiver } from "../../../packages/core/test/support/receiver.js";
+import { describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
-import { json, startServer, type RunningServer } from "./support/server-process.js";
+import { json } from "./support/server-process.js";
+import { serverSuite } from "./support/server-suite.js";
 
 const ADMIN = "webhooks-test-admin-token";
 
 describe("example server webhooks", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "einvoice-webhooks-"));
-  const env = { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "300", SANDBOX_DELAY_MS: "20" };
-  let server: RunningServer | undefined;
-  let receiver: Receiver | undefined;
-  afterAll(async () => {
-    await server?.kill();
-    await receiver?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = serverSuite("webhooks", { ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "300", SANDBOX_DELAY_MS: "20" });
 
   it("delivers signed status changes, and keeps them through a restart while the receiver is down", async () => {
-    receiver = await startReceiver();
+    let receiver = await suite.receiver();
     const port = Number(new URL(receiver.url).port);
-    server = await startServer(env);
+    let server = await suite.start();
     expect(server.output()).toMatch(/^webhooks: private and http targets allowed/m);
     const { apiKey } = await eligibleAccount(server.base, ADMIN);
 
@@ -36,7 +25,7 @@ describe("example server webhooks", () => {
 
     const okId = (await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64("W-1", "0123456789") }, apiKey)).body.data.submissionId;
     const badId = (await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64("W-2", "unreachable-2") }, apiKey)).body.data.submissionId;
-    await waitFor("two events", async () => (receiver!.received.length >= 2 ? true : undefined));
+    await waitFor("two events", async () => (receiver.received.length >= 2 ? true : undefined));
     const byInvoice = new Map(receiver.received.map((r) => [JSON.parse(r.body).data.invoice.id, r]));
     expect(JSON.parse(byInvoice.get(okId)!.body).data.invoice.status).toBe("delivered");
     expect(JSON.parse(byInvoice.get(badId)!.body).data.invoice).toMatchObject({ status: "failed", errorMessage: expect.stringMatching(/unreachable/) });
@@ -49,7 +38,6 @@ describe("example server webhooks", () => {
 
     // The receiver goes down; an invoice is delivered; its event fails to reach the receiver.
     await receiver.close();
-    receiver = undefined;
     const lateId = (await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64("W-3", "0123456788") }, apiKey)).body.data.submissionId;
     const running = server;
     await waitFor("a failed attempt", async () => {
@@ -59,9 +47,9 @@ describe("example server webhooks", () => {
     });
     // The server restarts (killed), the receiver comes back on the same address: the event arrives.
     await server.kill();
-    receiver = await startReceiver(port);
-    server = await startServer(env);
-    const late = await waitFor("the event after the restart", async () => receiver!.received.find((r) => JSON.parse(r.body).data.invoice.id === lateId), 30_000);
+    receiver = await suite.receiver(port);
+    server = await suite.start();
+    const late = await waitFor("the event after the restart", async () => receiver.received.find((r) => JSON.parse(r.body).data.invoice.id === lateId), 30_000);
     expect(JSON.parse(late.body).data.invoice.status).toBe("delivered");
     expect(verifyWebhookSignature(secret, String(late.headers["einvoice-signature"]), late.body)).toBe(true);
     const deliveries = await json(server.base, "GET", `/v1/webhooks/${webhookId}/deliveries`, undefined, apiKey);
@@ -72,8 +60,7 @@ describe("example server webhooks", () => {
   }, 90_000);
 
   it("refuses private targets when the operator does not allow them", async () => {
-    await server?.kill();
-    server = await startServer({ ...env, WEBHOOK_ALLOW_PRIVATE: undefined });
+    const server = await suite.start({ WEBHOOK_ALLOW_PRIVATE: undefined });
     const { apiKey } = await eligibleAccount(server.base, ADMIN);
     for (const url of ["http://127.0.0.1:8080/x", "https://169.254.169.254/x", "https://[::1]/x", "https://10.0.0.1/x"]) {
       const r = await json(server.base, "POST", "/v1/webhooks", { url }, apiKey);
