@@ -65,6 +65,14 @@ async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request
   );
 }
 
+/** An entry point from the raw bytes of a JSON body: `submitInvoiceBody` and `submitCreditNoteBody`, one per UBL root. */
+export type SubmitBody = (
+  store: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array | readonly Uint8Array[],
+  options?: CoreOptions & { transfer?: boolean },
+) => Promise<Submission>;
+
 /**
  * `submitInvoice` from the raw bytes of the JSON body, as an HTTP adapter receives them. A large
  * body is parsed, checked and read on a worker thread (its JSON text and its document never exist
@@ -76,28 +84,14 @@ async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request
  *
  * @example app.post("/v1/peppol/invoice", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitInvoiceBody(store, auth, req.body) }))
  */
-export async function submitInvoiceBody(
-  store: Store,
-  auth: AuthContext,
-  rawBody: Uint8Array | readonly Uint8Array[],
-  options?: CoreOptions & { transfer?: boolean },
-): Promise<Submission> {
-  return submitUblBody("Invoice", store, auth, rawBody, options);
-}
+export const submitInvoiceBody: SubmitBody = (store, auth, rawBody, options) => submitUblBody("Invoice", store, auth, rawBody, options);
 
 /**
  * `submitCreditNote` from the raw bytes of the JSON body, as `submitInvoiceBody` is `submitInvoice`'s.
  *
  * @example app.post("/v1/peppol/credit-note", express.raw({ type: "application/json", limit: "10mb" }), async (req, res) => res.json({ data: await submitCreditNoteBody(store, auth, req.body) }))
  */
-export async function submitCreditNoteBody(
-  store: Store,
-  auth: AuthContext,
-  rawBody: Uint8Array | readonly Uint8Array[],
-  options?: CoreOptions & { transfer?: boolean },
-): Promise<Submission> {
-  return submitUblBody("CreditNote", store, auth, rawBody, options);
-}
+export const submitCreditNoteBody: SubmitBody = (store, auth, rawBody, options) => submitUblBody("CreditNote", store, auth, rawBody, options);
 
 /** @deprecated The former name of `submitInvoiceBody` (it takes the raw bytes of the body, not parsed JSON), kept so existing callers still build. */
 export const submitInvoiceJson = submitInvoiceBody;
