@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { startFakeStorecove } from "../../../packages/storecove/test/fake-storecove.js";
+import { startFakeStorecove } from "../../../packages/storecove/test/support/fake-storecove.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer } from "./support/server-process.js";
 import { tempDir } from "./support/server-suite.js";

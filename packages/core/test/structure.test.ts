@@ -193,4 +193,24 @@ describe("docs/architecture.md says what the source is", () => {
     expect(misplaced).toEqual([]);
     expect(ARCHITECTURE).toMatch(/## Where the tests are\n/);
   });
+
+  it("keeps the tests' helpers in test/support/ and their fixtures in test/fixtures/, in the packages and the examples alike (Where the tests are)", () => {
+    const root = resolve(CORE, "..", "..");
+    const files = (dir: string): string[] =>
+      existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)])) : [];
+    const projects = ["packages", "examples"].flatMap((d) =>
+      readdirSync(join(root, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(root, d, e.name)),
+    );
+    const helpers = projects.flatMap((p) => files(join(p, "test", "support")));
+    // The example server's process helpers are among them: the check reaches the examples.
+    expect(helpers.map((f) => relative(root, f))).toContain("examples/server/test/support/server-process.ts");
+    const astray = projects.flatMap((p) =>
+      files(join(p, "test"))
+        .filter((f) => !f.endsWith(".test.ts"))
+        .filter((f) => !/^(support|fixtures)\//.test(relative(join(p, "test"), f)))
+        .map((f) => relative(root, f)),
+    );
+    expect(astray).toEqual([]);
+    expect(ARCHITECTURE).toMatch(/a file that is not a `\*\.test\.ts` is under `test\/support\/` or `test\/fixtures\/`, in the packages and\n *in the examples alike/);
+  });
 });

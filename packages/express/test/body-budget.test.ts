@@ -8,7 +8,7 @@ import { memoryStore } from "@einvoice/core";
 import { createBodyBudget, type BodyBudget } from "@einvoice/express";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../examples/server/src/app.js";
-import { ADMIN_TOKEN } from "./support.js";
+import { ADMIN_TOKEN } from "./support/app.js";
 
 const KiB = 1024;
 const BIG = 1536 * KiB;

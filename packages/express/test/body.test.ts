@@ -10,7 +10,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawJsonBody } from "../src/middleware/body.js";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { answers, eligibleAccount, makeApp } from "./support.js";
+import { answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 const MiB = 1024 * 1024;

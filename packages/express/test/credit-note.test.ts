@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CORPUS_DIR } from "../../core/test/support/corpus.js";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { eligibleAccount, makeApp } from "./support.js";
+import { eligibleAccount, makeApp } from "./support/app.js";
 
 const CREDIT_NOTE = "/v1/peppol/credit-note";
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

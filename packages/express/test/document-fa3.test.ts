@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ksefNetwork } from "../../ksef/src/index.js";
 import { startFakeKsef, type FakeKsef } from "../../ksef/test/support/fake-ksef.js";
 import { ublInvoice } from "../../ksef/test/support/ubl.js";
-import { eligibleAccount, makeApp } from "./support.js";
+import { eligibleAccount, makeApp } from "./support/app.js";
 
 const NIP = "5260250995";
 const TOKEN = `20261122-EC-0123456789-ABCDEF0123-45|nip-${NIP}|${randomBytes(16).toString("hex")}`;

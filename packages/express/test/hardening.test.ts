@@ -8,7 +8,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { closeInvoiceWorkers } from "@einvoice/core";
 import { invoiceWorkerCount } from "../../core/src/document/default-pool.js";
-import { ADMIN_TOKEN, makeApp, makeEligible, signUp } from "./support.js";
+import { ADMIN_TOKEN, makeApp, makeEligible, signUp } from "./support/app.js";
 
 /** One request on a real socket (supertest re-encodes a Buffer body sent with a Content-Encoding). */
 async function raw(app: Express, method: string, path: string, headers: Record<string, string>, body: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -5,7 +5,7 @@ import { IDEMPOTENCY_TTL_MS, memoryStore, requestFingerprint } from "@einvoice/c
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { answers, eligibleAccount, makeApp } from "./support.js";
+import { answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 afterAll(() => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { buildUbl, normaliseInvoiceData, parseInvoiceData } from "@einvoice/core";
-import { eligibleAccount, makeApp } from "./support.js";
+import { eligibleAccount, makeApp } from "./support/app.js";
 
 const EXAMPLES = join(fileURLToPath(import.meta.url), "../../../../examples");
 const invoice = () => JSON.parse(readFileSync(join(EXAMPLES, "invoice.json"), "utf8")) as Record<string, any>;

@@ -5,7 +5,7 @@ import { tokenCipher } from "@einvoice/core";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { ADMIN_TOKEN, answers, eligibleAccount, makeApp } from "./support.js";
+import { ADMIN_TOKEN, answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 afterAll(() => {

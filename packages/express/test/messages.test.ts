@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invoiceXml } from "../../core/test/support/ubl.js";
-import { ADMIN_TOKEN, answers, eligibleAccount, makeApp } from "./support.js";
+import { ADMIN_TOKEN, answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 const exampleInvoice = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "examples", "invoice.xml"), "utf8");

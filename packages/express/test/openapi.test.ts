@@ -4,7 +4,7 @@ import { openApiDocument } from "@einvoice/express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { OPENAPI_PATH, renderOpenApi } from "../../../scripts/generate-openapi.js";
-import { makeApp } from "./support.js";
+import { makeApp } from "./support/app.js";
 
 type Doc = {
   openapi: string;

@@ -3,7 +3,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { answers, eligibleAccount, makeApp } from "./support.js";
+import { answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 afterAll(() => {

@@ -12,7 +12,7 @@ import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { ADMIN_TOKEN, answers, eligibleAccount, makeApp, makeEligible, signUp } from "./support.js";
+import { ADMIN_TOKEN, answers, eligibleAccount, makeApp, makeEligible, signUp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 afterAll(() => {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
 import { createApp } from "../../../examples/server/src/app.js";
-import { answers, eligibleAccount, makeApp, signUp } from "./support.js";
+import { answers, eligibleAccount, makeApp, signUp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 afterAll(() => {

@@ -1,7 +1,7 @@
 import { WebhookCreatedSchema, WebhookDeliverySchema, WebhookSchema } from "@einvoice/core";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
-import { answers, makeApp, signUp } from "./support.js";
+import { answers, makeApp, signUp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });

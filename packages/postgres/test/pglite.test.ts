@@ -8,7 +8,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { sampleCompany, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
-import { testRegressions } from "./regressions.js";
+import { testRegressions } from "./support/regressions.js";
 
 let pglite: PGlite;
 let n = 0;

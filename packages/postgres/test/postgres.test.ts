@@ -4,7 +4,7 @@ import { testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/t
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromPg, openPostgresStore, postgresStore, type PgPoolLike } from "../src/index.js";
-import { testRegressions } from "./regressions.js";
+import { testRegressions } from "./support/regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
 

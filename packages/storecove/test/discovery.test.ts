@@ -2,7 +2,7 @@ import { DiscoveryError } from "@einvoice/core";
 import { testDiscovery } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storecoveDiscovery, storecoveDocumentType, STORECOVE_DOCUMENT_TYPES } from "../src/index.js";
-import { startFakeStorecove, type FakeStorecove } from "./fake-storecove.js";
+import { startFakeStorecove, type FakeStorecove } from "./support/fake-storecove.js";
 
 const INVOICE = STORECOVE_DOCUMENT_TYPES.invoice![0]!;
 

@@ -3,7 +3,7 @@ import { testNetwork } from "@einvoice/core/testing";
 import { documentModel, type SendRequest } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseRetryAfter, savedGuid, storecoveNetwork, storecoveScheme } from "../src/index.js";
-import { startFakeStorecove, type FakeStorecove } from "./fake-storecove.js";
+import { startFakeStorecove, type FakeStorecove } from "./support/fake-storecove.js";
 
 testNetwork("storecove (against a local fake of its API)", async () => {
   const fake = await startFakeStorecove();

@@ -2,8 +2,8 @@
 import { memoryStore, type DiscoveryPort, type Store, type TargetPolicy, type TokenCipher } from "@einvoice/core";
 import type { Logger } from "@einvoice/express";
 import request from "supertest";
-import { createApp } from "../../../examples/server/src/app.js";
-import { recordResponses, type Recorded } from "./support/openapi-check.js";
+import { createApp } from "../../../../examples/server/src/app.js";
+import { recordResponses, type Recorded } from "./openapi-check.js";
 
 /** Every answer of every app made by `makeApp` in this test file, for the OpenAPI check. */
 export const answers: Recorded[] = [];

@@ -4,10 +4,10 @@ import { readFileSync } from "node:fs";
 import { ApiError, getInvoice, MAX_IDENTIFIER_LENGTH, submitCreditNote, submitInvoice, tokenCipher, updateCompany, type Store } from "@einvoice/core";
 import { sampleCompany, sampleInvoiceRecord } from "@einvoice/core/testing";
 import { describe, expect, it } from "vitest";
-import { corpusPath } from "../../../testdata/index.js";
-import { eligibleCompany } from "../../core/test/support/company.js";
-import { b64, invoiceXml } from "../../core/test/support/ubl.js";
-import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../src/index.js";
+import { corpusPath } from "../../../../testdata/index.js";
+import { eligibleCompany } from "../../../core/test/support/company.js";
+import { b64, invoiceXml } from "../../../core/test/support/ubl.js";
+import { DbError, MIGRATIONS, SCHEMA_VERSION, migrate, postgresStore, type Db } from "../../src/index.js";
 
 export interface Harness {
   /** A new connection to the one shared database (a new pool on a server; the same instance for PGlite). */
@@ -179,7 +179,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
         const a = await postgresStore({ db: h.connect(), schema });
         const b = await postgresStore({ db: h.connect(), schema });
         const auth = await eligibleCompany(a);
-        const data = JSON.parse(readFileSync(new URL("../../../examples/invoice.json", import.meta.url), "utf8")) as Record<string, unknown>;
+        const data = JSON.parse(readFileSync(new URL("../../../../examples/invoice.json", import.meta.url), "utf8")) as Record<string, unknown>;
         for (let round = 0; round < 5; round++) {
           const number = `RACE-${round}`;
           // The same number, different bytes: the sha256 rule cannot tell them apart, the number rule must.
