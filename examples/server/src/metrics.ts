@@ -19,43 +19,24 @@ export interface PrometheusMetrics {
 export function prometheusMetrics(options: { queueDepth?: () => Promise<number>; queueDepthTimeoutMs?: number } = {}): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const submissions = new Counter({
-    name: "einvoice_submissions_total",
-    help: "Submissions stored, by the network the routing chose (none: it chose none) and the status answered (sending or failed).",
-    labelNames: ["network", "status"] as const,
-    registers: [registry],
-  });
-  const attempts = new Counter({
-    name: "einvoice_delivery_attempts_total",
-    help: "Delivery attempts, by network and outcome (delivered, retry, failed).",
-    labelNames: ["network", "outcome"] as const,
-    registers: [registry],
-  });
-  const deliveryDuration = new Histogram({
-    name: "einvoice_delivery_duration_seconds",
-    help: "Time from submission to delivered, by network.",
-    labelNames: ["network"] as const,
-    buckets: [0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
-    registers: [registry],
-  });
-  const webhooks = new Counter({
-    name: "einvoice_webhook_deliveries_total",
-    help: "Webhook delivery attempts, by outcome (delivered, retry, failed).",
-    labelNames: ["outcome"] as const,
-    registers: [registry],
-  });
-  const validation = new Histogram({
-    name: "einvoice_validation_duration_seconds",
-    help: "Time to read a document and check it against the rules (submit and POST /v1/validate).",
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  const rateLimited = new Counter({
-    name: "einvoice_rate_limited_total",
-    help: "Requests refused with 429, by limit (company, sign-up, admin).",
-    labelNames: ["limit"] as const,
-    registers: [registry],
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  const submissions = counter(
+    "einvoice_submissions_total",
+    "Submissions stored, by the network the routing chose (none: it chose none) and the status answered (sending or failed).",
+    ["network", "status"],
+  );
+  const attempts = counter("einvoice_delivery_attempts_total", "Delivery attempts, by network and outcome (delivered, retry, failed).", ["network", "outcome"]);
+  const deliveryDuration = histogram("einvoice_delivery_duration_seconds", "Time from submission to delivered, by network.", ["network"], [0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400]);
+  const webhooks = counter("einvoice_webhook_deliveries_total", "Webhook delivery attempts, by outcome (delivered, retry, failed).", ["outcome"]);
+  const validation = histogram(
+    "einvoice_validation_duration_seconds",
+    "Time to read a document and check it against the rules (submit and POST /v1/validate).",
+    [],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  const rateLimited = counter("einvoice_rate_limited_total", "Requests refused with 429, by limit (company, sign-up, admin).", ["limit"]);
   const queueDepth = options.queueDepth;
   const timeoutMs = options.queueDepthTimeoutMs ?? 1_000;
   new Gauge({
