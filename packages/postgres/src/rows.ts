@@ -3,6 +3,7 @@
 // placeholders and their parameters are all derived from these, so a new column is one entry
 // here (plus its migration).
 import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, StoredEvidence, TransmittedDocument, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
+import type { Queryable } from "./db.js";
 import { iso } from "./sql.js";
 
 export type SqlType = "uuid" | "text" | "boolean" | "integer" | "timestamptz" | "jsonb";
@@ -27,6 +28,10 @@ export interface RowMapping<T, C extends string> {
   params(record: T, names?: readonly C[]): unknown[];
   /** The record of a row read with `select()`. */
   fromRow(row: Record<string, unknown>): T;
+  /** `SELECT <select()> <rest>` on `db`: the record of its first row, or null when it has none. */
+  one(db: Queryable, rest: string, params: readonly unknown[]): Promise<T | null>;
+  /** `SELECT <select()> <rest>` on `db`: the records of its rows, in its order. */
+  all(db: Queryable, rest: string, params: readonly unknown[]): Promise<T[]>;
 }
 
 function rowMapping<T, const C extends string>(spec: {
@@ -42,13 +47,13 @@ function rowMapping<T, const C extends string>(spec: {
     if (i < 0) throw new Error(`column ${name} is not among the placeholders`);
     return `$${first + i}${cast(name)}`;
   };
+  const select = (p = ""): string =>
+    names.map((n) => (types[n] === "uuid" ? `${p}${n}::text AS ${n}` : types[n] === "timestamptz" ? iso(`${p}${n}`, n) : `${p}${n}`)).join(", ");
+  const fromRow = (row: Record<string, unknown>): T => spec.fromRow(row as Record<C, unknown>);
   return {
     names,
     types,
-    select: (p = "") =>
-      names
-        .map((n) => (types[n] === "uuid" ? `${p}${n}::text AS ${n}` : types[n] === "timestamptz" ? iso(`${p}${n}`, n) : `${p}${n}`))
-        .join(", "),
+    select,
     list: (of = names) => of.join(", "),
     placeholders: (of = names, first = 1) => of.map((n, i) => `$${first + i}${cast(n)}`).join(", "),
     placeholder,
@@ -56,7 +61,14 @@ function rowMapping<T, const C extends string>(spec: {
       const row = spec.toRow(record);
       return of.map((n) => row[n]);
     },
-    fromRow: (row) => spec.fromRow(row as Record<C, unknown>),
+    fromRow,
+    async one(db, rest, params) {
+      const { rows } = await db.query(`SELECT ${select()} ${rest}`, params);
+      return rows[0] ? fromRow(rows[0]) : null;
+    },
+    async all(db, rest, params) {
+      return (await db.query(`SELECT ${select()} ${rest}`, params)).rows.map(fromRow);
+    },
   };
 }
 

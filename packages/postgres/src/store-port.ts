@@ -109,8 +109,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
 
     async getCompany(companyId) {
       if (!isId(companyId)) return null;
-      const { rows } = await db.query(`SELECT ${COMPANIES.select()} FROM ${t.companies} WHERE id = $1::uuid`, [companyId]);
-      return rows[0] ? COMPANIES.fromRow(rows[0]) : null;
+      return COMPANIES.one(db, `FROM ${t.companies} WHERE id = $1::uuid`, [companyId]);
     },
 
     async updateCompany(companyId, patch) {
@@ -146,17 +145,12 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
 
     async getApiKey(id) {
       if (!isId(id)) return null;
-      const { rows } = await db.query(`SELECT ${API_KEYS.select()} FROM ${t.apiKeys} WHERE id = $1::uuid`, [id]);
-      return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
+      return API_KEYS.one(db, `FROM ${t.apiKeys} WHERE id = $1::uuid`, [id]);
     },
 
     async listApiKeys(companyId) {
       if (!isId(companyId)) return [];
-      const { rows } = await db.query(
-        `SELECT ${API_KEYS.select()} FROM ${t.apiKeys} AS k WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY k.created_at, k.id`,
-        [companyId],
-      );
-      return rows.map(API_KEYS.fromRow);
+      return API_KEYS.all(db, `FROM ${t.apiKeys} AS k WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY k.created_at, k.id`, [companyId]);
     },
 
     async revokeApiKey(companyId, id, at) {
@@ -247,26 +241,17 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
 
     async getInvoice(companyId, id) {
       if (!isId(companyId) || !isId(id)) return null;
-      const { rows } = await db.query(`SELECT ${INVOICES.select()} FROM ${t.invoices} WHERE company_id = $1::uuid AND id = $2::uuid`, [
-        companyId,
-        id,
-      ]);
-      return rows[0] ? INVOICES.fromRow(rows[0]) : null;
+      return INVOICES.one(db, `FROM ${t.invoices} WHERE company_id = $1::uuid AND id = $2::uuid`, [companyId, id]);
     },
 
     async getEvidence(companyId, invoiceId) {
       if (!isId(companyId) || !isId(invoiceId)) return null;
-      const { rows } = await db.query(`SELECT ${DELIVERY_EVIDENCE.select()} FROM ${t.deliveryEvidence} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [
-        companyId,
-        invoiceId,
-      ]);
-      return rows[0] ? DELIVERY_EVIDENCE.fromRow(rows[0]) : null;
+      return DELIVERY_EVIDENCE.one(db, `FROM ${t.deliveryEvidence} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [companyId, invoiceId]);
     },
 
     async getTransmittedDocument(companyId, invoiceId) {
       if (!isId(companyId) || !isId(invoiceId)) return null;
-      const { rows } = await db.query(`SELECT ${TRANSMITTED_DOCUMENTS.select()} FROM ${t.transmittedDocuments} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [companyId, invoiceId]);
-      return rows[0] ? TRANSMITTED_DOCUMENTS.fromRow(rows[0]) : null;
+      return TRANSMITTED_DOCUMENTS.one(db, `FROM ${t.transmittedDocuments} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`, [companyId, invoiceId]);
     },
 
     async getDocument(companyId, invoiceId) {
@@ -328,12 +313,12 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         where.push(`client_id = $${params.length}::uuid`);
       }
       params.push(limit);
-      const { rows } = await db.query(
-        `SELECT ${INVOICES.select()} FROM ${t.invoices} WHERE ${where.join(" AND ")}
+      return INVOICES.all(
+        db,
+        `FROM ${t.invoices} WHERE ${where.join(" AND ")}
          ORDER BY ${t.invoices}.created_at DESC, ${t.invoices}.id DESC LIMIT $${params.length}::integer`,
         params,
       );
-      return rows.map(INVOICES.fromRow);
     },
 
     async listClients(companyId, { limit, after }) {
@@ -345,12 +330,12 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
         keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
       }
       params.push(limit);
-      const { rows } = await db.query(
-        `SELECT ${CLIENTS.select()} FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
+      return CLIENTS.all(
+        db,
+        `FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
          ORDER BY ${t.clients}.last_invoice_at DESC, ${t.clients}.id DESC LIMIT $${params.length}::integer`,
         params,
       );
-      return rows.map(CLIENTS.fromRow);
     },
   };
 }

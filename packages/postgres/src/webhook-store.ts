@@ -27,20 +27,12 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
 
     async listWebhooks(companyId) {
       if (!isId(companyId)) return [];
-      const { rows } = await db.query(
-        `SELECT ${WEBHOOKS.select()} FROM ${t.webhooks} AS w WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY w.created_at, w.id`,
-        [companyId],
-      );
-      return rows.map(WEBHOOKS.fromRow);
+      return WEBHOOKS.all(db, `FROM ${t.webhooks} AS w WHERE company_id = $1::uuid AND deleted_at IS NULL ORDER BY w.created_at, w.id`, [companyId]);
     },
 
     async getWebhook(companyId, id) {
       if (!isId(companyId) || !isId(id)) return null;
-      const { rows } = await db.query(
-        `SELECT ${WEBHOOKS.select()} FROM ${t.webhooks} WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL`,
-        [companyId, id],
-      );
-      return rows[0] ? WEBHOOKS.fromRow(rows[0]) : null;
+      return WEBHOOKS.one(db, `FROM ${t.webhooks} WHERE company_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL`, [companyId, id]);
     },
 
     async deleteWebhook(companyId, id, at) {
