@@ -1,10 +1,8 @@
 // The dispatcher: takes `sending` submissions from the store with a lease, hands them to their
 // network, retries transient failures with backoff and jitter, and records every attempt.
 // A worker: it depends on the ports and the domain (and the discovery cache), never on a use-case.
-import { randomUUID } from "node:crypto";
 import { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES, type DeliveryEvidence, type NetworkPort, type SendOutcome, type TransmittedDocument } from "../ports/network.js";
-import { safeMetrics } from "../ports/metrics.js";
-import { queueWorker, type QueueWorkerOptions, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
+import { queueWorker, queueWorkerSettings, type QueueWorkerOptions, type QueueWorker, type WorkerLogger } from "./polling-loop.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore, Store } from "../ports/store.js";
 import { asCachedDiscovery } from "../adapters/cached-discovery.js";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
@@ -50,15 +48,13 @@ export interface DispatcherOptions extends QueueWorkerOptions {
   tokenCipher?: TokenCipher;
 }
 
-export interface Dispatcher {
-  /** Claims and processes one batch; resolves with how many submissions it attempted. */
-  runOnce(): Promise<number>;
-  /** Runs rounds until `stop()`. */
-  start(): void;
-  /** Stops taking work, waits for in-flight sends (up to `stopTimeoutMs`), gives back what is left. */
-  stop(): Promise<void>;
-  /** Whether it runs and whether its rounds fail now (see `readinessCheck`). */
-  status(): WorkerStatus;
+/**
+ * A queue worker on the submissions: `runOnce` claims and processes one batch (resolving with how
+ * many submissions it attempted), `start` runs rounds until `stop()`, which stops taking work, waits
+ * for in-flight sends (up to `stopTimeoutMs`) and gives back what is left; `status` for `readinessCheck`.
+ */
+export interface Dispatcher extends QueueWorker {
+  /** Its name in the leases it takes. */
   readonly owner: string;
 }
 
@@ -88,14 +84,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return own ? { ...retry, ...own } : retry;
   };
   const leaseMs = options.leaseMs ?? 60_000;
-  const batchSize = options.batchSize ?? 10;
-  const pollIntervalMs = options.pollIntervalMs ?? 500;
-  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-  const owner = options.owner ?? `dispatcher-${randomUUID()}`;
-  const clock = options.clock ?? (() => new Date());
-  const random = options.random ?? Math.random;
-  const logger = options.logger;
-  const metrics = safeMetrics(options.metrics);
+  const { batchSize, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "dispatcher");
   const discovery = options.discovery ? asCachedDiscovery(options.discovery) : null;
 
   const iso = (ms: number) => new Date(ms).toISOString();

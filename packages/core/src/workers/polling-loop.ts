@@ -1,7 +1,8 @@
 // One polling loop for the background workers (the dispatcher, the webhook sender): run a round,
 // pause when there was nothing to do, back off while rounds fail, stop on request and wait for the round in progress.
 
-import type { MetricsPort } from "../ports/metrics.js";
+import { randomUUID } from "node:crypto";
+import { safeMetrics, type MetricsPort } from "../ports/metrics.js";
 
 export interface PollingLoop {
   start(): void;
@@ -219,6 +220,23 @@ export interface QueueWorkerOptions {
   logger?: WorkerLogger;
   /** Where each attempt's outcome is counted. Default: nowhere. */
   metrics?: MetricsPort;
+}
+
+/**
+ * A queue worker's options with their defaults, but `leaseMs` (each worker has its own): the
+ * `owner` is `<ownerPrefix>-<a random id>`, the metrics never throw.
+ */
+export function queueWorkerSettings(options: QueueWorkerOptions, ownerPrefix: string) {
+  return {
+    batchSize: options.batchSize ?? 10,
+    pollIntervalMs: options.pollIntervalMs ?? 500,
+    stopTimeoutMs: options.stopTimeoutMs ?? 10_000,
+    owner: options.owner ?? `${ownerPrefix}-${randomUUID()}`,
+    clock: options.clock ?? (() => new Date()),
+    random: options.random ?? Math.random,
+    logger: options.logger,
+    metrics: safeMetrics(options.metrics),
+  };
 }
 
 /**

@@ -1,9 +1,7 @@
 // The webhook sender: takes due events from the store with a lease, POSTs them signed, retries
 // failures with backoff until a 2xx or the bound. Survives restarts: the queue is in the store.
-import { randomUUID } from "node:crypto";
 import { backoffDelay, type RetryPolicy } from "../domain/backoff.js";
-import { safeMetrics } from "../ports/metrics.js";
-import { queueWorker, type QueueWorkerOptions, type WorkerStatus } from "./polling-loop.js";
+import { queueWorker, queueWorkerSettings, type QueueWorker, type QueueWorkerOptions } from "./polling-loop.js";
 import type { Store, WebhookJob, WebhookStore } from "../ports/store.js";
 import type { WebhookAttempt } from "../domain/types.js";
 import { signWebhook } from "../domain/webhook-signature.js";
@@ -29,15 +27,12 @@ export interface WebhookSenderOptions extends QueueWorkerOptions {
   targets?: TargetPolicy;
 }
 
-export interface WebhookSender {
-  /** Claims and sends one batch; resolves with how many events it attempted. */
-  runOnce(): Promise<number>;
-  start(): void;
-  /** Stops taking work and waits for the sends in flight (up to `stopTimeoutMs`). */
-  stop(): Promise<void>;
-  /** Whether it runs and whether its rounds fail now (see `readinessCheck`). */
-  status(): WorkerStatus;
-}
+/**
+ * A queue worker on the webhook events: `runOnce` claims and sends one batch (resolving with how many
+ * events it attempted), `start` runs rounds until `stop()`, which stops taking work and waits for the
+ * sends in flight (up to `stopTimeoutMs`); `status` for `readinessCheck`.
+ */
+export type WebhookSender = QueueWorker;
 
 /**
  * Makes a webhook sender. Each POST carries `Content-Type: application/json`,
@@ -56,14 +51,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? Math.max(30_000, timeoutMs * 3);
-  const batchSize = options.batchSize ?? 10;
-  const pollIntervalMs = options.pollIntervalMs ?? 500;
-  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
-  const owner = options.owner ?? `webhooks-${randomUUID()}`;
-  const clock = options.clock ?? (() => new Date());
-  const random = options.random ?? Math.random;
-  const logger = options.logger;
-  const metrics = safeMetrics(options.metrics);
+  const { batchSize, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "webhooks");
 
   async function post(job: WebhookJob): Promise<WebhookAttempt> {
     const startedMs = clock().getTime();
