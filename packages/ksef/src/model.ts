@@ -1,17 +1,10 @@
-// The part of the core's document model (UblNode in @einvoice/core's document/model.ts) the FA(3)
-// mapping reads. Structural: the core's UblNode is assignable to it, and so is any tree built the same
-// way (readUbl in read.ts builds one from bytes).
-export interface Fa3Node {
-  readonly ns: string;
-  /** Local name. */
-  readonly name: string;
-  /** "cbc:ID", "cac:Party", "Invoice" for the root. */
-  readonly qname: string;
-  readonly attrs: Readonly<Record<string, string>>;
-  /** The element's own character data. */
-  readonly text: string;
-  readonly children: readonly Fa3Node[];
-}
+// The part of the core's document model the FA(3) mapping reads: the core's ModelNode (the fields of
+// UblNode in @einvoice/core's document/model.ts, as the dispatcher hands them to a network).
+// Structural: the core's UblNode is assignable to it, and so is any tree built the same way (readUbl
+// in read.ts builds one from bytes).
+import type { ModelNode } from "@einvoice/core";
+
+export type Fa3Node = ModelNode;
 
 export function childOf(node: Fa3Node | null | undefined, qname: string): Fa3Node | null {
   if (!node) return null;
