@@ -4,6 +4,8 @@
 // Contract shared by the builder, the readers of document/ and the rule families (validation/rules/*.ts), which import nothing else of document/. Rules navigate with the helpers
 // below, using the UBL prefixes "cbc:", "cac:", "ext:" (any other namespace is written "{uri}local").
 
+import type { ModelNode } from "../ports/network.js";
+
 export const NS = {
   cbc: "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
   cac: "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
@@ -12,18 +14,8 @@ export const NS = {
   creditNote: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2",
 } as const;
 
-/** One element of the document. */
-export interface UblNode {
-  /** Namespace URI ("" for none). */
-  readonly ns: string;
-  /** Local name. */
-  readonly name: string;
-  /** The qualified name the rules use: "cbc:ID", "cac:Party", "Invoice" for the root, "{uri}x" otherwise. */
-  readonly qname: string;
-  /** Attributes in no namespace, by name, values as written (entity references expanded). */
-  readonly attrs: Readonly<Record<string, string>>;
-  /** The element's own character data (not its descendants'), untrimmed, line ends normalised. */
-  readonly text: string;
+/** One element of the document: the fields a network reads (ModelNode, ports/network.ts), and what the rules add. */
+export interface UblNode extends ModelNode {
   /** Child elements, in document order. */
   readonly children: readonly UblNode[];
   /** The parent element; null for the root. */

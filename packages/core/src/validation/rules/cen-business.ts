@@ -169,30 +169,51 @@ function allowanceChargeRules(root: UblNode, report: Report): void {
       if (!children(ac, "cac:TaxCategory").some((taxCategory) => isVat(taxCategory) && exists(taxCategory, "cbc:ID"))) {
         report(rCat!, `A ${what} has no VAT category code (${charge ? "BT-102" : "BT-95"}).`, ac);
       }
-      if (!hasReason) {
-        const message = `A ${what} has neither a reason (${charge ? "BT-104" : "BT-97"}) nor a reason code (${charge ? "BT-105" : "BT-98"}).`;
-        report(rReason!, message, ac);
-        report(rCoReason!, message, ac);
-      }
       // BR-CO-05 / BR-CO-06 assert true() in 1.3.16: nothing to check.
-      if (fractionDigits(amount) > 2) report(rDecAmount!, `The ${what} amount ${quote(amount)} has more than 2 decimals.`, ac);
-      if (fractionDigits(base) > 2) report(rDecBase!, `The ${what} base amount ${quote(base)} has more than 2 decimals.`, ac);
+      reasonAndDecimalRules(ac, report, {
+        what: `A ${what}`,
+        rules: [rReason!, rCoReason!, rDecAmount!, rDecBase!],
+        terms: charge ? ["BT-104", "BT-105"] : ["BT-97", "BT-98"],
+        amount,
+        base,
+        hasReason,
+      });
     } else if (isLine(parent)) {
       const what = charge ? "invoice line charge (BG-28)" : "invoice line allowance (BG-27)";
-      const [rAmount, rReason, rCoReason, rDecAmount, rDecBase] = charge
-        ? ["BR-43", "BR-44", "BR-CO-24", "BR-DEC-27", "BR-DEC-28"]
-        : ["BR-41", "BR-42", "BR-CO-23", "BR-DEC-24", "BR-DEC-25"];
-      if (!amount) report(rAmount!, `An ${what} has no amount (${charge ? "BT-141" : "BT-136"}).`, ac);
-      if (!hasReason) {
-        const message = `An ${what} has neither a reason (${charge ? "BT-144" : "BT-139"}) nor a reason code (${charge ? "BT-145" : "BT-140"}).`;
-        report(rReason!, message, ac);
-        report(rCoReason!, message, ac);
-      }
+      if (!amount) report(charge ? "BR-43" : "BR-41", `An ${what} has no amount (${charge ? "BT-141" : "BT-136"}).`, ac);
       // BR-CO-07 / BR-CO-08 assert true() in 1.3.16: nothing to check.
-      if (fractionDigits(amount) > 2) report(rDecAmount!, `The ${what} amount ${quote(amount)} has more than 2 decimals.`, ac);
-      if (fractionDigits(base) > 2) report(rDecBase!, `The ${what} base amount ${quote(base)} has more than 2 decimals.`, ac);
+      reasonAndDecimalRules(ac, report, {
+        what: `An ${what}`,
+        rules: charge ? ["BR-44", "BR-CO-24", "BR-DEC-27", "BR-DEC-28"] : ["BR-42", "BR-CO-23", "BR-DEC-24", "BR-DEC-25"],
+        terms: charge ? ["BT-144", "BT-145"] : ["BT-139", "BT-140"],
+        amount,
+        base,
+        hasReason,
+      });
     }
   }
+}
+
+/**
+ * The rules an allowance or charge has at either level after its amount: a reason or a reason code (the BR
+ * and the BR-CO rule of the level both fire), at most 2 decimals in the amount and in the base amount.
+ * `rules`: [reason, co-reason, decimals of the amount, decimals of the base]; `terms`: the BTs of the
+ * reason and of the reason code.
+ */
+function reasonAndDecimalRules(
+  ac: UblNode,
+  report: Report,
+  c: { what: string; rules: readonly string[]; terms: readonly string[]; amount: UblNode | null; base: UblNode | null; hasReason: boolean },
+): void {
+  const [rReason, rCoReason, rDecAmount, rDecBase] = c.rules as [string, string, string, string];
+  if (!c.hasReason) {
+    const message = `${c.what} has neither a reason (${c.terms[0]}) nor a reason code (${c.terms[1]}).`;
+    report(rReason, message, ac);
+    report(rCoReason, message, ac);
+  }
+  const what = c.what.replace(/^An? /, "");
+  if (fractionDigits(c.amount) > 2) report(rDecAmount, `The ${what} amount ${quote(c.amount)} has more than 2 decimals.`, ac);
+  if (fractionDigits(c.base) > 2) report(rDecBase, `The ${what} base amount ${quote(c.base)} has more than 2 decimals.`, ac);
 }
 
 // ---------------------------------------------------------------------------------------------------------
