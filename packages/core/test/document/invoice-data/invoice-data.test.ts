@@ -128,7 +128,8 @@ describe("buildUbl", () => {
     expect(count(xml, /<cac:InvoiceLine>/g)).toBe(400);
     expect(count(xml, /currencyID="EUR"/g)).toBeGreaterThan(800);
     expect(parseXml(xml).root.children.filter((c) => c.qname === "cac:InvoiceLine")).toHaveLength(400);
-    const { documentType, ...back } = readInvoiceData(xml);
+    const { rootElement, documentType, ...back } = readInvoiceData(xml);
+    expect(rootElement).toBe("Invoice");
     expect(documentType).toBe("Invoice");
     expect(back).toEqual(normaliseInvoiceData(data));
   });
