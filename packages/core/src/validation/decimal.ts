@@ -54,11 +54,16 @@ export function lit(value: string | number): Decimal {
 
 /** XPath round(x, 2) for xs:decimal: half rounds towards positive infinity. */
 export function round2(x: Decimal): Decimal {
-  // XPath round() rounds half towards +infinity: floor(x * 100 + 0.5) / 100.
-  const y = x.times(100).plus(0.5);
-  const t = y.round(0, Big.roundDown);
-  return (y.gte(0) || t.eq(y) ? t : t.minus(1)).div(100);
+  // XPath round() rounds half towards +infinity, floor(x * 100 + 0.5) / 100. At or above zero that is
+  // big.js's half away from zero. Below zero a half goes towards zero: cut to two places (towards zero),
+  // then step down by a cent when the part cut off is more than half a cent. No division.
+  if (x.s > 0 || x.eq(ZERO)) return x.round(2, Big.roundHalfUp);
+  const cut = x.round(2, Big.roundDown);
+  return cut.minus(x).gt(HALF_CENT) ? cut.minus(CENT) : cut;
 }
+const ZERO = new Big(0);
+const CENT = new Big("0.01");
+const HALF_CENT = new Big("0.005");
 
 /** Sum of decimals (0 for none). */
 export function sum(values: Iterable<Decimal>): Decimal {
