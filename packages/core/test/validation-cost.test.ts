@@ -33,12 +33,19 @@ function cpuPerRun(xml: string): number {
   return ms / runs;
 }
 
-/** CPU time of the document made with 2n over that made with n (the best of three measures each, after a warm-up). */
+/**
+ * CPU time of the document made with 2n over that made with n: the best of three measures each, taken in
+ * turns after a warm-up of both, so that neither side pays alone for the compiler or a busy moment.
+ */
 function doublingRatio(make: (n: number) => string, n: number): { small: number; large: number; ratio: number } {
   const a = make(n), b = make(2 * n);
   cpuPerRun(a);
-  const small = Math.min(cpuPerRun(a), cpuPerRun(a), cpuPerRun(a));
-  const large = Math.min(cpuPerRun(b), cpuPerRun(b), cpuPerRun(b));
+  cpuPerRun(b);
+  let small = Infinity, large = Infinity;
+  for (let i = 0; i < 3; i++) {
+    small = Math.min(small, cpuPerRun(a));
+    large = Math.min(large, cpuPerRun(b));
+  }
   if (process.env.COST_REPORT) console.log(`${make.name} ${n}: ${small.toFixed(2)} ms, ${2 * n}: ${large.toFixed(2)} ms, ×${(large / small).toFixed(2)}`);
   return { small, large, ratio: large / small };
 }
@@ -46,8 +53,11 @@ function doublingRatio(make: (n: number) => string, n: number): { small: number;
 describe("the cost of validation grows linearly with the document", () => {
   // Before: 10,000 -> 20,000 digits took 767 -> 2,729 ms (×3.6); now both are refused after one read.
   it("numbers of 10,000 and 20,000 digits: doubling them at most doubles the time (they are refused before any arithmetic)", () => {
-    const { ratio, large } = doublingRatio(longDecimalsXml, 10_000);
-    expect(ratio).toBeLessThan(2.2);
+    // Both documents are refused after one read, in well under a millisecond, where the process's own
+    // state (the collector, the compiler) moves a measure by up to about 0.7 ms either way: the doubling is
+    // judged with 2 ms of slack on top of ×2.2 (the quadratic arithmetic this guards against took seconds).
+    const { small, large } = doublingRatio(longDecimalsXml, 10_000);
+    expect(large).toBeLessThan(Math.max(2.2 * small, small + 2));
     expect(large).toBeLessThan(20);
   });
 
