@@ -30,8 +30,14 @@ function documentBody<K extends "invoice" | "creditNote">(key: K, extra: { targe
     const b = body as Record<string, unknown>;
     if (b["xml"] === undefined && b[key] === undefined) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
     if (b["xml"] !== undefined && b[key] !== undefined) ctx.addIssue({ code: "custom", path: [], message: `give either xml or ${key}, not both` });
-  });
+  }, ANY_OBJECT);
 }
+
+/**
+ * Which document fields a body gives is checked even when a field itself is bad (zod skips a refinement
+ * after another issue by default): a body with both `xml` and a malformed `invoice` is told it gives both.
+ */
+const ANY_OBJECT = { when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value) };
 
 /** Body of `POST /v1/peppol/invoice`: the UBL as `xml` (base64), or the invoice as data (`invoice`). */
 export const InvoiceRequestSchema = documentBody("invoice", { targetNetwork: targetNetworkField }).meta({ id: "InvoiceRequest" });
@@ -53,7 +59,7 @@ export const ValidateRequestSchema = z
     const given = [b.xml, b.invoice, b.creditNote].filter((v) => v !== undefined).length;
     if (given === 0) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
     if (given > 1) ctx.addIssue({ code: "custom", path: [], message: "give exactly one of xml, invoice and creditNote" });
-  })
+  }, ANY_OBJECT)
   .meta({ id: "ValidateRequest" });
 export type ValidateRequest = { xml: string } | { invoice: InvoiceDataInput } | { creditNote: InvoiceDataInput };
 

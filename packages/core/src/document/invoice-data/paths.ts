@@ -26,6 +26,18 @@ const RULE_FIELD: Record<string, string> = {
   "BR-53": "/vatAccountingCurrency",
   "PEPPOL-EN16931-R005": "/vatAccountingCurrency/code",
   "BR-CO-26": "/seller/vatId",
+  // The Peppol BIS national rules of the Netherlands and Germany that a missing field breaks.
+  "NL-R-001": "/precedingInvoices",
+  "NL-R-007": "/payment",
+  "DE-R-001": "/payment",
+  "DE-R-015": "/buyerReference",
+  "DE-R-016": "/seller/vatId",
+  "DE-R-017": "/typeCode",
+  "DE-R-018": "/paymentTerms",
+  "DE-R-022": "/attachments",
+  "DE-R-026": "/precedingInvoices",
+  "DE-R-030": "/payment/directDebit/creditorId",
+  "DE-R-031": "/payment/directDebit/debitedAccount",
 };
 
 /** Maps each finding location of a built document to a JSON pointer. Built lazily, once per document. */

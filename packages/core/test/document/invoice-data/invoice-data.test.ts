@@ -28,6 +28,26 @@ const BASE: InvoiceDataInput = {
   },
   lines: [{ id: "1", name: "Widget", quantity: "3", unitCode: "C62", price: "10.005", vat: { category: "S", rate: "20" } }],
 };
+const DUTCH_SELLER: InvoiceDataInput["seller"] = {
+  name: "Verkoper BV",
+  vatId: "NL123456789B01",
+  legalId: { id: "12345678", scheme: "0106" },
+  endpoint: { scheme: "0106", id: "12345678" },
+  address: { lines: ["Hoofdstraat 1"], city: "Amsterdam", postalCode: "1011 AA", country: "NL" },
+};
+const GERMAN_SELLER: InvoiceDataInput["seller"] = {
+  name: "Verkäufer GmbH",
+  vatId: "DE123456789",
+  endpoint: { scheme: "9930", id: "DE123456789" },
+  address: { lines: ["Hauptstraße 1"], city: "Berlin", postalCode: "10115", country: "DE" },
+  contact: { name: "Anna", phone: "030 123456", email: "anna@example.de" },
+};
+const GERMAN_BUYER: InvoiceDataInput["buyer"] = {
+  name: "Käufer AG",
+  vatId: "DE987654321",
+  endpoint: { scheme: "9930", id: "DE987654321" },
+  address: { lines: ["Marktplatz 2"], city: "München", postalCode: "80331", country: "DE" },
+};
 const withData = (patch: Partial<InvoiceDataInput>): InvoiceDataInput => ({ ...BASE, ...patch });
 
 /** The ApiError `fn` throws (fails the test when it throws nothing or something else). */
@@ -224,6 +244,10 @@ describe("bad data", () => {
       [withData({ buyerReference: undefined }), "PEPPOL-EN16931-R003", "/buyerReference"],
       [withData({ seller: { ...BASE.seller, vatId: undefined } }), "BR-S-02", "/seller/vatId"],
       [withData({ lines: [{ ...BASE.lines[0]!, vat: { category: "S", rate: "20" } }, { ...BASE.lines[0]!, id: "2", vat: { category: "O" } }] }), "BR-O-11", "/lines"],
+      // National rules of Peppol BIS on a missing field: the field, not the totals (/lines) or the document.
+      [withData({ seller: DUTCH_SELLER }), "NL-R-007", "/payment"],
+      [withData({ seller: GERMAN_SELLER, buyer: GERMAN_BUYER, buyerReference: undefined, orderReference: "PO-9" }), "DE-R-015", "/buyerReference"],
+      [withData({ seller: GERMAN_SELLER, buyer: GERMAN_BUYER }), "DE-R-001", "/payment"],
     ];
     for (const [data, rule, path] of cases) {
       const b = buildInvoice(data);
