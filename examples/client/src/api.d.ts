@@ -499,7 +499,7 @@ export interface components {
             objectId?: components["schemas"]["InvoiceIdentifier"];
             /** @description Buyer accounting reference (BT-19). */
             accountingCost?: string;
-            /** @description Payment terms (BT-20). */
+            /** @description Payment terms (BT-20), one term a line. Whitespace around it is dropped but for one closing line break, which German cash discount terms need (`#SKONTO#TAGE=14#PROZENT=2.00#` and a line break). */
             paymentTerms?: string;
             /** @description Invoice notes (BG-1, BT-22). Written as one note unless seller and buyer are both German. */
             notes?: string[];

@@ -14,6 +14,23 @@ const text = (description: string, max = 1000) =>
     .refine((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(s), { error: "must not contain control characters" })
     .describe(description);
 
+/**
+ * Payment terms as written: whitespace around the text is dropped, except one closing line break, which
+ * is kept (a break at the end of a line is part of a term's syntax: German cash discount terms,
+ * `#SKONTO#TAGE=14#PROZENT=2.00#` followed by a line break, DE-R-018 and BR-DE-18).
+ */
+export function termsText(s: string): string {
+  return s.replace(/^\s+/, "").replace(/\s+$/, (tail) => (/[\r\n]/.test(tail) ? "\n" : ""));
+}
+const terms = (description: string, max = 1000) =>
+  z
+    .string()
+    .overwrite(termsText)
+    .min(1, { error: "should not be empty" })
+    .max(max, { error: `must be at most ${max} characters` })
+    .refine((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(s), { error: "must not contain control characters" })
+    .describe(description);
+
 /** A monetary amount: a decimal string with at most 2 decimals and 15 integer digits, such as "1234.50". */
 const amount = (description: string) =>
   z
@@ -423,7 +440,7 @@ export const InvoiceDataSchema = z
     tenderReference: text("Tender or lot reference (BT-17).", 200).optional(),
     objectId: IdSchema.optional().describe("Invoiced object identifier (BT-18) with its scheme."),
     accountingCost: text("Buyer accounting reference (BT-19).", 200).optional(),
-    paymentTerms: text("Payment terms (BT-20).").optional(),
+    paymentTerms: terms("Payment terms (BT-20), one term a line. Whitespace around it is dropped but for one closing line break, which German cash discount terms need (`#SKONTO#TAGE=14#PROZENT=2.00#` and a line break).").optional(),
     notes: z.array(text("Invoice note (BT-22).", 5000)).max(20).optional().describe("Invoice notes (BG-1, BT-22). Written as one note unless seller and buyer are both German."),
     period: InvoicePeriodSchema.optional().describe("Invoicing period (BG-14)."),
     precedingInvoices: z

@@ -5,7 +5,7 @@ import { requireUblRoot } from "../ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, xmlTrim, type XmlLimits } from "../xml.js";
 import { ApiError } from "../../domain/errors.js";
 import { child, children, first, select, stringValue, type UblNode } from "../model.js";
-import type { InvoiceData, InvoiceLine, VatCategory } from "../../domain/invoice-data.js";
+import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../domain/invoice-data.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -15,6 +15,12 @@ function val(n: UblNode | null | undefined): string | undefined {
   return t === "" ? undefined : t;
 }
 const at = (n: UblNode | null | undefined, path: string) => val(first(n, path));
+/** Payment terms as the schema keeps them: one closing line break stays (DE-R-018's syntax). */
+function termsOf(n: UblNode | null | undefined): string | undefined {
+  if (!n) return undefined;
+  const t = termsText(stringValue(n));
+  return t === "" ? undefined : t;
+}
 const attr = (n: UblNode | null | undefined, name: string) => {
   const v = n?.attrs[name];
   return v === undefined || xmlTrim(v) === "" ? undefined : xmlTrim(v);
@@ -139,7 +145,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     tenderReference: at(root, "cac:OriginatorDocumentReference/cbc:ID"),
     objectId: objectRef ? idOf(child(objectRef, "cbc:ID")) : undefined,
     accountingCost: at(root, "cbc:AccountingCost"),
-    paymentTerms: at(root, "cac:PaymentTerms/cbc:Note"),
+    paymentTerms: termsOf(first(root, "cac:PaymentTerms/cbc:Note")),
     notes: nonEmpty(notes),
     period: periodNode
       ? compact({

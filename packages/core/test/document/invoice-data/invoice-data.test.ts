@@ -180,6 +180,19 @@ describe("buildUbl", () => {
     const german = withData({ notes: ["a", "b"], seller: { ...BASE.seller, vatId: "DE123456789", address: de }, buyer: { ...BASE.buyer, vatId: "DE987654321", address: de } });
     expect(readInvoiceData(buildUbl(german)).notes).toEqual(["a", "b"]);
   });
+
+  it("keeps the closing line break of German cash discount terms, which DE-R-018 requires, and names /paymentTerms without it", () => {
+    const germans = { seller: GERMAN_SELLER, buyer: GERMAN_BUYER, payment: { meansCode: "58", accounts: [{ iban: "DE89370400440532013000" }] } };
+    const skonto = "#SKONTO#TAGE=14#PROZENT=2.00#\n";
+    const b = buildInvoice(withData({ ...germans, paymentTerms: `  ${skonto}  ` }));
+    expect(b.report.errors).toEqual([]);
+    expect(b.xml).toContain(`<cbc:Note>${skonto}</cbc:Note>`);
+    expect(readInvoiceData(b.xml).paymentTerms).toBe(skonto);
+    const without = buildInvoice(withData({ ...germans, paymentTerms: "#SKONTO#TAGE=14#PROZENT=2.00#" }));
+    expect(without.report.errors.map((e) => `${e.rule} ${e.path}`)).toEqual(["DE-R-018 /paymentTerms"]);
+    // Other terms lose the whitespace around them as every text does.
+    expect(readInvoiceData(buildUbl(withData({ paymentTerms: " 30 days net " }))).paymentTerms).toBe("30 days net");
+  });
 });
 
 describe("bad data", () => {
