@@ -5,10 +5,11 @@ import { computeTotals, givenTotalsProblems } from "./invoice-totals.js";
 
 // ---------- value types (decimal strings, bounded before any arithmetic) ----------
 
-const text = (description: string, max = 1000) =>
+/** A text field: tidied (`tidy`, by default trimmed), then 1 to `max` characters, no control characters. */
+const text = (description: string, max = 1000, tidy: (s: string) => string = (s) => s.trim()) =>
   z
     .string()
-    .trim()
+    .overwrite(tidy)
     .min(1, { error: "should not be empty" })
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(s), { error: "must not contain control characters" })
@@ -22,14 +23,6 @@ const text = (description: string, max = 1000) =>
 export function termsText(s: string): string {
   return s.replace(/^\s+/, "").replace(/\s+$/, (tail) => (/[\r\n]/.test(tail) ? "\n" : ""));
 }
-const terms = (description: string, max = 1000) =>
-  z
-    .string()
-    .overwrite(termsText)
-    .min(1, { error: "should not be empty" })
-    .max(max, { error: `must be at most ${max} characters` })
-    .refine((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(s), { error: "must not contain control characters" })
-    .describe(description);
 
 /** A monetary amount: a decimal string with at most 2 decimals and 15 integer digits, such as "1234.50". */
 const amount = (description: string) =>
@@ -440,7 +433,7 @@ export const InvoiceDataSchema = z
     tenderReference: text("Tender or lot reference (BT-17).", 200).optional(),
     objectId: IdSchema.optional().describe("Invoiced object identifier (BT-18) with its scheme."),
     accountingCost: text("Buyer accounting reference (BT-19).", 200).optional(),
-    paymentTerms: terms("Payment terms (BT-20), one term a line. Whitespace around it is dropped but for one closing line break, which German cash discount terms need (`#SKONTO#TAGE=14#PROZENT=2.00#` and a line break).").optional(),
+    paymentTerms: text("Payment terms (BT-20), one term a line. Whitespace around it is dropped but for one closing line break, which German cash discount terms need (`#SKONTO#TAGE=14#PROZENT=2.00#` and a line break).", 1000, termsText).optional(),
     notes: z.array(text("Invoice note (BT-22).", 5000)).max(20).optional().describe("Invoice notes (BG-1, BT-22). Written as one note unless seller and buyer are both German."),
     period: InvoicePeriodSchema.optional().describe("Invoicing period (BG-14)."),
     precedingInvoices: z

@@ -57,7 +57,7 @@ export function round2(x: Decimal): Decimal {
   // XPath round() rounds half towards +infinity, floor(x * 100 + 0.5) / 100. At or above zero that is
   // big.js's half away from zero. Below zero a half goes towards zero: cut to two places (towards zero),
   // then step down by a cent when the part cut off is more than half a cent. No division.
-  if (x.s > 0 || x.eq(ZERO)) return x.round(2, Big.roundHalfUp);
+  if (x.gte(ZERO)) return x.round(2, Big.roundHalfUp);
   const cut = x.round(2, Big.roundDown);
   return cut.minus(x).gt(HALF_CENT) ? cut.minus(CENT) : cut;
 }

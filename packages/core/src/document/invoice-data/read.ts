@@ -9,18 +9,13 @@ import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from 
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function val(n: UblNode | null | undefined): string | undefined {
+/** An element's text, tidied as the schema tidies the field (`xmlTrim` unless said), or undefined when empty. */
+function val(n: UblNode | null | undefined, tidy: (s: string) => string = xmlTrim): string | undefined {
   if (!n) return undefined;
-  const t = xmlTrim(stringValue(n));
+  const t = tidy(stringValue(n));
   return t === "" ? undefined : t;
 }
 const at = (n: UblNode | null | undefined, path: string) => val(first(n, path));
-/** Payment terms as the schema keeps them: one closing line break stays (DE-R-018's syntax). */
-function termsOf(n: UblNode | null | undefined): string | undefined {
-  if (!n) return undefined;
-  const t = termsText(stringValue(n));
-  return t === "" ? undefined : t;
-}
 const attr = (n: UblNode | null | undefined, name: string) => {
   const v = n?.attrs[name];
   return v === undefined || xmlTrim(v) === "" ? undefined : xmlTrim(v);
@@ -58,7 +53,7 @@ export function readInvoiceData(document: Uint8Array | string, limits: XmlLimits
 /** InvoiceData from the model of a UBL Invoice or CreditNote (see readInvoiceData). */
 export function invoiceDataOf(root: UblNode): InvoiceData {
   const isCredit = root.name === "CreditNote";
-  const notes = children(root, "cbc:Note").map(val).filter((s): s is string => s !== undefined);
+  const notes = children(root, "cbc:Note").map((n) => val(n)).filter((s): s is string => s !== undefined);
   const periodNode = child(root, "cac:InvoicePeriod");
   const adrs = children(root, "cac:AdditionalDocumentReference");
   const objectRef = adrs.find((a) => at(a, "cbc:DocumentTypeCode") === "130");
@@ -145,7 +140,8 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     tenderReference: at(root, "cac:OriginatorDocumentReference/cbc:ID"),
     objectId: objectRef ? idOf(child(objectRef, "cbc:ID")) : undefined,
     accountingCost: at(root, "cbc:AccountingCost"),
-    paymentTerms: termsOf(first(root, "cac:PaymentTerms/cbc:Note")),
+    // One closing line break stays, as in the schema (DE-R-018's syntax).
+    paymentTerms: val(first(root, "cac:PaymentTerms/cbc:Note"), termsText),
     notes: nonEmpty(notes),
     period: periodNode
       ? compact({
