@@ -11,12 +11,12 @@ import { memoryStore, submitInvoice, type AuthContext } from "../packages/core/s
 import { baseExample } from "./lib/corpus.ts";
 import { distinctBase64, eligibleCompany } from "./lib/setup.ts";
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-const store = memoryStore();
 const next = distinctBase64(baseExample(), "P");
 const bodies = Array.from({ length: 200 }, () => next());
 const bytes = bodies.map((b) => Buffer.from(b, "base64"));
 const rA: number[] = [], rX: number[] = [], rT: number[] = [];
 for (let round = 0; round < 25; round++) {
+  const store = memoryStore(); // empty each round, as in pipeline.ts
   const { auth } = await eligibleCompany(store);
   let t = cpu();
   for (const b of bodies) { const r = await submitInvoice(store, auth, { xml: b, targetNetwork: "auto" }); if (!r.success) throw new Error(r.errorMessage); }

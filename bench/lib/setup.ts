@@ -29,9 +29,11 @@ export function distinctBase64(xml: string, prefix = "B"): () => string {
     const pad = (3 - (Buffer.byteLength(h) % 3)) % 3;
     return h + " ".repeat(pad); // whitespace between elements: the same document
   };
-  const tail = Buffer.from(after).toString("base64");
+  // Each body is encoded whole, one flat string, as a client's encoder writes it (and as JSON.parse gives
+  // it to the server). A head's base64 joined to a shared tail's was a rope that Buffer.from had to flatten
+  // inside the measured submit: about 60 us of a 12 KiB body's decode, none of it the pipeline's.
   let n = 0;
-  return () => Buffer.from(head(++n)).toString("base64") + tail;
+  return () => Buffer.from(head(++n) + after).toString("base64");
 }
 
 /** A JSON request body for POST /v1/peppol/invoice. */
