@@ -180,6 +180,30 @@ interface Open {
 /** Past this many children, an element counts its children's qnames in a map (positions stay linear). */
 const MANY_CHILDREN = 16;
 
+/**
+ * Element names and qnames seen so far, by namespace, kept for the next documents: a few hundred in
+ * practice (the UBL names an invoice uses). Their strings are internalised (V8's table of unique
+ * strings, where the rules' literals such as "cbc:ID" live), so that the rules' comparisons and map
+ * lookups of a qname are one pointer test and a hash computed once for the process, not a comparison
+ * of characters and a hash per document. Bounded: past MAX_KNOWN_NAMES (a hostile stream of new
+ * names), names are shared within their document only, as before.
+ */
+const KNOWN_NAMES = new Map<string, Map<string, [name: string, qname: string]>>();
+const MAX_KNOWN_NAMES = 4096;
+let knownNameCount = 0;
+
+/** How many names are kept across documents (for tests: it never passes MAX_KNOWN_NAMES). */
+export function knownNamesKept(): number {
+  return knownNameCount;
+}
+
+/** The internalised copy of `s`: a property key is internalised, and Object.keys gives it back. */
+function internalised(s: string): string {
+  const holder: Record<string, true> = {};
+  holder[s] = true;
+  return Object.keys(holder)[0]!;
+}
+
 class Reader {
   private i = 0;
   private readonly n: number;
@@ -538,16 +562,26 @@ class Reader {
 
   /** The shared local name and qname of an element. */
   private nameOf(uri: string, from: number, to: number, isRoot: boolean): [string, string] {
+    const local = this.s.slice(from, to);
+    const key = isRoot ? `/${local}` : local;
+    // The names every invoice uses are kept across documents, each string internalised once (below).
+    const known = KNOWN_NAMES.get(uri)?.get(key);
+    if (known !== undefined) return known;
     let byName = this.names.get(uri);
     if (byName === undefined) {
       byName = new Map();
       this.names.set(uri, byName);
     }
-    const local = this.s.slice(from, to);
-    const key = isRoot ? `/${local}` : local;
     let pair = byName.get(key);
     if (pair === undefined) {
       pair = [local, qnameOf(uri, local, isRoot)];
+      if (knownNameCount < MAX_KNOWN_NAMES && uri.length <= 256 && local.length <= 128) {
+        pair = [internalised(pair[0]), internalised(pair[1])];
+        let global = KNOWN_NAMES.get(uri);
+        if (global === undefined) KNOWN_NAMES.set(internalised(uri), (global = new Map()));
+        global.set(internalised(key), pair);
+        knownNameCount++;
+      }
       byName.set(key, pair);
     }
     return pair;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../src/domain/errors.js";
-import { DEFAULT_XML_LIMITS, parseXml } from "../../src/document/xml.js";
+import { DEFAULT_XML_LIMITS, knownNamesKept, parseXml } from "../../src/document/xml.js";
 
 const parse = (s: string) => parseXml(s);
 
@@ -159,5 +159,24 @@ describe("parseXml", () => {
     expect(parse("<a><a><a/></a><ab><a>1</a></ab></a>").root.name).toBe("a");
     expect(failure(() => parse("<ab><a></ab></a>"))?.message).toMatch(/the end tag <\/ab> does not match the start tag <a>/);
     expect(failure(() => parse("<a><b></b"))?.message).toMatch(/<\/b> is not closed with >|is not closed/);
+  });
+});
+
+describe("names kept across documents", () => {
+  it("keeps at most 4,096 names however many new ones documents bring, and still names every element right", () => {
+    const wide = (tag: string, n: number) => `<r xmlns="urn:x:${tag}">${Array.from({ length: n }, (_, i) => `<n${tag}${i}/>`).join("")}</r>`;
+    for (let d = 0; d < 3; d++) {
+      const root = parseXml(wide(`d${d}`, 2000), { ...DEFAULT_XML_LIMITS, maxElements: 10_000 }).root;
+      expect(root.children).toHaveLength(2000);
+      expect(root.children[1999]!.name).toBe(`nd${d}1999`);
+      expect(root.children[1999]!.qname).toBe(`{urn:x:d${d}}nd${d}1999`);
+    }
+    expect(knownNamesKept()).toBeLessThanOrEqual(4096);
+    expect(knownNamesKept()).toBeGreaterThan(1000);
+    // A name first seen in one namespace is not confused with the same local name in another, nor with the root's.
+    const a = parseXml('<a xmlns="urn:one"><a/><b xmlns="urn:two"><a/></b></a>').root;
+    expect(a.qname).toBe("{urn:one}a");
+    expect(a.children[0]!.qname).toBe("{urn:one}a");
+    expect(a.children[1]!.children[0]!.qname).toBe("{urn:two}a");
   });
 });
