@@ -41,7 +41,7 @@ describe("decodeBase64Strict", () => {
   });
 });
 
-describe("decodeDocument (canonical base64 decoded first, everything else judged by the strict pattern)", () => {
+describe("decodeDocument (what atob accepts decoded first, everything else judged by the strict pattern)", () => {
   const decode = (s: string) => decodeDocument(s, DEFAULT_XML_LIMITS);
   it("decodes what encoders write, and the same bytes into a buffer of its own", () => {
     const xml = "<Invoice>" + "é".repeat(50) + "</Invoice>";
@@ -63,5 +63,25 @@ describe("decodeDocument (canonical base64 decoded first, everything else judged
     expect(code(() => decode("PGE-PC9hPg=="))).toBe("invalid_base64_xml");
     expect(code(() => decode("PGE+PC9h!g=="))).toBe("invalid_base64_xml");
     expect(code(() => decode("PG=E+PC9hPg="))).toBe("invalid_base64_xml");
+  });
+
+  it("gives the strict decoder's bytes for every base64 form it accepts: all 256 byte values, every length, padded, unpadded, wrapped", () => {
+    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    for (let n = 0; n <= 64; n++) {
+      const slice = bytes.subarray(n, n + 3 * n + (n % 3));
+      const b64 = slice.toString("base64");
+      for (const form of [b64, b64.replace(/=+$/, ""), b64.replace(/(.{8})/g, "$1\n"), ` ${b64}\t`]) {
+        expect(decode(form).equals(slice)).toBe(true);
+        expect(decodeDocument(form, DEFAULT_XML_LIMITS, true).equals(decodeBase64Strict(form))).toBe(true);
+      }
+    }
+  });
+
+  it("refuses what it refused before, with the same message: text beyond Latin-1, padding mid-way, a dangling character, XML text", () => {
+    expect(code(() => decode("PGE+PC9hPg€="))).toBe("invalid_base64_xml");
+    expect(code(() => decode("PGE+PC9hPgé="))).toBe("invalid_base64_xml");
+    expect(code(() => decode("PGE=PC9hPg=="))).toBe("invalid_base64_xml");
+    expect(code(() => decode("PGE+P"))).toBe("invalid_base64_xml");
+    expect(() => decode("<Invoice/>")).toThrow(/xml holds XML text, not base64/);
   });
 });
