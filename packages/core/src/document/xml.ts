@@ -204,6 +204,9 @@ function internalised(s: string): string {
   return Object.keys(holder)[0]!;
 }
 
+/** Above this many characters, a document's whitespace-only texts are shared (see Reader.shareBlanks). */
+const SHARE_BLANKS_ABOVE = 256 * 1024;
+
 class Reader {
   private i = 0;
   private readonly n: number;
@@ -226,6 +229,12 @@ class Reader {
   private readonly names = new Map<string, Map<string, [name: string, qname: string]>>();
   /** Short whitespace-only texts, shared by every node. */
   private readonly blanks = new Map<string, string>();
+  /**
+   * Whether whitespace is shared at all: it saves the memory of a large document's indentation (one
+   * string for the thousands of lines' same whitespace); a small document's lives for one request, and
+   * joining and looking up each parent's whitespace would cost more than it keeps.
+   */
+  private readonly shareBlanks: boolean;
 
   constructor(
     private readonly s: string,
@@ -233,6 +242,7 @@ class Reader {
     private build: boolean,
   ) {
     this.n = s.length;
+    this.shareBlanks = s.length > SHARE_BLANKS_ABOVE;
   }
 
   // ---- errors ----------------------------------------------------------------------------------
@@ -824,7 +834,7 @@ class Reader {
     if (s.charCodeAt(j) !== 62) this.fail(j, `the end tag </${s.slice(top.qs, top.qe)}> is not closed with >.`);
     this.i = j + 1;
     const node = top.node;
-    if (node !== null && node.children !== NO_CHILDREN && node.text !== "") node.text = this.shared(node.text);
+    if (node !== null && this.shareBlanks && node.children !== NO_CHILDREN && node.text !== "") node.text = this.shared(node.text);
     if (top.undo !== null) this.undo(top.undo);
     top.node = null;
     top.undo = null;

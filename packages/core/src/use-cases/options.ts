@@ -102,11 +102,15 @@ const guarded = new WeakMap<object, object>();
 export function guardStore<S extends Store>(store: S): S {
   let g = guarded.get(store) as S | undefined;
   if (!g) {
+    // One wrapper per method, made at its first call and kept while the method stays the same.
+    const wrappers = new Map<string | symbol, { of: Function; wrapper: Function }>();
     g = new Proxy(store, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== "function") return value;
-        return async (...args: unknown[]) => {
+        const kept = wrappers.get(prop);
+        if (kept !== undefined && kept.of === value) return kept.wrapper;
+        const wrapper = async (...args: unknown[]) => {
           try {
             return await value.apply(target, args);
           } catch (e) {
@@ -114,6 +118,8 @@ export function guardStore<S extends Store>(store: S): S {
             throw new ApiError("internal_error", `The ${target.name} store failed during ${String(prop)}.`, { cause: e });
           }
         };
+        wrappers.set(prop, { of: value, wrapper });
+        return wrapper;
       },
     });
     guarded.set(store, g);
