@@ -341,8 +341,11 @@ interface Matched { codes: Set<string>; rates: Set<string> }
 interface CategorySums {
   /** Σ by kind ("cac:InvoiceLine", "cac:CreditNoteLine") and `code` or `code rate`. */
   sums: Map<string, Decimal>;
-  /** What makes up each Σ, for the message: the first PARTS_SHOWN parts ("line 3: 100.00") and how many there are. */
-  parts: Map<string, { shown: string[]; count: number }>;
+  /**
+   * What makes up each Σ, for the message: the first PARTS_SHOWN parts and how many there are. A part is
+   * put into words ("line 3: 100.00") only when a message names it (see partsOf), not for every line.
+   */
+  parts: Map<string, { shown: Part[]; count: number }>;
   /** The `S rate` keys some //cac:AllowanceCharge matches, and those some line of each kind matches (any depth). */
   sAllowanceRates: Set<string>;
   sLineRates: Map<string, Set<string>>;
@@ -369,9 +372,9 @@ function categorySums(root: UblNode): CategorySums {
 
 function computeCategorySums(root: UblNode): CategorySums {
   const sums = new Map<string, Decimal>();
-  const parts = new Map<string, { shown: string[]; count: number }>();
+  const parts = new Map<string, { shown: Part[]; count: number }>();
   // Only the nine category codes are ever asked for.
-  const file = (kind: string, matched: Matched, amount: Decimal, negate: boolean, label: string) => {
+  const file = (kind: string, matched: Matched, amount: Decimal, negate: boolean, node: UblNode, charge: boolean | null) => {
     for (const code of matched.codes) {
       if (!byCode.has(code)) continue;
       const keys = [code];
@@ -382,22 +385,21 @@ function computeCategorySums(root: UblNode): CategorySums {
         sums.set(key, negate ? value.minus(amount) : value.plus(amount));
         let found = parts.get(key);
         if (!found) parts.set(key, (found = { shown: [], count: 0 }));
-        if (found.count++ < PARTS_SHOWN) found.shown.push(`${label}: ${negate ? "-" : ""}${money(amount)}`);
+        if (found.count++ < PARTS_SHOWN) found.shown.push({ node, charge, amount, negate });
       }
     }
   };
   for (const kind of LINE_KINDS) {
     for (const node of children(root, kind)) {
       const amount = decAt(node, "cbc:LineExtensionAmount");
-      const id = norm(child(node, "cbc:ID"));
-      if (amount !== null) file(kind, matchedOf(select(node, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, `line ${id === "" ? `#${node.index}` : id}`);
+      if (amount !== null) file(kind, matchedOf(select(node, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, node, null);
     }
   }
   for (const ac of children(root, "cac:AllowanceCharge")) {
     const charge = chargeIndicator(ac), amount = decAt(ac, "cbc:Amount");
     if (charge === null || amount === null) continue;
     const matched = matchedOf(children(ac, "cac:TaxCategory"));
-    for (const kind of LINE_KINDS) file(kind, matched, amount, !charge, `document ${charge ? "charge" : "allowance"} ${ac.index}`);
+    for (const kind of LINE_KINDS) file(kind, matched, amount, !charge, ac, charge);
   }
   const sRates = (list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]) => {
     const out = new Set<string>();
@@ -426,7 +428,25 @@ const PARTS_SHOWN = 10;
 function partsOf(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): string {
   const found = categorySums(root).parts.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`);
   if (!found) return " (no line, document allowance or charge has that category" + (rate === null ? "" : " and rate") + ")";
-  return ` (${found.shown.join(", ")}${found.count > found.shown.length ? `, and ${found.count - found.shown.length} more` : ""})`;
+  return ` (${found.shown.map(partText).join(", ")}${found.count > found.shown.length ? `, and ${found.count - found.shown.length} more` : ""})`;
+}
+
+/** One part of a Σ: a line's net amount (charge null), or a document allowance or charge. */
+interface Part {
+  node: UblNode;
+  charge: boolean | null;
+  amount: Decimal;
+  negate: boolean;
+}
+
+/** "line 3: 100.00", "document allowance 1: -10.00". */
+function partText({ node, charge, amount, negate }: Part): string {
+  let label: string;
+  if (charge === null) {
+    const id = norm(child(node, "cbc:ID"));
+    label = `line ${id === "" ? `#${node.index}` : id}`;
+  } else label = `document ${charge ? "charge" : "allowance"} ${node.index}`;
+  return `${label}: ${negate ? "-" : ""}${money(amount)}`;
 }
 
 /**
