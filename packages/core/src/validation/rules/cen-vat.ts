@@ -92,11 +92,26 @@ function facts(root: UblNode): Facts {
 const acCategories = (facts: Facts, charge: boolean | null, docOnly = false): Cat[] =>
   facts.acs.filter((allowanceChargeCategory) => (!docOnly || allowanceChargeCategory.doc) && (charge === null || allowanceChargeCategory.charge === charge));
 
-/** `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
-const coded = (list: readonly Cat[], code: string, vat: boolean) => list.filter((category) => category.code === code && (!vat || category.vat));
-/** `X[cbc:ID = code]`: the ID as written, not normalised. */
-const codedRaw = (list: readonly Cat[], code: string, vat: boolean) =>
-  list.filter((category) => (!vat || category.vat) && children(category.node, "cbc:ID").some((i) => stringValue(i) === code));
+/** How many of `list` are `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
+function coded(list: readonly Cat[], code: string, vat: boolean): number {
+  let n = 0;
+  for (const category of list) if (category.code === code && (!vat || category.vat)) n++;
+  return n;
+}
+
+/** How many of `list` are `X[cbc:ID = code]`: the ID as written, not normalised. */
+function codedRaw(list: readonly Cat[], code: string, vat: boolean): number {
+  let n = 0;
+  for (const category of list) if ((!vat || category.vat) && children(category.node, "cbc:ID").some((i) => stringValue(i) === code)) n++;
+  return n;
+}
+
+/** `coded` on the allowance and charge categories (see acCategories), without making the list. */
+function codedAc(facts: Facts, charge: boolean | null, docOnly: boolean, code: string, vat: boolean): number {
+  let n = 0;
+  for (const c of facts.acs) if ((!docOnly || c.doc) && (charge === null || c.charge === charge) && c.code === code && (!vat || c.vat)) n++;
+  return n;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Context /ubl:Invoice | /cn:CreditNote: -01 (the breakdown has the category), -02..-04 (VAT identifiers).
@@ -110,7 +125,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
 
   // BR-IC-11 / BR-IC-12: an intra-community supply needs the delivery date or invoicing period, and the
   // deliver-to country.
-  if (coded(documentFacts.breakdown, "K", true).length > 0) {
+  if (coded(documentFacts.breakdown, "K", true) > 0) {
     const actual = stringValue(select(rootNode, "cac:Delivery/cbc:ActualDeliveryDate")[0] ?? null);
     const periodHasChild = select(rootNode, "cac:InvoicePeriod").some((invoicePeriod) => invoicePeriod.children.length > 0);
     if (!(codepoints(actual) > 1 || periodHasChild)) {
@@ -123,7 +138,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
   }
 
   // BR-O-11..14: a "not subject to VAT" breakdown excludes every other VAT category in the invoice.
-  if (coded(documentFacts.breakdown, "O", true).length > 0) {
+  if (coded(documentFacts.breakdown, "O", true) > 0) {
     const others = (list: readonly Cat[]) => list.filter((category) => category.code !== "O" && category.vat);
     const o11 = others(documentFacts.breakdown), o12 = others(documentFacts.classified), o13 = others(acCategories(documentFacts, false)), o14 = others(acCategories(documentFacts, true));
     const codes = (items: Cat[]) => [...new Set(items.map((item) => item.code || "(none)"))].join(", ");
@@ -144,9 +159,9 @@ function presenceRule(cat: Category, facts: Facts, node: UblNode, report: Report
     // breakdown has it, or neither; S requires no VAT scheme, L and M do (and test the breakdown's ID
     // unnormalised in the first branch).
     const vat = code !== "S";
-    const used = coded(acCategories(facts, null), code, vat).length + coded(facts.classified, code, vat).length;
-    const first = code === "S" ? coded(facts.breakdown, code, false).length : codedRaw(facts.breakdown, code, code === "M").length;
-    inBreakdown = code === "S" ? first : coded(facts.breakdown, code, true).length;
+    const used = codedAc(facts, null, false, code, vat) + coded(facts.classified, code, vat);
+    const first = code === "S" ? coded(facts.breakdown, code, false) : codedRaw(facts.breakdown, code, code === "M");
+    inBreakdown = code === "S" ? first : coded(facts.breakdown, code, true);
     ok = (used > 0 && first > 0) || (used === 0 && inBreakdown === 0);
     if (!ok) {
       report(`${cat.prefix}-01`, used > 0
@@ -156,8 +171,8 @@ function presenceRule(cat: Category, facts: Facts, node: UblNode, report: Report
     return;
   }
   // Exactly one breakdown of the category when any (VAT) tax category of the document has it.
-  const used = coded(facts.taxCategories, code, true).length + coded(facts.classified, code, true).length > 0;
-  inBreakdown = coded(facts.breakdown, code, true).length;
+  const used = coded(facts.taxCategories, code, true) + coded(facts.classified, code, true) > 0;
+  inBreakdown = coded(facts.breakdown, code, true);
   if (used && inBreakdown !== 1) {
     report(`${cat.prefix}-01`, `The invoice uses VAT category ${cat.name}, so the VAT breakdown (BG-23) must have exactly one ${code} category; it has ${inBreakdown}.`, node);
   }
@@ -189,27 +204,29 @@ function identifierRules(cat: Category, facts: Facts, node: UblNode, report: Rep
       need = "";
       break;
   }
-  const what = ["lines (BG-25)", "document level allowances (BG-20)", "document level charges (BG-21)"];
-  const used: [boolean, boolean][] = [
-    // -02: //cac:ClassifiedTaxCategory[code][VAT]; S's closing not(exists(...)) omits the VAT scheme.
-    [coded(facts.classified, code, true).length > 0, coded(facts.classified, code, code !== "S").length > 0],
-    // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
-    ...[false, true].map((charge): [boolean, boolean] => {
-      const acs = acCategories(facts, charge, code === "O");
-      // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
-      const firstVat = code !== "G";
-      const guard = code === "L" && charge ? codedRaw(acs, code, true) : coded(acs, code, true);
-      return [coded(acs, code, firstVat).length > 0, guard.length > 0];
-    }),
-  ];
-  used.forEach(([first, guard], i) => {
+  // -02: //cac:ClassifiedTaxCategory[code][VAT]; S's closing not(exists(...)) omits the VAT scheme.
+  check(0, coded(facts.classified, code, true) > 0, coded(facts.classified, code, code !== "S") > 0);
+  // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
+  // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
+  const docOnly = code === "O", firstVat = code !== "G";
+  for (const charge of ALLOWANCE_THEN_CHARGE) {
+    const guard = code === "L" && charge ? codedRaw(acCategories(facts, charge, docOnly), code, true) : codedAc(facts, charge, docOnly, code, true);
+    check(charge ? 2 : 1, codedAc(facts, charge, docOnly, code, firstVat) > 0, guard > 0);
+  }
+
+  function check(i: number, first: boolean, guard: boolean): void {
     if ((first && idsOk) || !guard) return;
     const rule = `${cat.prefix}-0${i + 2}`;
     report(rule, code === "O"
-      ? `The invoice has ${what[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
-      : `The invoice has ${what[i]} of VAT category ${cat.name}, so it needs ${need}.`, node);
-  });
+      ? `The invoice has ${WHAT[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
+      : `The invoice has ${WHAT[i]} of VAT category ${cat.name}, so it needs ${need}.`, node);
+  }
 }
+
+const ALLOWANCE_THEN_CHARGE = [false, true] as const;
+
+/** What BR-x-02, -03 and -04 are about, in their order. */
+const WHAT = ["lines (BG-25)", "document level allowances (BG-20)", "document level charges (BG-21)"] as const;
 
 // ---------------------------------------------------------------------------------------------------------
 // Contexts cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory (-05) and
