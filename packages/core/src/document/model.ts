@@ -48,6 +48,17 @@ export function memoOn<T>(node: UblNode, key: symbol, make: (node: UblNode) => T
   return value;
 }
 
+/** Every element of a document by qname, in document order (XPath `//qname`). */
+export interface QnameIndex {
+  get(qname: string): readonly UblNode[] | undefined;
+}
+
+/**
+ * The memo key (see `memoOn`) under which a document's root keeps its QnameIndex. The reader (xml.ts)
+ * files it as it reads; for a model built otherwise, the rules make it with one walk.
+ */
+export const BY_QNAME = Symbol("elements by qname");
+
 /** The root element of the document `node` is in. */
 export function rootOf(node: UblNode): UblNode {
   let n = node;
@@ -68,7 +79,8 @@ export function qnameOf(ns: string, local: string, isRoot: boolean): string {
 export function child(node: UblNode | null | undefined, qname: string): UblNode | null {
   if (!node) return null;
   if (node.children.length >= INDEX_FROM) return named(node, qname)[0] ?? null;
-  for (const c of node.children) if (c.qname === qname) return c;
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) if (kids[i]!.qname === qname) return kids[i]!;
   return null;
 }
 
@@ -77,7 +89,8 @@ export function children(node: UblNode | null | undefined, qname: string): UblNo
   if (!node) return [];
   if (node.children.length >= INDEX_FROM) return named(node, qname).slice();
   const out: UblNode[] = [];
-  for (const c of node.children) if (c.qname === qname) out.push(c);
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) if (kids[i]!.qname === qname) out.push(kids[i]!);
   return out;
 }
 
@@ -117,12 +130,14 @@ export function select(node: UblNode | null | undefined, path: string): UblNode[
   return out;
 }
 
-// Depth first: with child steps only, that is document order, and no list is made per step.
+// Depth first: with child steps only, that is document order, and no list is made per step. The helpers
+// here loop by index: V8 does not always optimise for-of's iterator away in these recursions.
 function collect(node: UblNode, steps: readonly string[], i: number, out: UblNode[]): void {
   const step = steps[i]!;
   const last = i === steps.length - 1;
   const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
-  for (const c of candidates) {
+  for (let k = 0; k < candidates.length; k++) {
+    const c = candidates[k]!;
     if (c.qname !== step) continue;
     if (last) out.push(c);
     else collect(c, steps, i + 1, out);
@@ -144,7 +159,8 @@ export function first(node: UblNode | null | undefined, path: string): UblNode |
 function firstAt(node: UblNode, steps: readonly string[], i: number): UblNode | null {
   const step = steps[i]!;
   const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
-  for (const c of candidates) {
+  for (let k = 0; k < candidates.length; k++) {
+    const c = candidates[k]!;
     if (c.qname !== step) continue;
     if (i === steps.length - 1) return c;
     const found = firstAt(c, steps, i + 1);
@@ -171,7 +187,8 @@ export function stringValue(node: UblNode | null | undefined): string {
   if (!node) return "";
   if (node.children.length === 0) return node.text;
   let s = node.text;
-  for (const c of node.children) s += stringValue(c);
+  const kids = node.children;
+  for (let i = 0; i < kids.length; i++) s += stringValue(kids[i]);
   return s;
 }
 

@@ -12,7 +12,7 @@
 // It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
 // DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import { qnameOf, type UblNode } from "./model.js";
+import { BY_QNAME, qnameOf, type QnameIndex, type UblNode } from "./model.js";
 
 /** The namespace bound to the `xml` prefix. */
 export const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -188,7 +188,13 @@ const MANY_CHILDREN = 16;
  * of characters and a hash per document. Bounded: past MAX_KNOWN_NAMES (a hostile stream of new
  * names), names are shared within their document only, as before.
  */
-const KNOWN_NAMES = new Map<string, Map<string, [name: string, qname: string]>>();
+const KNOWN_NAMES = new Map<string, Map<string, KnownName>>();
+/** A name as the reader keeps it: local name, qname, and its id among the known names (-1: not kept). */
+type KnownName = [name: string, qname: string, id: number];
+/** The known names' ids by qname (a qname names one namespace and local name, and whether it is the root's). */
+const QNAME_IDS = new Map<string, number>();
+/** Qnames that two known names share (see nameOf). */
+const AMBIGUOUS_QNAMES = new Set<string>();
 const MAX_KNOWN_NAMES = 4096;
 let knownNameCount = 0;
 
@@ -202,6 +208,34 @@ function internalised(s: string): string {
   const holder: Record<string, true> = {};
   holder[s] = true;
   return Object.keys(holder)[0]!;
+}
+
+/** Every element of a read document by qname, in document order, as the reader filed them. */
+class ReadIndex implements QnameIndex {
+  constructor(
+    private readonly root: XmlNode,
+    private readonly byId: readonly (XmlNode[] | undefined)[],
+    private readonly others: ReadonlyMap<string, XmlNode[]> | null,
+  ) {}
+
+  get(qname: string): readonly UblNode[] | undefined {
+    if (AMBIGUOUS_QNAMES.has(qname)) return elementsNamed(this.root, qname);
+    const id = QNAME_IDS.get(qname);
+    // A qname known now but not when this document was read has no element here (it would have been filed by id).
+    return id !== undefined ? this.byId[id] : (this.others?.get(qname) ?? undefined);
+  }
+}
+
+/** The elements named `qname` below and at `root`, in document order. */
+function elementsNamed(root: UblNode, qname: string): UblNode[] {
+  const out: UblNode[] = [];
+  const stack: UblNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.qname === qname) out.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return out;
 }
 
 /** Above this many characters, a document's whitespace-only texts are shared (see Reader.shareBlanks). */
@@ -226,7 +260,11 @@ class Reader {
   /** The first limit passed (the read goes on without building, to find a second document). */
   private over: string | null = null;
   /** Names and qnames by namespace, shared by every node. */
-  private readonly names = new Map<string, Map<string, [name: string, qname: string]>>();
+  private readonly names = new Map<string, Map<string, KnownName>>();
+  /** The document's elements by the id of their name, in document order (the index the rules read, see ReadIndex). */
+  private readonly byId: (XmlNode[] | undefined)[] = [];
+  /** Elements whose names are not kept across documents (past MAX_KNOWN_NAMES), by qname. */
+  private others: Map<string, XmlNode[]> | null = null;
   /** Short whitespace-only texts, shared by every node. */
   private readonly blanks = new Map<string, string>();
   /**
@@ -294,6 +332,8 @@ class Reader {
       else this.fail(this.i, "markup is not allowed after the root element (one root element only).");
     }
     if (this.over !== null) throw limitError(this.over);
+    // The rules' `//qname` index (model.ts, BY_QNAME), made as the elements were read instead of by a walk.
+    if (this.root !== null) this.root.memo = new Map([[BY_QNAME, new ReadIndex(this.root, this.byId, this.others)]]);
     return this.root;
   }
 
@@ -531,8 +571,18 @@ class Reader {
     let node: XmlNode | null = null;
     if (this.build) {
       const parent = parentOpen?.node ?? null;
-      const [name, qname] = this.nameOf(uri, localStart, nameEnd, parent === null);
+      const [name, qname, id] = this.nameOf(uri, localStart, nameEnd, parent === null);
       node = new XmlNode(uri, name, qname, parent);
+      if (id >= 0) {
+        const list = this.byId[id];
+        if (list === undefined) this.byId[id] = [node];
+        else list.push(node);
+      } else {
+        const others = (this.others ??= new Map());
+        const list = others.get(qname);
+        if (list === undefined) others.set(qname, [node]);
+        else list.push(node);
+      }
       if (plainAttrs) {
         const attrs: Record<string, string> = {};
         for (let k = 0; k < count; k++) {
@@ -571,7 +621,7 @@ class Reader {
   }
 
   /** The shared local name and qname of an element. */
-  private nameOf(uri: string, from: number, to: number, isRoot: boolean): [string, string] {
+  private nameOf(uri: string, from: number, to: number, isRoot: boolean): KnownName {
     const local = this.s.slice(from, to);
     const key = isRoot ? `/${local}` : local;
     // The names every invoice uses are kept across documents, each string internalised once (below).
@@ -584,13 +634,18 @@ class Reader {
     }
     let pair = byName.get(key);
     if (pair === undefined) {
-      pair = [local, qnameOf(uri, local, isRoot)];
+      pair = [local, qnameOf(uri, local, isRoot), -1];
       if (knownNameCount < MAX_KNOWN_NAMES && uri.length <= 256 && local.length <= 128) {
-        pair = [internalised(pair[0]), internalised(pair[1])];
+        pair = [internalised(pair[0]), internalised(pair[1]), knownNameCount];
+        // Two names can share a qname (the root's "Invoice" and an Invoice element in no namespace): such a qname is looked up by a walk.
+        if (QNAME_IDS.has(pair[1])) AMBIGUOUS_QNAMES.add(pair[1]);
+        else QNAME_IDS.set(pair[1], pair[2]);
         let global = KNOWN_NAMES.get(uri);
         if (global === undefined) KNOWN_NAMES.set(internalised(uri), (global = new Map()));
         global.set(internalised(key), pair);
         knownNameCount++;
+      } else if (QNAME_IDS.has(pair[1])) {
+        AMBIGUOUS_QNAMES.add(pair[1]);
       }
       byName.set(key, pair);
     }

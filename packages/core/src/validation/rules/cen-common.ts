@@ -1,13 +1,13 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
 import { dec, lit, type Decimal } from "../decimal.js";
-import { NS, child, children, memoOn, norm, normalizeSpace, stringValue, type UblNode } from "../../document/model.js";
+import { BY_QNAME, NS, child, children, memoOn, norm, normalizeSpace, stringValue, type QnameIndex, type UblNode } from "../../document/model.js";
 
-// Every element of the document by qname, in document order: `//cac:X` without a walk per rule.
-const BY_QNAME = Symbol("elements by qname");
+// Every element of the document by qname, in document order: `//cac:X` without a walk per rule. A read
+// document comes with it (the reader files its elements as it reads them); a built model gets it here.
 const NONE: readonly UblNode[] = Object.freeze([]);
 
-function indexByQname(root: UblNode): Map<string, UblNode[]> {
+function indexByQname(root: UblNode): QnameIndex {
   const index = new Map<string, UblNode[]>();
   const stack: UblNode[] = [root];
   while (stack.length) {
@@ -22,7 +22,7 @@ function indexByQname(root: UblNode): Map<string, UblNode[]> {
 
 /** Every element named `qname` in the document of `root` (XPath `//qname`), in document order. */
 export function all(root: UblNode, qname: string): readonly UblNode[] {
-  return memoOn(root, BY_QNAME, indexByQname).get(qname) ?? NONE;
+  return memoOn<QnameIndex>(root, BY_QNAME, indexByQname).get(qname) ?? NONE;
 }
 
 /** The Schematron contexts `/ubl:Invoice` and `/cn:CreditNote`: the root in its UBL namespace. */
