@@ -205,22 +205,22 @@ function identifierRules(cat: Category, facts: Facts, node: UblNode, report: Rep
       break;
   }
   // -02: //cac:ClassifiedTaxCategory[code][VAT]; S's closing not(exists(...)) omits the VAT scheme.
-  check(0, coded(facts.classified, code, true) > 0, coded(facts.classified, code, code !== "S") > 0);
+  identifierRule(cat, idsOk, need, 0, coded(facts.classified, code, true) > 0, coded(facts.classified, code, code !== "S") > 0, node, report);
   // -03 / -04: //cac:AllowanceCharge[false / true]/cac:TaxCategory[code][VAT] (for O: the root's own only).
   // G tests the first exists() without the VAT scheme; AF-04 tests its closing not(exists()) on the raw ID.
   const docOnly = code === "O", firstVat = code !== "G";
   for (const charge of ALLOWANCE_THEN_CHARGE) {
     const guard = code === "L" && charge ? codedRaw(acCategories(facts, charge, docOnly), code, true) : codedAc(facts, charge, docOnly, code, true);
-    check(charge ? 2 : 1, codedAc(facts, charge, docOnly, code, firstVat) > 0, guard > 0);
+    identifierRule(cat, idsOk, need, charge ? 2 : 1, codedAc(facts, charge, docOnly, code, firstVat) > 0, guard > 0, node, report);
   }
+}
 
-  function check(i: number, first: boolean, guard: boolean): void {
-    if ((first && idsOk) || !guard) return;
-    const rule = `${cat.prefix}-0${i + 2}`;
-    report(rule, code === "O"
-      ? `The invoice has ${WHAT[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
-      : `The invoice has ${WHAT[i]} of VAT category ${cat.name}, so it needs ${need}.`, node);
-  }
+/** BR-x-02 (i = 0), -03 (1), -04 (2): broken when the category is used (`guard`) without the identifiers it needs. */
+function identifierRule(cat: Category, idsOk: boolean, need: string, i: number, first: boolean, guard: boolean, node: UblNode, report: Report): void {
+  if ((first && idsOk) || !guard) return;
+  report(`${cat.prefix}-0${i + 2}`, cat.code === "O"
+    ? `The invoice has ${WHAT[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
+    : `The invoice has ${WHAT[i]} of VAT category ${cat.name}, so it needs ${need}.`, node);
 }
 
 const ALLOWANCE_THEN_CHARGE = [false, true] as const;
@@ -270,6 +270,11 @@ function rateRule(cat: Category, suffix: string, node: UblNode, where: string, r
 
 // ---------------------------------------------------------------------------------------------------------
 // Context /*/cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory[code][VAT]: -08, -09, -10.
+/** TaxableAmount - 1 < amount < TaxableAmount + 1, in the official rules' xs:double arithmetic (see xpathDoubleShift). */
+function near(taxable: Decimal | null, amount: Decimal): boolean {
+  return taxable !== null && xpathDoubleShift(taxable, -1).lt(amount) && xpathDoubleShift(taxable, 1).gt(amount);
+}
+
 function breakdownRules(root: UblNode, report: Report): void {
   for (const taxCategory of select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")) {
     if (!isVat(taxCategory)) continue;
@@ -277,7 +282,6 @@ function breakdownRules(root: UblNode, report: Report): void {
     if (!cat) continue;
     const sub = taxCategory.parent!;
     const taxable = decAt(sub, "cbc:TaxableAmount"), taxAmount = decAt(sub, "cbc:TaxAmount");
-    const rule = (text: string) => `${cat.prefix}-${text}`;
     const tolerant = cat.code === "S" || cat.code === "L" || cat.code === "M";
 
     if (tolerant) {
@@ -286,22 +290,21 @@ function breakdownRules(root: UblNode, report: Report): void {
       const rate = decAt(taxCategory, "cbc:Percent");
       if (child(taxCategory, "cbc:Percent") && rate !== null) {
         const inv = categorySum(root, "cac:InvoiceLine", cat.code, rate), cn = categorySum(root, "cac:CreditNoteLine", cat.code, rate);
-        const near = (amount: Decimal) => taxable !== null && xpathDoubleShift(taxable, -1).lt(amount) && xpathDoubleShift(taxable, 1).gt(amount);
         let ok: boolean;
         if (cat.code === "S") {
           // //cac:AllowanceCharge / //cac:InvoiceLine / //cac:CreditNoteLine of category S at the rate, from the per-document index.
           const index = categorySums(root), key = rateKey(rate);
           const acAtRate = index.sAllowanceRates.has(key);
-          const lineAtRate = (qname: (typeof LINE_KINDS)[number]) => index.sLineRates.get(qname)!.has(key);
-          ok = ((lineAtRate("cac:InvoiceLine") || acAtRate) && near(inv)) || ((lineAtRate("cac:CreditNoteLine") || acAtRate) && near(cn));
+          const invoiceLineAtRate = index.sLineRates.get("cac:InvoiceLine")!.has(key), creditNoteLineAtRate = index.sLineRates.get("cac:CreditNoteLine")!.has(key);
+          ok = ((invoiceLineAtRate || acAtRate) && near(taxable, inv)) || ((creditNoteLineAtRate || acAtRate) && near(taxable, cn));
         } else {
-          ok = (all(root, "cac:InvoiceLine").length > 0 && near(inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(cn));
+          ok = (all(root, "cac:InvoiceLine").length > 0 && near(taxable, inv)) || (all(root, "cac:CreditNoteLine").length > 0 && near(taxable, cn));
         }
         if (!ok) {
           const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
           const amount = creditNote ? cn : inv;
           const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, rate);
-          report(rule("08"), `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(amount)}${made}.`, taxCategory);
+          report(`${cat.prefix}-08`, `The VAT breakdown of category ${cat.name} at ${show(rate)}% has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances at that category and rate add up to ${money(amount)}${made}.`, taxCategory);
         }
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
@@ -310,13 +313,13 @@ function breakdownRules(root: UblNode, report: Report): void {
       const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
       if (!ok9) {
         const missing = [taxAmount ? "" : "VAT amount (BT-117)", taxable ? "" : "taxable amount (BT-116)", pct ? "" : "VAT rate (BT-119)"].filter(Boolean);
-        report(rule("09"), missing.length
+        report(`${cat.prefix}-09`, missing.length
           ? `The VAT breakdown of category ${cat.name} has no ${missing.join(", no ")}, so its VAT amount cannot be checked.`
           : `The VAT breakdown of category ${cat.name} has the VAT amount (BT-117) ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(pct)}% gives ${money(expected)}.`, taxCategory);
       }
       // -10: no exemption reason.
       if (exists(taxCategory, "cbc:TaxExemptionReason") || exists(taxCategory, "cbc:TaxExemptionReasonCode")) {
-        report(rule("10"), `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, taxCategory);
+        report(`${cat.prefix}-10`, `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`, taxCategory);
       }
       continue;
     }
@@ -329,14 +332,14 @@ function breakdownRules(root: UblNode, report: Report): void {
       const creditNote = all(root, "cac:CreditNoteLine").length > 0 && all(root, "cac:InvoiceLine").length === 0;
       const amount = creditNote ? cn : inv;
       const made = partsOf(root, creditNote ? "cac:CreditNoteLine" : "cac:InvoiceLine", cat.code, null);
-      report(rule("08"), `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(amount)}${made}.`, taxCategory);
+      report(`${cat.prefix}-08`, `The VAT breakdown of category ${cat.name} has ${taxable ? `the taxable amount (BT-116) ${money(taxable)}` : "no taxable amount (BT-116)"}, but the lines, charges and allowances of that category add up to ${money(amount)}${made}.`, taxCategory);
     }
     // -09: the VAT amount is 0.
-    if (!eq(taxAmount, ZERO)) report(rule("09"), `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, taxCategory);
+    if (!eq(taxAmount, ZERO)) report(`${cat.prefix}-09`, `The VAT breakdown of category ${cat.name} must have the VAT amount (BT-117) 0; ${taxAmount ? `it is ${money(taxAmount)}` : "it has none"}.`, taxCategory);
     // -10: Z must not have an exemption reason; AE, E, G, K and O must have one.
     const hasReason = exists(taxCategory, "cbc:TaxExemptionReason") || exists(taxCategory, "cbc:TaxExemptionReasonCode");
     if (cat.code === "Z" ? hasReason : !hasReason) {
-      report(rule("10"), cat.code === "Z"
+      report(`${cat.prefix}-10`, cat.code === "Z"
         ? `The VAT breakdown of category ${cat.name} cannot have a VAT exemption reason (BT-120) or reason code (BT-121).`
         : `The VAT breakdown of category ${cat.name} needs a VAT exemption reason (BT-120) or reason code (BT-121).`, taxCategory);
     }

@@ -4,7 +4,7 @@
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
 import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
-import { dec, round2, sum, lit, type Decimal } from "../decimal.js";
+import { dec, round2, lit, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,
   UNCL2005_PERIOD_CODES, UNCL5189_ALLOWANCE_REASONS, UNCL7161_CHARGE_REASONS,
@@ -230,35 +230,45 @@ function linePeriodRules(facts: PeppolFacts, node: UblNode): void {
   }
 }
 
+// The line's helpers live outside lineRules: a closure made per line costs more than the call.
+const lineNoOf = (line: UblNode): string => textAt(line, "cbc:ID") || String(line.index);
+const numOr = (node: UblNode | null, fallback: Decimal): Decimal | null => (node ? decOf(node) : fallback);
+
+/** The line's allowances ("false") or charges ("true"), rounded: 0 without any, null when an amount is not a number. */
+function lineAcTotal(line: UblNode, indicator: string): Decimal | null {
+  let total = ZERO, any = false;
+  for (const ac of children(line, "cac:AllowanceCharge")) {
+    if (norm(child(ac, "cbc:ChargeIndicator")) !== indicator) continue;
+    any = true;
+    for (const amount of children(ac, "cbc:Amount")) {
+      const value = decOf(amount);
+      if (value === null) return null;
+      total = total.plus(value);
+    }
+  }
+  return any ? round2(total) : ZERO;
+}
+
 function lineRules(facts: PeppolFacts, line: UblNode): void {
-  const lineNo = () => textAt(line, "cbc:ID") || String(line.index);
-  const num = (node: UblNode | null, fallback: Decimal): Decimal | null => (node ? decOf(node) : fallback);
-  const lineExt = num(child(line, "cbc:LineExtensionAmount"), ZERO);
-  const quantity = num(child(line, facts.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), ONE);
-  const price = num(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
+  const lineExt = numOr(child(line, "cbc:LineExtensionAmount"), ZERO);
+  const quantity = numOr(child(line, facts.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), ONE);
+  const price = numOr(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
   const baseNode = first(line, "cac:Price/cbc:BaseQuantity");
   const baseValue = baseNode ? decOf(baseNode) : null;
   const baseQuantity = baseNode && baseValue && !baseValue.eq(0) ? baseValue : ONE;
-  const acTotal = (indicator: string): Decimal | null => {
-    const acs = children(line, "cac:AllowanceCharge").filter((ac) => norm(child(ac, "cbc:ChargeIndicator")) === indicator);
-    if (acs.length === 0) return ZERO;
-    const amounts = acs.flatMap((ac) => children(ac, "cbc:Amount")).map((amount) => decOf(amount));
-    if (amounts.some((amount) => amount === null)) return null;
-    return round2(sum(amounts as Decimal[]));
-  };
-  const allowances = acTotal("false"), charges = acTotal("true");
+  const allowances = lineAcTotal(line, "false"), charges = lineAcTotal(line, "true");
   const baseOk = !(baseNode && baseValue === null);
   if (lineExt && quantity && price && baseOk && allowances && charges) {
     const expected = quantity.times(baseQuantity.eq(1) ? price : price.div(baseQuantity)).plus(charges).minus(allowances);
     if (expected.minus(lineExt).abs().gt(TOLERANCE)) {
-      facts.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNo()}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
+      facts.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNoOf(line)}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
     }
   }
-  if (baseNode && !(baseValue && baseValue.gt(0))) facts.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNo()}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
+  if (baseNode && !(baseValue && baseValue.gt(0))) facts.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNoOf(line)}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
   const refs = children(line, "cac:DocumentReference");
-  if (refs.length > 1) facts.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNo()} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
+  if (refs.length > 1) facts.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNoOf(line)} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
   if (refs.length > 0 && !refs.some((documentReference) => children(documentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130"))) {
-    facts.report("PEPPOL-EN16931-R101", "fatal", `Line ${lineNo()}: a line document reference must be an invoiced object identifier (document type code 130).`, line);
+    facts.report("PEPPOL-EN16931-R101", "fatal", `Line ${lineNoOf(line)}: a line document reference must be an invoiced object identifier (document type code 130).`, line);
   }
 }
 
