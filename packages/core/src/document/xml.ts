@@ -193,16 +193,6 @@ const KNOWN_NAMES = new Map<string, Map<string, KnownName>>();
 type KnownName = [name: string, qname: string, id: number];
 /** The known names' ids by qname (a qname names one namespace and local name, and whether it is the root's). */
 const QNAME_IDS = new Map<string, number>();
-/** The known names other than roots, by namespace and by the hash of their local name (see nameOf, nameHash). */
-const KNOWN_BY_HASH = new Map<string, Map<number, KnownName[]>>();
-
-/** A hash of the characters `from..to` of `s` (31-multiplier, 32 bits). */
-function nameHash(s: string, from: number, to: number): number {
-  let h = 0;
-  for (let k = from; k < to; k++) h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0;
-  return h;
-}
-
 /** Qnames that two known names share (see nameOf). */
 const AMBIGUOUS_QNAMES = new Set<string>();
 const MAX_KNOWN_NAMES = 4096;
@@ -271,9 +261,6 @@ class Reader {
   private over: string | null = null;
   /** Names and qnames by namespace, shared by every node. */
   private readonly names = new Map<string, Map<string, KnownName>>();
-  /** The namespace whose known names `table` holds (the last an element was in), and that table. */
-  private tableUri: string | null = null;
-  private table: Map<number, KnownName[]> | null = null;
   /** The document's elements by the id of their name, in document order (the index the rules read, see ReadIndex). */
   private readonly byId: (XmlNode[] | undefined)[] = [];
   /** Elements whose names are not kept across documents (past MAX_KNOWN_NAMES), by qname. */
@@ -635,24 +622,6 @@ class Reader {
 
   /** The shared local name and qname of an element. */
   private nameOf(uri: string, from: number, to: number, isRoot: boolean): KnownName {
-    // A known name is found by a hash of its characters in place: no string is cut from the text for it.
-    if (!isRoot) {
-      if (uri !== this.tableUri) {
-        this.tableUri = uri;
-        this.table = KNOWN_BY_HASH.get(uri) ?? null;
-      }
-      const table = this.table;
-      if (table !== null) {
-        const s = this.s;
-        const list = table.get(nameHash(s, from, to));
-        if (list !== undefined) {
-          for (let k = 0; k < list.length; k++) {
-            const known = list[k]!;
-            if (known[0].length === to - from && s.startsWith(known[0], from)) return known;
-          }
-        }
-      }
-    }
     const local = this.s.slice(from, to);
     const key = isRoot ? `/${local}` : local;
     // The names every invoice uses are kept across documents, each string internalised once (below).
@@ -675,15 +644,6 @@ class Reader {
         if (global === undefined) KNOWN_NAMES.set(internalised(uri), (global = new Map()));
         global.set(internalised(key), pair);
         knownNameCount++;
-        if (!isRoot) {
-          let byHash = KNOWN_BY_HASH.get(uri);
-          if (byHash === undefined) KNOWN_BY_HASH.set(internalised(uri), (byHash = new Map()));
-          const h = nameHash(local, 0, local.length);
-          const list = byHash.get(h);
-          if (list === undefined) byHash.set(h, [pair]);
-          else list.push(pair);
-          if (this.tableUri === uri) this.table = byHash;
-        }
       } else if (QNAME_IDS.has(pair[1])) {
         AMBIGUOUS_QNAMES.add(pair[1]);
       }
