@@ -116,7 +116,8 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       const last = order[order.length - 1];
       if (!last || compareKey(last.createdAt, last.id, stored.createdAt, stored.id) < 0) order.push(stored);
       else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
-      return { inserted: true, invoice: clone(stored) };
+      // What was stored, without a second deep copy: `stored` is already a copy of `invoice`, and only clientId was set on it since.
+      return { inserted: true, invoice: { ...invoice, clientId: stored.clientId } };
     },
 
     async findActiveSubmission(companyId, sha256) {
