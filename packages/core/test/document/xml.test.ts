@@ -207,7 +207,8 @@ describe("the reader's index of elements by qname (what the rules' //qname reads
         continue; // documents the reader refuses have no model
       }
       const index = indexOf(root)!;
-      for (const [qname, nodes] of walked(root)) expect(index.get(qname), `${row.path} ${qname}`).toEqual(nodes);
+      // The same nodes (identity, not likeness), in the same order.
+      for (const [qname, nodes] of walked(root)) expect(index.get(qname)?.map((n) => nodes.indexOf(n as UblNode)), `${row.path} ${qname}`).toEqual(nodes.map((_, i) => i));
       expect(index.get("cac:NoSuchElement")).toBeUndefined();
     }
   });

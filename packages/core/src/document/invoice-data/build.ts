@@ -1,7 +1,7 @@
 // buildUbl: InvoiceData to a Peppol BIS Billing 3.0 UBL 2.1 Invoice or CreditNote, elements in the order
 // the UBL schema demands. Pure: it builds the document model the rules read (the same UblNode tree the
 // reader builds) and serialises it, and remembers which JSON field produced each element.
-import { NS, qnameOf, type UblNode } from "../model.js";
+import { BY_QNAME, NS, qnameOf, type UblNode } from "../model.js";
 import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "../../domain/invoice-data.js";
 import Big from "big.js";
 import { computeTotals, money, type ComputedTotals } from "../../domain/invoice-totals.js";
@@ -60,6 +60,35 @@ function namesOf(qname: string): readonly [string, string, string] {
   return names;
 }
 
+/**
+ * The elements of the document being built, by qname, in document order: the rules' `//qname` index
+ * (model.ts, BY_QNAME), filed as the elements are added instead of made by a walk after. It holds
+ * only while every element is added in document order (to the last element added or one of its
+ * ancestors); the writer does so, and if it ever did not, the index is dropped and the rules walk.
+ * One build at a time: buildDocument is synchronous.
+ */
+interface Filing {
+  byQname: Map<string, Node[]>;
+  last: Node;
+  inOrder: boolean;
+}
+let filing: Filing | null = null;
+
+function file(n: Node): void {
+  const f = filing;
+  if (f === null || !f.inOrder) return;
+  let a: Node | null = f.last;
+  while (a !== null && a !== n.parent) a = a.parent;
+  if (a === null) {
+    f.inOrder = false;
+    return;
+  }
+  f.last = n;
+  const list = f.byQname.get(n.qname);
+  if (list === undefined) f.byQname.set(n.qname, [n]);
+  else list.push(n);
+}
+
 /** Attributes given as one shared object whose values are all set: kept as they are (read-only to everyone). */
 const SHARED_ATTRS = new WeakSet<object>();
 
@@ -92,6 +121,7 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
     }
   }
   siblings.push(n);
+  file(n);
   return n;
 }
 
@@ -101,11 +131,23 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
  * field map. Does not run the rules: `buildInvoice` does.
  */
 export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): BuiltDocument {
+  const isCredit = kind === "CreditNote";
+  const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
+  filing = { byQname: new Map([[root.qname, [root]]]), last: root, inOrder: true };
+  try {
+    const built = writeDocument(data, kind, root);
+    if (filing.inOrder) (root.memo ??= new Map()).set(BY_QNAME, filing.byQname);
+    return built;
+  } finally {
+    filing = null;
+  }
+}
+
+function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDocument {
   const t = computeTotals(data);
   // Kept on the node itself: a WeakMap of every element costs the garbage collector more than the build.
   const ptr = <T extends Node>(n: T, p: string): T => ((n.pointer = p), n);
   const isCredit = kind === "CreditNote";
-  const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
   root.pointer = "";
   const cur = data.currency;
   // One attribute object for every amount of the document (frozen: nothing may change it).
