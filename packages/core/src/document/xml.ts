@@ -12,7 +12,7 @@
 // It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
 // DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import { BY_QNAME, qnameOf, type QnameIndex, type UblNode } from "./model.js";
+import { BY_QNAME, descendants, qnameOf, type QnameIndex, type UblNode } from "./model.js";
 
 /** The namespace bound to the `xml` prefix. */
 export const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -219,23 +219,11 @@ class ReadIndex implements QnameIndex {
   ) {}
 
   get(qname: string): readonly UblNode[] | undefined {
-    if (AMBIGUOUS_QNAMES.has(qname)) return elementsNamed(this.root, qname);
+    if (AMBIGUOUS_QNAMES.has(qname)) return this.root.qname === qname ? [this.root, ...descendants(this.root, qname)] : descendants(this.root, qname);
     const id = QNAME_IDS.get(qname);
     // A qname known now but not when this document was read has no element here (it would have been filed by id).
     return id !== undefined ? this.byId[id] : (this.others?.get(qname) ?? undefined);
   }
-}
-
-/** The elements named `qname` below and at `root`, in document order. */
-function elementsNamed(root: UblNode, qname: string): UblNode[] {
-  const out: UblNode[] = [];
-  const stack: UblNode[] = [root];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.qname === qname) out.push(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
-  }
-  return out;
 }
 
 /** Above this many characters, a document's whitespace-only texts are shared (see Reader.shareBlanks). */

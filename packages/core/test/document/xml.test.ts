@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../src/domain/errors.js";
 import { DEFAULT_XML_LIMITS, knownNamesKept, parseXml } from "../../src/document/xml.js";
-import { BY_QNAME, type QnameIndex, type UblNode } from "../../src/document/model.js";
+import type { UblNode } from "../../src/document/model.js";
+import { expectIndexMatchesWalk, qnameIndexOf, walkedByQname } from "../support/qname-index.js";
 import { corpusBytes, readIndex } from "../support/corpus.js";
 
 const parse = (s: string) => parseXml(s);
@@ -184,18 +185,6 @@ describe("names kept across documents", () => {
 });
 
 describe("the reader's index of elements by qname (what the rules' //qname reads)", () => {
-  /** Every element by qname, by a walk in document order: what the index must hold. */
-  function walked(root: UblNode): Map<string, UblNode[]> {
-    const out = new Map<string, UblNode[]>();
-    const visit = (n: UblNode) => {
-      out.set(n.qname, [...(out.get(n.qname) ?? []), n]);
-      n.children.forEach(visit);
-    };
-    visit(root);
-    return out;
-  }
-  const indexOf = (root: UblNode) => root.memo?.get(BY_QNAME) as QnameIndex | undefined;
-
   it("holds every element of each corpus document under its qname, in document order, and nothing for absent qnames", () => {
     const rows = readIndex().filter((r) => r.path.endsWith(".xml")).slice(0, 60);
     expect(rows.length).toBeGreaterThan(20);
@@ -206,18 +195,15 @@ describe("the reader's index of elements by qname (what the rules' //qname reads
       } catch {
         continue; // documents the reader refuses have no model
       }
-      const index = indexOf(root)!;
-      // The same nodes (identity, not likeness), in the same order.
-      for (const [qname, nodes] of walked(root)) expect(index.get(qname)?.map((n) => nodes.indexOf(n as UblNode)), `${row.path} ${qname}`).toEqual(nodes.map((_, i) => i));
-      expect(index.get("cac:NoSuchElement")).toBeUndefined();
+      expectIndexMatchesWalk(root, row.path);
     }
   });
 
   it("keeps apart two names that share a qname (the root's Invoice and an Invoice element in no namespace)", () => {
     const ubl = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2";
     const root = parseXml(`<Invoice xmlns="${ubl}"><a xmlns=""><Invoice/></a><Invoice/></Invoice>`).root;
-    expect(indexOf(root)!.get("Invoice")).toEqual(walked(root).get("Invoice"));
-    expect(indexOf(root)!.get("Invoice")).toHaveLength(2);
-    expect(indexOf(root)!.get(`{${ubl}}Invoice`)).toHaveLength(1);
+    expect(qnameIndexOf(root)!.get("Invoice")).toEqual(walkedByQname(root).get("Invoice"));
+    expect(qnameIndexOf(root)!.get("Invoice")).toHaveLength(2);
+    expect(qnameIndexOf(root)!.get(`{${ubl}}Invoice`)).toHaveLength(1);
   });
 });

@@ -89,8 +89,8 @@ function facts(root: UblNode): Facts {
 }
 
 /** //cac:AllowanceCharge[cbc:ChargeIndicator = charge]/cac:TaxCategory (null: any); `docOnly`: the root's own. */
-const acCategories = (facts: Facts, charge: boolean | null, docOnly = false): Cat[] =>
-  facts.acs.filter((allowanceChargeCategory) => (!docOnly || allowanceChargeCategory.doc) && (charge === null || allowanceChargeCategory.charge === charge));
+const acCategories = (facts: Facts, charge: boolean | null, docOnly = false): Cat[] => facts.acs.filter((c) => isAc(c, charge, docOnly));
+const isAc = (c: AcCat, charge: boolean | null, docOnly: boolean): boolean => (!docOnly || c.doc) && (charge === null || c.charge === charge);
 
 /** How many of `list` are `X[normalize-space(cbc:ID) = code]` (optionally `[cac:TaxScheme ... = 'VAT']`). */
 function coded(list: readonly Cat[], code: string, vat: boolean): number {
@@ -109,7 +109,7 @@ function codedRaw(list: readonly Cat[], code: string, vat: boolean): number {
 /** `coded` on the allowance and charge categories (see acCategories), without making the list. */
 function codedAc(facts: Facts, charge: boolean | null, docOnly: boolean, code: string, vat: boolean): number {
   let n = 0;
-  for (const c of facts.acs) if ((!docOnly || c.doc) && (charge === null || c.charge === charge) && c.code === code && (!vat || c.vat)) n++;
+  for (const c of facts.acs) if (isAc(c, charge, docOnly) && c.code === code && (!vat || c.vat)) n++;
   return n;
 }
 
