@@ -1,6 +1,6 @@
-// The rules' cost grows linearly with the document (issue 26, finding 1): for each hostile shape, doubling the
-// document at most doubles the CPU time (×2.2 allowed), and numbers longer than the rules read are refused
-// before any arithmetic. CPU time of this process, not wall-clock time, so the bounds hold on a busy machine
+// The rules' cost grows linearly with the document (issue 26, finding 1): for each hostile shape, making the
+// document four times larger at most quadruples the CPU time (×6 allowed: the quadratic costs this guards
+// against gave ×8 to ×28 there), and numbers longer than the rules read are refused before any arithmetic. CPU time of this process, not wall-clock time, so the bounds hold on a busy machine
 // (vitest's forks pool runs this file in a process of its own, on its main thread).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -34,19 +34,24 @@ function cpuPerRun(xml: string): number {
 }
 
 /**
- * CPU time of the document made with 2n over that made with n: the best of three measures each, taken in
- * turns after a warm-up of both, so that neither side pays alone for the compiler or a busy moment.
+ * CPU time of the document made with `factor` × n over that made with n: the best of `rounds` measures each,
+ * taken in turns after a warm-up of both, so that neither side pays alone for the compiler or a busy moment.
+ *
+ * The shapes are judged over a factor of 4, not 2: one measure of a document of a few hundred milliseconds
+ * moves by up to 40% on a busy machine (the collector, the caches), which a bound of ×2.2 over ×2 (10% of
+ * room) cannot absorb (CI failed a linear ×1.3-1.8 case once at ×2.33), while ×6 over ×4 leaves 50% of room
+ * and still fails a cost that grows ×2.9 a doubling (×8.4 over ×4) by as much.
  */
-function doublingRatio(make: (n: number) => string, n: number): { small: number; large: number; ratio: number } {
-  const a = make(n), b = make(2 * n);
+function growthRatio(make: (n: number) => string, n: number, factor: number, rounds = 3): { small: number; large: number; ratio: number } {
+  const a = make(n), b = make(factor * n);
   cpuPerRun(a);
   cpuPerRun(b);
   let small = Infinity, large = Infinity;
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < rounds; i++) {
     small = Math.min(small, cpuPerRun(a));
     large = Math.min(large, cpuPerRun(b));
   }
-  if (process.env.COST_REPORT) console.log(`${make.name} ${n}: ${small.toFixed(2)} ms, ${2 * n}: ${large.toFixed(2)} ms, ×${(large / small).toFixed(2)}`);
+  if (process.env.COST_REPORT) console.log(`${make.name} ${n}: ${small.toFixed(2)} ms, ${factor * n}: ${large.toFixed(2)} ms, ×${(large / small).toFixed(2)}`);
   return { small, large, ratio: large / small };
 }
 
@@ -56,21 +61,21 @@ describe("the cost of validation grows linearly with the document", () => {
     // Both documents are refused after one read, in well under a millisecond, where the process's own
     // state (the collector, the compiler) moves a measure by up to about 0.7 ms either way: the doubling is
     // judged with 2 ms of slack on top of ×2.2 (the quadratic arithmetic this guards against took seconds).
-    const { small, large } = doublingRatio(longDecimalsXml, 10_000);
+    const { small, large } = growthRatio(longDecimalsXml, 10_000, 2);
     expect(large).toBeLessThan(Math.max(2.2 * small, small + 2));
     expect(large).toBeLessThan(20);
   });
 
-  // Before: 1,000 -> 2,000 breakdowns over as many lines took 760 -> 2,196 ms (×2.9).
-  it("n VAT breakdowns over n lines (one rate each): 1,000 -> 2,000 at most doubles the time", () => {
-    const { ratio } = doublingRatio(breakdownsXml, 1_000);
-    expect(ratio).toBeLessThan(2.2);
+  // Before: 1,000 -> 2,000 breakdowns over as many lines took 760 -> 2,196 ms (×2.9, so about ×8.4 over ×4).
+  it("n VAT breakdowns over n lines (one rate each): 500 -> 2,000 at most quadruples the time", () => {
+    const { ratio } = growthRatio(breakdownsXml, 500, 4, 5);
+    expect(ratio).toBeLessThan(6);
   });
 
-  // Before: 12,000 -> 24,000 lines with a period took 1,210 -> 6,359 ms (×5.3).
-  it("n lines with an invoicing period each under the document's period: 6,000 -> 12,000 at most doubles the time", () => {
-    const { ratio } = doublingRatio(linePeriodsXml, 6_000);
-    expect(ratio).toBeLessThan(2.2);
+  // Before: 12,000 -> 24,000 lines with a period took 1,210 -> 6,359 ms (×5.3, so about ×28 over ×4).
+  it("n lines with an invoicing period each under the document's period: 3,000 -> 12,000 at most quadruples the time", () => {
+    const { ratio } = growthRatio(linePeriodsXml, 3_000, 4);
+    expect(ratio).toBeLessThan(6);
   });
 });
 
