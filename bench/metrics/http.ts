@@ -125,7 +125,7 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
     // Small submissions at a steady 200 a second (open loop), alone and beside a stream of large ones.
     const largeLatencies: number[] = [];
     // Event-loop delay (p99, ms) of the server and of this load generator in each measured round.
-    const emptySide = () => ({ server: [] as number[], generator: [] as number[], inside: [] as number[], majors: [] as number[], cores: [] as number[] });
+    const emptySide = () => ({ server: [] as number[], generator: [] as number[], inside: [] as number[], majors: [] as number[], majorMs: [] as number[], minorMs: [] as number[], cores: [] as number[] });
     const loops = { withLarge: emptySide(), alone: emptySide(), floor: emptySide() };
     const generatorLoop = monitorEventLoopDelay({ resolution: 1 });
     generatorLoop.enable();
@@ -139,6 +139,8 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
         loops[side].generator.push(round(generatorLoop.percentile(99) / 1e6, 1));
         loops[side].inside.push(round(server.smallP99, 2));
         loops[side].majors.push(server.gc.major);
+        loops[side].majorMs.push(round(server.gc.majorMs, 1));
+        loops[side].minorMs.push(round(server.gc.minorMs, 1));
         loops[side].cores.push(round(server.cores, 2));
       }
       return out;
@@ -199,7 +201,7 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
         // Issue 29's goal: <= 2, or within 1.5x the floor this run measured (what the machine itself costs the small ones).
         goal: "<= 2, or <= 1.5x floor",
         ok: latency.ratio <= 2 || latency.ratio <= 1.5 * floor.ratio,
-        note: `${round(latency.ratio / floor.ratio)}x the floor; p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone (median of ${LATENCY_ROUNDS} paired rounds); floor: beside the same stream into the same server with the large bodies dropped unread, ${round(floor.ratio)} (${round(median(floor.a), 2)} vs ${round(median(floor.b), 2)} ms); the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${round(median(loops.withLarge.server), 2)} ms (alone ${round(median(loops.alone.server), 2)}), load generator ${round(median(loops.withLarge.generator), 2)} ms; inside the server (request event to answer) the small ones' p99 was ${round(median(loops.withLarge.inside), 2)} ms vs ${round(median(loops.alone.inside), 2)} alone; server process ${round(median(loops.withLarge.cores), 2)} cores busy (alone ${round(median(loops.alone.cores), 2)}), ${median(loops.withLarge.majors)} mark-compacts on its event loop per round (alone ${median(loops.alone.majors)})`,
+        note: `${round(latency.ratio / floor.ratio)}x the floor; p99 of small submissions (200/s, open loop) ${round(median(latency.a), 2)} ms beside ${mib} MiB submissions vs ${round(median(latency.b), 2)} ms alone (median of ${LATENCY_ROUNDS} paired rounds); floor: beside the same stream into the same server with the large bodies dropped unread, ${round(floor.ratio)} (${round(median(floor.a), 2)} vs ${round(median(floor.b), 2)} ms); the large ones took p50 ${round(percentile(largeLatencies, 50), 0)} ms (${largeLatencies.length} sent); event-loop delay p99 beside them: server ${round(median(loops.withLarge.server), 2)} ms (alone ${round(median(loops.alone.server), 2)}), load generator ${round(median(loops.withLarge.generator), 2)} ms; inside the server (request event to answer) the small ones' p99 was ${round(median(loops.withLarge.inside), 2)} ms vs ${round(median(loops.alone.inside), 2)} alone; server process ${round(median(loops.withLarge.cores), 2)} cores busy (alone ${round(median(loops.alone.cores), 2)}), ${median(loops.withLarge.majors)} mark-compacts on its event loop per round, ${round(median(loops.withLarge.majorMs), 1)} ms in all (alone ${median(loops.alone.majors)}, ${round(median(loops.alone.majorMs), 1)} ms), other collections ${round(median(loops.withLarge.minorMs), 1)} ms (alone ${round(median(loops.alone.minorMs), 1)})`,
         detail: {
           p99WithLarge: latency.a,
           p99Alone: latency.b,
