@@ -15,6 +15,8 @@ export interface BenchServer {
    * if accepted (0: back to the app). For the floor of latency_under_large.
    */
   sinkLarge(ms: number): Promise<void>;
+  /** The app on an empty memory store from now on, with a new company and API key (`apiKey` changes); the bare route has no state. */
+  reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function startServer(mode: "app" | "bare", nodeFlags: string[] = []
     once(child, "message"),
     once(child, "exit").then(([code]) => Promise.reject(new Error(`server-child ${mode} exited with ${code}`))),
   ])) as [{ port: number; apiKey: string }];
-  return {
+  const server: BenchServer = {
     url: `http://127.0.0.1:${msg.port}`,
     apiKey: msg.apiKey,
     child,
@@ -67,6 +69,19 @@ export async function startServer(mode: "app" | "bare", nodeFlags: string[] = []
       child.send(`sink:${ms}`);
       return reply;
     },
+    async reset() {
+      const reply = new Promise<void>((resolve) => {
+        const on = (m: { reset?: string }) => {
+          if (m.reset === undefined) return;
+          child.off("message", on);
+          server.apiKey = m.reset;
+          resolve();
+        };
+        child.on("message", on);
+      });
+      child.send("reset");
+      return reply;
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = once(child, "exit");
@@ -76,4 +91,5 @@ export async function startServer(mode: "app" | "bare", nodeFlags: string[] = []
       clearTimeout(timer);
     },
   };
+  return server;
 }

@@ -130,6 +130,7 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
     const generatorLoop = monitorEventLoopDelay({ resolution: 1 });
     generatorLoop.enable();
     const measured = async <T>(r: number, side: keyof typeof loops, run: () => Promise<T>): Promise<T> => {
+      await app.reset();
       await app.eventLoopDelay();
       generatorLoop.reset();
       const out = await run();
@@ -182,6 +183,7 @@ export async function httpMetrics(): Promise<Record<string, Metric>> {
       rounds: 3,
       warmup: 1,
       a: async (r) => {
+        await app.reset();
         const l = await load(app, small, { seconds: r === 0 ? 2 : 5, connections: 4 });
         if (r > 0) appLoads.push(l);
         return l.rps;

@@ -12,16 +12,21 @@ const mode = process.argv[2];
 let app: express.Express;
 let apiKey = "none";
 let close = async (): Promise<void> => {};
+/** A fresh app on an empty store (a new company and key): the app gets one per measured round (see "reset"). */
+let fresh = async (): Promise<void> => {};
 if (mode === "app") {
   // Only the app loads the core; the bare route is Express, JSON and stock xmldom alone.
   const { closeInvoiceWorkers, memoryStore } = await import("../../packages/core/src/index.ts");
   const { createApp } = await import("../../examples/server/src/app.ts");
   const { eligibleCompany } = await import("../lib/setup.ts");
   close = closeInvoiceWorkers;
-  const store = memoryStore();
-  apiKey = (await eligibleCompany(store)).apiKey;
   const quiet = { error: () => {} };
-  app = createApp({ store, adminToken: "bench-admin-token-0123456789", logger: quiet, rateLimit: false, signUpRateLimit: false } as Parameters<typeof createApp>[0]);
+  fresh = async () => {
+    const store = memoryStore();
+    apiKey = (await eligibleCompany(store)).apiKey;
+    app = createApp({ store, adminToken: "bench-admin-token-0123456789", logger: quiet, rateLimit: false, signUpRateLimit: false } as Parameters<typeof createApp>[0]);
+  };
+  await fresh();
 } else if (mode === "bare") {
   app = express();
   app.post("/v1/peppol/invoice", express.json({ limit: 10 * 1024 * 1024 }), (req, res) => {
@@ -86,6 +91,12 @@ process.on("message", (m) => {
   if (typeof m === "string" && m.startsWith("sink:")) {
     sinkMs = Number(m.slice("sink:".length));
     process.send!({ sink: sinkMs });
+  }
+  if (m === "reset") {
+    // The memory store keeps every accepted record and document in this process's heap (thousands
+    // of records and hundreds of MiB of documents over a run), which a database-backed server does
+    // not: each measured round starts on an empty one, so that no round pays for the ones before it.
+    void fresh().then(() => process.send!({ reset: apiKey }));
   }
   if (m === "eld") {
     // CPU of the whole process (all threads: event loop, workers, GC) in cores, since the last message.
