@@ -6,7 +6,7 @@ import { CEN_FAMILIES, PEPPOL_FAMILIES, parseXml, validateInvoice } from "../../
 import { runRules } from "../../packages/core/src/validation/engine.ts";
 import { officialVerdict } from "../../packages/core/test/support/official.ts";
 import { baseExample, largeInvoice, nlciusExample, xrechnungExample } from "../lib/corpus.ts";
-import { alternate, median, perCallSync, round } from "../lib/stats.ts";
+import { alternate, median, nowMs, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
 export async function validationMetrics(): Promise<Record<string, Metric>> {
@@ -53,21 +53,37 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
     b: () => perCallSync(5, () => officialVerdict(nl)),
   });
 
-  // Per family: the rules alone on a model already read, against the read itself.
+  // Per family: the rules alone on a model just read, against the read itself. Each run gets a model of
+  // its own, read beforehand and not timed: the families keep what they compute on the model (the VAT
+  // sums, the identifiers' facts), so a second run on the same model would be timed without it.
+  // "all" is every family on one model, as a submit runs them (the families share some of that work,
+  // so it is less than their sum).
   const families = { ...Object.fromEntries(Object.entries(CEN_FAMILIES).map(([k, f]) => [`cen.${k}`, f])), ...Object.fromEntries(Object.entries(PEPPOL_FAMILIES).map(([k, f]) => [`peppol.${k}`, f])) };
+  // The model is read right before its run (as in a submit, where the rules find it in the caches), and
+  // only the run is timed.
+  const onFreshModels = (text: string, n: number, run: (root: ReturnType<typeof parseXml>["root"]) => unknown) =>
+    median(
+      [1, 2, 3].map(() => {
+        let ms = 0;
+        for (let i = 0; i < n; i++) {
+          const root = parseXml(text).root;
+          const t = nowMs();
+          run(root);
+          ms += nowMs() - t;
+        }
+        return ms / n;
+      }),
+    );
   const perFamily = (text: string, n: number) => {
-    const root = parseXml(text).root;
+    runRules(parseXml(text).root, Object.values(families));
     const out: Record<string, number> = { read: median([1, 2, 3].map(() => perCallSync(n, () => parseXml(text)))) };
-    for (const [name, fam] of Object.entries(families)) {
-      runRules(root, [fam]);
-      out[name] = median([1, 2, 3].map(() => perCallSync(n, () => runRules(root, [fam]))));
-    }
+    for (const [name, fam] of Object.entries(families)) out[name] = onFreshModels(text, n, (root) => runRules(root, [fam]));
+    out.all = onFreshModels(text, n, (root) => runRules(root, Object.values(families)));
     return out;
   };
   const small = perFamily(xml, 300);
   const large = perFamily(largeInvoice(1_000), 3);
   const us = (ms: number) => `${round(ms * 1000, 0)} us`;
-  const rules = (m: Record<string, number>) => Object.entries(m).filter(([k]) => k !== "read").reduce((s, [, v]) => s + v, 0);
   return {
     validate_vs_official: {
       value: round(r.ratio, 4),
@@ -88,16 +104,16 @@ export async function validationMetrics(): Promise<Record<string, Metric>> {
       note: `validateInvoice ${round(median(nlRun.a), 3)} ms/doc vs official rules under SaxonJS ${round(median(nlRun.b), 1)} ms/doc (SI-UBL-2.0_ok_full.xml, ${nl.length} B, CEN + SI-UBL 2.0.3.13; same fatal set: ${nlSame})`,
     },
     rule_families: {
-      value: round(rules(small) / small.read!, 2),
+      value: round(small.all! / small.read!, 2),
       goal: "report",
       ok: true,
-      note: `rules / read on base-example.xml (read ${us(small.read!)}): ${Object.entries(small)
-        .filter(([k]) => k !== "read")
+      note: `every rule / read on base-example.xml (read ${us(small.read!)}, every rule ${us(small.all!)}): ${Object.entries(small)
+        .filter(([k]) => k !== "read" && k !== "all")
         .map(([k, v]) => `${k} ${us(v)}`)
-        .join(", ")}; 1,000 lines (read ${round(large.read!, 1)} ms): ${Object.entries(large)
-        .filter(([k]) => k !== "read")
+        .join(", ")}; 1,000 lines (read ${round(large.read!, 1)} ms, every rule ${round(large.all!, 1)} ms): ${Object.entries(large)
+        .filter(([k]) => k !== "read" && k !== "all")
         .map(([k, v]) => `${k} ${round(v, 1)} ms`)
-        .join(", ")}`,
+        .join(", ")}; each on a model of its own, just read`,
       detail: { baseExampleMs: small, thousandLinesMs: large },
     },
   };
