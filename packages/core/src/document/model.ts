@@ -197,6 +197,20 @@ export function norm(node: UblNode | null | undefined): string {
   return normalizeSpace(stringValue(node));
 }
 
+/**
+ * True when a text has nothing but XML whitespace (space, tab, CR, LF), or nothing: XPath's
+ * `not(normalize-space(.))` for a text, without a regular expression (most texts stop at their first character).
+ */
+export function isBlankText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (!isXmlSpace(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/** XML whitespace: space, tab, CR, LF (a UTF-16 unit; NaN, past a text's end, is none). */
+export function isXmlSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 13 || c === 10;
+}
+
 /** XPath normalize-space() on a string: only the four XML whitespace characters count. */
 export function normalizeSpace(s: string): string {
   // Fast path: most values have no tab, CR, LF, leading, trailing or double space and come back as they are.

@@ -897,7 +897,12 @@ class Reader {
 
 /** Attribute-value normalisation of literal text: each whitespace character a space (line ends are LF by now). */
 function spaces(raw: string): string {
-  return /[\t\n\r]/.test(raw) ? raw.replace(/[\t\n\r]/g, " ") : raw;
+  // A loop, not a regular expression, for the common value with none of them.
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 9 || c === 10 || c === 13) return raw.replace(/[\t\n\r]/g, " ");
+  }
+  return raw;
 }
 
 /**

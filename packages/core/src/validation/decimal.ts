@@ -1,5 +1,6 @@
 // Exact decimal arithmetic for the rules: xs:decimal values as the XML wrote them, never floats.
 import Big from "big.js";
+import { isXmlSpace } from "../document/model.js";
 
 export type Decimal = Big;
 
@@ -42,10 +43,6 @@ export function dec(text: string | null | undefined): Decimal | null {
   return new Big(t.startsWith("+") ? t.slice(1) : t.startsWith(".") ? "0" + t : t.startsWith("-.") ? "-0" + t.slice(1) : t);
 }
 
-/** XML whitespace: space, tab, CR, LF. */
-function isXmlSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 13 || c === 10;
-}
 
 /** A decimal from a number literal in a rule (exact for literals such as 0.01). */
 export function lit(value: string | number): Decimal {

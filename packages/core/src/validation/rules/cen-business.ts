@@ -8,7 +8,7 @@ import { round2, sum, type Decimal } from "../decimal.js";
 import { child, children, deepestOf, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
-  all, allLines, chargeIndicator, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
+  all, allLines, chargeIndicator, codePointPrefix, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
   money, quote, round0, show,
 } from "./cen-common.js";
 
@@ -211,9 +211,14 @@ function reasonAndDecimalRules(
     report(rReason, message, ac);
     report(rCoReason, message, ac);
   }
-  const what = c.what.replace(/^An? /, "");
-  if (fractionDigits(c.amount) > 2) report(rDecAmount, `The ${what} amount ${quote(c.amount)} has more than 2 decimals.`, ac);
-  if (fractionDigits(c.base) > 2) report(rDecBase, `The ${what} base amount ${quote(c.base)} has more than 2 decimals.`, ac);
+  // The name without its article is made only for a message.
+  if (fractionDigits(c.amount) > 2) report(rDecAmount, `The ${withoutArticle(c.what)} amount ${quote(c.amount)} has more than 2 decimals.`, ac);
+  if (fractionDigits(c.base) > 2) report(rDecBase, `The ${withoutArticle(c.what)} base amount ${quote(c.base)} has more than 2 decimals.`, ac);
+}
+
+/** "An allowance" → "allowance". */
+function withoutArticle(what: string): string {
+  return what.replace(/^An? /, "");
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -426,7 +431,7 @@ function partyRules(root: UblNode, report: Report): void {
   }
   for (const partyTaxScheme of all(root, "cac:PartyTaxScheme")) {
     if (!isPtsVat(partyTaxScheme)) continue;
-    const prefix = [...stringValue(child(partyTaxScheme, "cbc:CompanyID"))].slice(0, 2).join("");
+    const prefix = codePointPrefix(stringValue(child(partyTaxScheme, "cbc:CompanyID")), 2);
     if (!VAT_PREFIX_TEXT.includes(prefix)) {
       report("BR-CO-09", `The VAT identifier ${quote(child(partyTaxScheme, "cbc:CompanyID"))} must start with a country code (ISO 3166-1 alpha-2, or EL for Greece); '${prefix}' is not one.`, partyTaxScheme);
     }

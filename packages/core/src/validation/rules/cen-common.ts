@@ -116,6 +116,17 @@ export function codepoints(text: string): number {
   return value;
 }
 
+/** The first `count` characters of a text (code points, not UTF-16 units), as `[...text].slice(0, count).join("")` without an array. */
+export function codePointPrefix(text: string, count: number): string {
+  let end = 0;
+  for (let k = 0; k < count && end < text.length; k++) {
+    const c = text.charCodeAt(end);
+    // A high surrogate followed by a low one is one character; a lone surrogate is one of its own, as the string iterator has it.
+    end += c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return text.slice(0, end);
+}
+
 /** XPath round(x) for xs:decimal: to the nearest integer, halves towards positive infinity. */
 export function round0(amount: Decimal): Decimal {
   const value = amount.plus(0.5);

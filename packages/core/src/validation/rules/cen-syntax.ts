@@ -260,7 +260,8 @@ const P_SELLER_NAME = ["cac:AccountingSupplierParty", "cac:Party", "cac:PartyLeg
 class SyntaxRun {
   /** Which root-context rules have been reported (allocated at the first report). */
   private fired: Uint8Array | null = null;
-  private readonly counts = new Int32Array(COUNTED.length);
+  // A plain array: a typed array of this length is allocated outside V8's heap, at a cost per document.
+  private readonly counts: number[] = new Array<number>(COUNTED.length).fill(0);
   private readonly second: (UblNode | undefined)[] = [];
   private readonly top: UblNode[][] = [[], [], [], [], []];
   /** The root is /ubl:Invoice or /cn:CreditNote, so the root-context rules apply. */
@@ -330,7 +331,10 @@ class SyntaxRun {
     }
 
     if (el !== undefined) {
-      if (this.ubl) for (const rule of el.anywhere) if (this.ancestorsAre(node, rule.up)) this.unused(rule, node);
+      if (this.ubl) {
+        const anywhere = el.anywhere;
+        for (let i = 0; i < anywhere.length; i++) if (this.ancestorsAre(node, anywhere[i]!.up)) this.unused(anywhere[i]!, node);
+      }
       switch (el.context) {
         case C.Address: this.address(node); break;
         case C.Party: if (node.parent?.qname === "cac:AccountingSupplierParty") this.supplierParty(node); break;
@@ -351,8 +355,10 @@ class SyntaxRun {
     }
 
     if (step !== null) {
-      for (const rule of step.absent) this.unused(rule, node);
-      for (const rule of step.counted) if (++this.counts[rule.slot]! === 2) this.second[rule.slot] = node;
+      // Index loops: in this recursion V8 does not always drop for-of's iterator objects.
+      const absent = step.absent, counted = step.counted;
+      for (let i = 0; i < absent.length; i++) this.unused(absent[i]!, node);
+      for (let i = 0; i < counted.length; i++) if (++this.counts[counted[i]!.slot]! === 2) this.second[counted[i]!.slot] = node;
       if (step.top >= 0) this.top[step.top]!.push(node);
     }
 

@@ -73,7 +73,7 @@ function facts(root: UblNode): Facts {
     const tcs = children(ac, "cac:TaxCategory");
     if (tcs.length === 0) continue;
     const charge = chargeIndicator(ac), doc = ac.parent === root;
-    for (const tc of tcs) acs.push({ ...cat(tc), charge, doc });
+    for (const tc of tcs) acs.push({ node: tc, code: categoryCode(tc), vat: isVat(tc), charge, doc });
   }
   return {
     taxCategories: all(root, "cac:TaxCategory").map(cat),

@@ -3,7 +3,7 @@
 //
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
+import { child, children, exists, first, isBlankText, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
 import { dec, round2, lit, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,
@@ -23,7 +23,7 @@ const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:bil
 
 /** Pattern "empty elements": every element without child elements and without text (R008). */
 export function emptyElement(facts: PeppolFacts, node: UblNode): void {
-  if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
+  if (node.children.length === 0 && isBlankText(node.text)) {
     facts.report("PEPPOL-EN16931-R008", "fatal", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
 }

@@ -61,9 +61,11 @@ export function nationalFacts(facts: PeppolFacts): NationalFacts {
     nlBoth: nlSupplier && nlCustomer,
     nlTaxRep: nlSupplier && countryIs("cac:TaxRepresentativeParty/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL"),
     deBoth: facts.supplierIsDE && facts.customerIsDE,
+    any: false,
   };
-  const any = facts.supplierCountry === "NO" || facts.supplierCountry === "IT" || national.dkBoth || national.seSupplier || national.greekSender || national.accountingSupplierGreek || national.isBoth || national.nlSupplier || national.deBoth;
-  return { ...national, any };
+  // One object, with `any` set once the facts it reads are there (a spread into a second one cost a copy of all of them).
+  national.any = facts.supplierCountry === "NO" || facts.supplierCountry === "IT" || national.dkBoth || national.seSupplier || national.greekSender || national.accountingSupplierGreek || national.isBoth || national.nlSupplier || national.deBoth;
+  return national;
 }
 
 /** The rules whose context is the document element. */

@@ -17,7 +17,7 @@ import * as CEN from "../codelists/cen.js";
 import * as BE from "../codelists/ublbe.js";
 import { sum, type Decimal } from "../decimal.js";
 import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
-import { all, categoryCode, chargeIndicator, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
+import { all, categoryCode, chargeIndicator, codePointPrefix, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
 import { q, xlength } from "./peppol-support.js";
 import { AMOUNTS } from "./ublbe-peppol.js";
 
@@ -113,7 +113,7 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
   }
   for (const partyTaxScheme of all(root, "cac:PartyTaxScheme")) {
     if (!isVat(partyTaxScheme) || children(partyTaxScheme, "cbc:CompanyID").length > 1) continue;
-    const prefix = [...stringValue(child(partyTaxScheme, "cbc:CompanyID"))].slice(0, 2).join("");
+    const prefix = codePointPrefix(stringValue(child(partyTaxScheme, "cbc:CompanyID")), 2);
     if (!BE.VAT_PREFIX_TEXT.includes(prefix) && CEN_VAT_PREFIX_TEXT.includes(prefix)) {
       fatal("BR-CO-09", `The VAT identifier ${q(norm(child(partyTaxScheme, "cbc:CompanyID")))} starts with ${q(prefix)}, a country code UBL.BE 1.31's older list does not have.`, partyTaxScheme);
     }

@@ -7,7 +7,7 @@
 // countries only; see docs/validation-ublbe.md).
 import * as L from "../codelists/ublbe.js";
 import { dec, type Decimal } from "../decimal.js";
-import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, isBlankText, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { glnCheckDigitValid, mod11Valid } from "./peppol-checkdigits.js";
 import { q, xlength, xsDate, xsubstring } from "./peppol-support.js";
@@ -54,7 +54,7 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
 
   // R008: no empty elements.
   const walk = (node: UblNode): void => {
-    if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
+    if (node.children.length === 0 && isBlankText(node.text)) {
       fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
     }
     for (const element of node.children) walk(element);

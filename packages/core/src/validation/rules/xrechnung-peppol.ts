@@ -6,7 +6,7 @@
 // Within the pattern an element is checked by the first (highest-priority) rule whose context matches it.
 import Big from "big.js";
 import { dec, round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, isBlankText, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { isUblRoot } from "./cen-common.js";
 import { q, xsDate } from "./peppol-support.js";
 
@@ -34,7 +34,7 @@ interface Env {
 
 function visit(env: Env, node: UblNode): void {
   // Pattern 1: R008, every element without child elements and without text.
-  if (node.children.length === 0 && !/[^ \t\r\n]/.test(node.text)) {
+  if (node.children.length === 0 && isBlankText(node.text)) {
     env.fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
   mainPattern(env, node);
