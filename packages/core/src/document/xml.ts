@@ -226,6 +226,13 @@ class ReadIndex implements QnameIndex {
   }
 }
 
+/**
+ * The start tag's attribute positions (see Reader.attrs), one buffer for every read of this thread: a read
+ * runs to its end without yielding, and a typed array of this size is allocated outside V8's heap, at a
+ * cost per document. It grows with the most attributes a tag has had (at most the attribute limit).
+ */
+let attributePositions = new Int32Array(16 * 5);
+
 /** Above this many characters, a document's whitespace-only texts are shared (see Reader.shareBlanks). */
 const SHARE_BLANKS_ABOVE = 256 * 1024;
 
@@ -499,7 +506,7 @@ class Reader {
       if ((count + 1) * 5 > at.length) {
         const grown = new Int32Array(at.length * 2);
         grown.set(at);
-        this.attrs = grown;
+        this.attrs = attributePositions = grown;
         return this.restartTag(lt);
       }
       const o = count * 5;
@@ -671,8 +678,8 @@ class Reader {
     return this.startTag();
   }
 
-  /** Positions of the current start tag's attributes, five numbers each (see startTag). */
-  private attrs = new Int32Array(16 * 5);
+  /** Positions of the current start tag's attributes, five numbers each (see startTag); shared by every read. */
+  private attrs = attributePositions;
   /** Attribute names of a start tag past 16 attributes. */
   private readonly many = new Set<string>();
   /** Prefixes seen so far, so that resolving one takes no new string. */
@@ -712,7 +719,9 @@ class Reader {
     if (prefix !== "" && value === "") this.fail(at, `the prefix ${prefix} may not be undeclared (an empty namespace name) in XML 1.0.`);
     const out = undo ?? [];
     out.push(prefix, this.ns.get(prefix));
-    this.ns.set(prefix, value);
+    // Internalised (a few per document): every element's namespace is then the string KNOWN_NAMES and the
+    // rules' literals hold, so looking it up or comparing it is a pointer test, not a comparison of its characters.
+    this.ns.set(prefix, value.length <= 256 ? internalised(value) : value);
     return out;
   }
 
