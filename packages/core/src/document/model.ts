@@ -211,6 +211,15 @@ export function isXmlSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 13 || c === 10;
 }
 
+/** XML whitespace trimmed from both ends (space, tab, CR, LF; not JavaScript's wider `trim()`); the text itself when there is none. */
+export function xmlTrim(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isXmlSpace(s.charCodeAt(a))) a++;
+  while (b > a && isXmlSpace(s.charCodeAt(b - 1))) b--;
+  return a === 0 && b === s.length ? s : s.slice(a, b);
+}
+
 /** XPath normalize-space() on a string: only the four XML whitespace characters count. */
 export function normalizeSpace(s: string): string {
   // Fast path: most values have no tab, CR, LF, leading, trailing or double space and come back as they are.

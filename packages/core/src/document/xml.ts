@@ -12,7 +12,9 @@
 // It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
 // DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import { BY_QNAME, descendants, qnameOf, type QnameIndex, type UblNode } from "./model.js";
+import { BY_QNAME, descendants, isBlankText, isXmlSpace as isSpace, qnameOf, type QnameIndex, type UblNode } from "./model.js";
+
+export { xmlTrim } from "./model.js";
 
 /** The namespace bound to the `xml` prefix. */
 export const XML_NS = "http://www.w3.org/XML/1998/namespace";
@@ -155,10 +157,8 @@ for (let c = 0; c < 128; c++) {
 const NAME_START_HIGH = /[\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 const NAME_MORE_HIGH = /[\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u200C\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
 
-const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 9 || c === 13;
 
 /** Whitespace-only text (XML's four characters). */
-const BLANK = /^[ \t\n\r]*$/;
 
 function isXmlChar(cp: number): boolean {
   return cp === 9 || cp === 10 || cp === 13 || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
@@ -896,7 +896,7 @@ class Reader {
 
   /** The indentation between child elements, shared: one string for every element with the same. */
   private shared(text: string): string {
-    if (text.length > 256 || !BLANK.test(text)) return text;
+    if (text.length > 256 || !isBlankText(text)) return text;
     const known = this.blanks.get(text);
     if (known !== undefined) return known;
     if (this.blanks.size < 4096) this.blanks.set(text, text);
@@ -925,11 +925,3 @@ const NON_ASCII = /[^\x00-\x7f]/;
 const DECLARATION =
   /^<\?xml[ \t\r\n]+version[ \t\r\n]*=[ \t\r\n]*(?:"(1\.[0-9]+)"|'(1\.[0-9]+)')(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*(?:"([A-Za-z][A-Za-z0-9._-]*)"|'([A-Za-z][A-Za-z0-9._-]*)'))?(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*(?:"(?:yes|no)"|'(?:yes|no)'))?[ \t\r\n]*\?>/;
 
-/** XML whitespace trimmed from both ends (space, tab, CR, LF; not JavaScript's wider `trim()`). */
-export function xmlTrim(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && isSpace(s.charCodeAt(a))) a++;
-  while (b > a && isSpace(s.charCodeAt(b - 1))) b--;
-  return a === 0 && b === s.length ? s : s.slice(a, b);
-}

@@ -1,6 +1,6 @@
 // Exact decimal arithmetic for the rules: xs:decimal values as the XML wrote them, never floats.
 import Big from "big.js";
-import { isXmlSpace } from "../document/model.js";
+import { xmlTrim } from "../document/model.js";
 
 export type Decimal = Big;
 
@@ -36,13 +36,12 @@ export function withinDigits(text: string): boolean {
  */
 export function dec(text: string | null | undefined): Decimal | null {
   if (text == null) return null;
-  // Amounts are almost always written without surrounding whitespace: trim only when there is some.
-  const t = isXmlSpace(text.charCodeAt(0)) || isXmlSpace(text.charCodeAt(text.length - 1)) ? text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "") : text;
+  // Amounts are almost always written without surrounding whitespace: xmlTrim then gives the text itself.
+  const t = xmlTrim(text);
   // A text no longer than either bound cannot exceed it: the digit count is looked at only past that.
   if (!DECIMAL.test(t) || (t.length > Math.min(MAX_INTEGER_DIGITS, MAX_FRACTION_DIGITS) && !withinDigits(t))) return null;
   return new Big(t.startsWith("+") ? t.slice(1) : t.startsWith(".") ? "0" + t : t.startsWith("-.") ? "-0" + t.slice(1) : t);
 }
-
 
 /** A decimal from a number literal in a rule (exact for literals such as 0.01). */
 export function lit(value: string | number): Decimal {

@@ -1,7 +1,7 @@
 // What the Peppol rule files share: the document-wide variables of the Peppol Schematron ($profile,
 // $supplierCountry, ...) computed once, and the few XPath behaviours the rules depend on (number(),
 // xs:date, substring on code points), written out so each rule reads like its official test.
-import { children, isXmlSpace, norm, normalizeSpace, select, stringValue, type RuleContext, type UblNode } from "../../document/model.js";
+import { children, norm, normalizeSpace, select, stringValue, xmlTrim, type RuleContext, type UblNode } from "../../document/model.js";
 import { dec, lit, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";
@@ -165,8 +165,7 @@ const XS_DATE = /^(-?(?:[1-9][0-9]{3,}|0[0-9]{3}))-(0[1-9]|1[0-2])-(0[1-9]|[12][
  */
 export function xsDate(text: string | null | undefined): number | null {
   if (text == null) return null;
-  // Dates are almost always written without surrounding whitespace: trim only when there is some.
-  const match = XS_DATE.exec(isXmlSpace(text.charCodeAt(0)) || isXmlSpace(text.charCodeAt(text.length - 1)) ? text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "") : text);
+  const match = XS_DATE.exec(xmlTrim(text));
   if (!match) return null;
   const year = Number(match[1]), month = Number(match[2]), day = Number(match[3]);
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
