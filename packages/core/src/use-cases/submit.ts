@@ -1,5 +1,5 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
-import { ApiError } from "../domain/errors.js";
+import { ApiError, type ErrorCode } from "../domain/errors.js";
 import { checkRecipient } from "../routing/routing.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
@@ -114,7 +114,7 @@ async function submitUblBody(
   const plans = await plansByTarget(company, o);
   if (TARGET_NETWORKS.every((t) => plans[t].refusal)) {
     const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody, root);
-    throw plans[target].refusal;
+    throw refusalError(plans[target].refusal!);
   }
   const recipientOptionalFor = TARGET_NETWORKS.filter((t) => plans[t].recipientOptional);
   const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root, recipientOptionalFor });
@@ -147,7 +147,7 @@ async function submitChecked(
 ): Promise<Submission> {
   const body = { targetNetwork };
   // Row 3 needs the network: the routing decided it from the company and the asked target, before the document.
-  if (plan.refusal || !company) throw plan.refusal;
+  if (plan.refusal || !company) throw refusalError(plan.refusal ?? NO_COMPANY);
 
   const readStarted = performance.now();
   let doc: ReadInvoice;
@@ -243,16 +243,32 @@ function duplicate(invoice: InvoiceRecord, earlier: string | null): InvoiceRecor
   return earlier ? { ...invoice, duplicateOf: earlier } : invoice;
 }
 
+/**
+ * A refusal of rows 3 and 4, kept as data until it is the answer: the HTTP path plans all three
+ * target networks before the body says which one it asks for, and an error object (with its stack)
+ * made for each plan that is not taken cost every submission a few microseconds.
+ */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
+}
+
+const NO_COMPANY: Refusal = { code: "invalid_api_key", message: "The API key belongs to a company that no longer exists." };
+
+function refusalError(r: Refusal): ApiError {
+  return new ApiError(r.code, r.message);
+}
+
 /** What one target network means for a company: the routing's decision, the refusal (rows 3 and 4) or null, whether the recipient is optional. */
 interface Plan {
   decision: RoutingDecision;
-  refusal: ApiError | null;
+  refusal: Refusal | null;
   /** The KSeF route needs no Peppol recipient (row 9 is the Peppol route's). */
   recipientOptional: boolean;
 }
 
 async function planFor(company: Company | null, targetNetwork: TargetNetwork, o: ResolvedOptions): Promise<Plan> {
-  if (!company) return { decision: { ok: false, reason: "" }, refusal: new ApiError("invalid_api_key", "The API key belongs to a company that no longer exists."), recipientOptional: false };
+  if (!company) return { decision: { ok: false, reason: "" }, refusal: NO_COMPANY, recipientOptional: false };
   const decision = await o.routing.route({ company, targetNetwork });
   const network = decision.ok ? decision.network : null;
   return { decision, refusal: await refuse(company, network, o), recipientOptional: network === "ksef" };
@@ -283,17 +299,17 @@ function ksefRefusal(root: UblRoot, company: Company, doc: ReadInvoice, o: Resol
   );
 }
 
-async function refuse(company: Company, network: Network | null, o: ResolvedOptions): Promise<ApiError | null> {
+async function refuse(company: Company, network: Network | null, o: ResolvedOptions): Promise<Refusal | null> {
   const refusal = await o.eligibility(company, network);
-  if (refusal) return new ApiError(refusal.code, refusal.message);
+  if (refusal) return { code: refusal.code, message: refusal.message };
   if (!company.legalEntityId) {
-    return new ApiError(
-      "no_legal_entity",
-      "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
-    );
+    return {
+      code: "no_legal_entity",
+      message: "The company has no legal entity at the access point yet; an operator must register one before invoices can be sent.",
+    };
   }
   if (!company.peppolSendingEnabled) {
-    return new ApiError("peppol_sending_not_enabled", "Peppol sending is not enabled for this company; an operator must enable it.");
+    return { code: "peppol_sending_not_enabled", message: "Peppol sending is not enabled for this company; an operator must enable it." };
   }
   return null;
 }
