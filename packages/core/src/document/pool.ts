@@ -4,6 +4,7 @@
 // worker-protocol.ts; the process's default pool is default-pool.ts.
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { TargetNetwork } from "../domain/types.js";
 import type { ValidationReport } from "../validation/validate.js";
@@ -88,15 +89,46 @@ function workerFile(): string {
   return fileURLToPath(new URL(here.endsWith(".ts") ? "./invoice-worker-source.mjs" : "./invoice-worker.js", here));
 }
 
-/** The process's Node options without `--input-type`, which only applies to code given on the command line. */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
+/**
+ * The Node options of the worker threads, or undefined for the process's own. A worker made without
+ * `execArgv` inherits the process's options as they were parsed, V8 flags such as
+ * `--max-old-space-size` included (they apply to the whole process anyway); given them again in
+ * `execArgv`, Node refuses to make the worker (ERR_WORKER_INVALID_EXEC_ARGV). So they are given only
+ * when the process was started with `--input-type` (code from `-e` or stdin), which a worker started
+ * from a file must not inherit: then the process's options without it, and without the flags Node
+ * says a worker may not take (V8 and process-wide ones; see `refusedByWorkers`).
+ */
+function workerExecArgv(): string[] | undefined {
   const argv = process.execArgv;
+  if (!argv.some((a) => a === "--input-type" || a.startsWith("--input-type="))) return undefined;
+  const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--input-type") i++;
     else if (!argv[i]!.startsWith("--input-type=")) out.push(argv[i]!);
   }
-  return out;
+  const refused = refusedByWorkers(out);
+  return refused.size === 0 ? out : out.filter((a) => !refused.has(a));
+}
+
+/**
+ * The flags among `execArgv` that Node does not take in a worker's `execArgv`. Node checks them when
+ * a worker is made, before its thread starts, and names them in the error; a list it takes starts a
+ * worker, which is ended at once (this runs once per pool, only for a process started with
+ * `--input-type`).
+ */
+function refusedByWorkers(execArgv: string[]): Set<string> {
+  try {
+    const probe = new Worker("", { eval: true, execArgv, stdout: true, stderr: true });
+    probe.unref();
+    void probe.terminate().catch(() => {});
+    return new Set();
+  } catch (e) {
+    const err = e as { code?: unknown; message?: unknown };
+    if (err.code !== "ERR_WORKER_INVALID_EXEC_ARGV" || typeof err.message !== "string") return new Set();
+    // "Initiated Worker with invalid execArgv flags: --max-old-space-size=2048, --trace-gc"
+    const named = err.message.slice(err.message.lastIndexOf(": ") + 2).split(", ");
+    return new Set(named.filter((f) => execArgv.includes(f)));
+  }
 }
 
 function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblRoot, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
@@ -143,6 +175,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
 
   function piscina(): Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply> {
     if (!pool) {
+      const execArgv = workerExecArgv();
       pool = new Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply>({
         filename: workerFile(),
         minThreads: 0,
@@ -150,7 +183,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
         idleTimeout: config.idleTimeoutMs,
         ...(process.platform === "linux" ? { niceIncrement: config.nice } : {}),
         // A worker is started from a file: `--input-type` (for `node -e` code) does not apply to it.
-        execArgv: workerExecArgv(),
+        ...(execArgv ? { execArgv } : {}),
         recordTiming: false,
       });
       pool.on("error", (e: unknown) => onPoolError(e));

@@ -149,6 +149,45 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
   });
 });
 
+describe("the invoice workers under V8 flags", () => {
+  // A V8 flag such as --max-old-space-size is common in production. Node refuses one in a worker's
+  // execArgv (ERR_WORKER_INVALID_EXEC_ARGV): passed on, it made every document above the threshold
+  // fail (a 500 on the HTTP API).
+  const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
+  const script = (endpoint: string) => `
+    import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(pool)};
+    configureInvoiceWorkers({ threshold: 0 });
+    const r = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint, scheme: "0106" })))});
+    console.log(r.recipient.value, invoiceWorkerCount());
+    await closeInvoiceWorkers();`;
+
+  it("reads on a worker thread in a process started with --max-old-space-size and --stack-trace-limit (a script file)", () => {
+    const dir = join(coreRoot, "node_modules", ".cache", `einvoice-v8-flags-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    try {
+      const file = join(dir, "read.mts");
+      writeFileSync(file, script("V8FILE"));
+      const run = spawnSync(process.execPath, ["--max-old-space-size=512", "--stack-trace-limit=20", "--import", "tsx", file], { cwd: repoRoot, encoding: "utf8", timeout: 30_000 });
+      expect(run.stderr).not.toMatch(/could not start|ERR_WORKER_INVALID_EXEC_ARGV/);
+      expect(run.stdout.trim(), run.stderr).toBe("V8FILE 1");
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads on a worker thread in a process started with a V8 flag and --input-type (code given with -e): the flags a worker refuses are left out", () => {
+    const run = spawnSync(process.execPath, ["--max-old-space-size=512", "--import", "tsx", "--input-type=module", "-e", script("V8EVAL")], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.stderr).not.toMatch(/could not start|ERR_WORKER_INVALID_EXEC_ARGV/);
+    expect(run.stdout.trim(), run.stderr).toBe("V8EVAL 1");
+    expect(run.status).toBe(0);
+  });
+});
+
 describe("the invoice worker in the built package", () => {
   it("is emitted by tsup beside the bundle and found from it; without it documents are read inline, with a warning", async () => {
     const outDir = join(coreRoot, "node_modules", ".cache", `einvoice-pool-test-${process.pid}`);
