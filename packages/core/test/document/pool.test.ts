@@ -188,6 +188,27 @@ describe("the invoice workers under V8 flags", () => {
   });
 });
 
+describe("a worker that Node cannot start", () => {
+  it("reads the documents on the calling thread from then on, with a warning, and the process ends cleanly", () => {
+    const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
+    const script = `
+      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(pool)};
+      configureInvoiceWorkers({ threshold: 0 });
+      const first = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "INLINE1", scheme: "0106" })))});
+      const second = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "INLINE2", scheme: "0106" })))});
+      console.log(first.recipient.value, second.recipient.value, invoiceWorkerCount());
+      await closeInvoiceWorkers();`;
+    const run = spawnSync(
+      process.execPath,
+      ["--import", "tsx", "--import", pathToFileURL(join(here, "..", "support", "refuse-workers.mjs")).href, "--input-type=module", "-e", script],
+      { cwd: repoRoot, encoding: "utf8", timeout: 30_000 },
+    );
+    expect(run.stdout.trim(), run.stderr).toBe("INLINE1 INLINE2 0");
+    expect(run.stderr).toMatch(/the invoice worker could not start \(Worker initialization failure: EMFILE\); large documents are read on the main thread/);
+    expect(run.status).toBe(0);
+  });
+});
+
 describe("the invoice worker in the built package", () => {
   it("is emitted by tsup beside the bundle and found from it; without it documents are read inline, with a warning", async () => {
     const outDir = join(coreRoot, "node_modules", ".cache", `einvoice-pool-test-${process.pid}`);
