@@ -208,7 +208,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
       try {
         started = piscina().run({ xml: "", limits: DEFAULT_XML_LIMITS });
       } catch (e) {
-        // Node could not make the thread (\`new Worker\` threw inside piscina, such as
+        // Node could not make the thread (`new Worker` threw inside piscina, such as
         // ERR_WORKER_INIT_FAILED). The pool is dropped, not destroyed: destroy() would reject the
         // task piscina had queued, which no one holds, as an unhandled rejection.
         pool = null;

@@ -301,7 +301,7 @@ function ksefRefusal(root: UblRoot, company: Company, doc: ReadInvoice, o: Resol
 
 async function refuse(company: Company, network: Network | null, o: ResolvedOptions): Promise<Refusal | null> {
   const refusal = await o.eligibility(company, network);
-  if (refusal) return { code: refusal.code, message: refusal.message };
+  if (refusal) return refusal;
   if (!company.legalEntityId) {
     return {
       code: "no_legal_entity",

@@ -13,6 +13,8 @@ import type { XmlLimits } from "../../src/document/xml.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const coreRoot = join(here, "..", "..");
 const repoRoot = join(coreRoot, "..", "..");
+/** The default pool's module, for the scripts run in a child process. */
+const DEFAULT_POOL_MODULE = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
 
 /** An invoice of about `bytes` bytes (a complete, valid invoice with as many lines as it takes). */
 function largeXml(bytes: number, id = "LARGE-1"): string {
@@ -131,9 +133,8 @@ describe("readInvoiceAsync: large documents on a worker thread", () => {
   });
 
   it("does not keep the process alive: a script that never closes the pool exits (from TypeScript source)", () => {
-    const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
     const script = `
-      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount } from ${JSON.stringify(pool)};
+      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount } from ${JSON.stringify(DEFAULT_POOL_MODULE)};
       configureInvoiceWorkers({ threshold: 0 });
       const r = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "CHILD", scheme: "0106" })))});
       console.log(r.recipient.value, invoiceWorkerCount());`;
@@ -153,9 +154,8 @@ describe("the invoice workers under V8 flags", () => {
   // A V8 flag such as --max-old-space-size is common in production. Node refuses one in a worker's
   // execArgv (ERR_WORKER_INVALID_EXEC_ARGV): passed on, it made every document above the threshold
   // fail (a 500 on the HTTP API).
-  const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
   const script = (endpoint: string) => `
-    import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(pool)};
+    import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(DEFAULT_POOL_MODULE)};
     configureInvoiceWorkers({ threshold: 0 });
     const r = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint, scheme: "0106" })))});
     console.log(r.recipient.value, invoiceWorkerCount());
@@ -190,9 +190,8 @@ describe("the invoice workers under V8 flags", () => {
 
 describe("a worker that Node cannot start", () => {
   it("reads the documents on the calling thread from then on, with a warning, and the process ends cleanly", () => {
-    const pool = pathToFileURL(join(coreRoot, "src", "document", "default-pool.ts")).href;
     const script = `
-      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(pool)};
+      import { readInvoiceAsync, configureInvoiceWorkers, invoiceWorkerCount, closeInvoiceWorkers } from ${JSON.stringify(DEFAULT_POOL_MODULE)};
       configureInvoiceWorkers({ threshold: 0 });
       const first = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "INLINE1", scheme: "0106" })))});
       const second = await readInvoiceAsync(${JSON.stringify(b64(invoiceXml({ endpoint: "INLINE2", scheme: "0106" })))});
