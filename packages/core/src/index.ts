@@ -107,6 +107,7 @@ export { invoiceView, clientView } from "./domain/views.js";
 export {
   createAccount,
   authenticate,
+  authenticateRequest,
   createApiKey,
   MAX_ACTIVE_API_KEYS,
   listApiKeys,

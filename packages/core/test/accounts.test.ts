@@ -1,16 +1,36 @@
 import { describe, expect, it } from "vitest";
 import {
   authenticate,
+  authenticateRequest,
   createAccount,
   createApiKey,
   getCompany,
   listApiKeys,
   memoryStore,
   revokeApiKey,
+  submitInvoice,
   updateCompany,
+  type Store,
 } from "../src/index.js";
 import { failure } from "./support/errors.js";
-import { setup } from "./support/setup.js";
+import { ELIGIBLE, setup } from "./support/setup.js";
+import { b64, invoiceXml } from "./support/ubl.js";
+
+/** `store` with a count of its getCompany calls. */
+function countingCompanyReads(store: Store): { store: Store; reads: () => number } {
+  let reads = 0;
+  const counted = new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== "getCompany" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        reads++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { store: counted, reads: () => reads };
+}
 
 
 describe("accounts", () => {
@@ -86,6 +106,70 @@ describe("authenticate", () => {
     clock.advance(60_000);
     await authenticate(store, apiKey, options);
     expect((await listApiKeys(store, auth))[0]!.lastUsedAt).not.toBe(first);
+  });
+});
+
+describe("authenticateRequest", () => {
+  it("reads the company with the key, and the request's submission does not read it again", async () => {
+    const { store: inner, apiKey, companyId, options } = await setup();
+    const { store, reads } = countingCompanyReads(inner);
+    const auth = await authenticateRequest(store, apiKey, options);
+    expect(auth).toMatchObject({ companyId, company: { id: companyId, ...ELIGIBLE } });
+    const submitted = await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options);
+    expect(submitted.status).toBe("sending");
+    expect(reads()).toBe(0);
+    // authenticate's context carries no company: each submission reads it.
+    const plain = await authenticate(store, apiKey, options);
+    expect(plain).not.toHaveProperty("company");
+    await submitInvoice(store, plain, { xml: b64(invoiceXml({ id: "INV-2" })) }, options);
+    expect(reads()).toBe(1);
+  });
+
+  it("refuses missing, malformed, unknown, tampered and revoked keys with invalid_api_key, as authenticate does", async () => {
+    const { store, apiKey, auth, options } = await setup();
+    const tampered = apiKey.slice(0, -1) + (apiKey.endsWith("A") ? "B" : "A");
+    const unknownId = apiKey.replace(/^einv_[0-9a-f]{8}/, "einv_00000000");
+    const second = await createApiKey(store, auth, options);
+    await revokeApiKey(store, auth, second.id, options);
+    for (const key of [undefined, "", "nope", tampered, unknownId, apiKey + "x", second.apiKey]) {
+      const e = await failure(authenticateRequest(store, key, options));
+      expect([e.code, e.status]).toEqual(["invalid_api_key", 401]);
+    }
+  });
+
+  it("a context kept from authenticate sees a change of the company at the next submission; authenticateRequest's is the company as it was", async () => {
+    const { store, apiKey, companyId, options } = await setup();
+    const kept = await authenticate(store, apiKey, options);
+    const forRequest = await authenticateRequest(store, apiKey, options);
+    await updateCompany(store, companyId, { peppolSendingEnabled: false }, options);
+    const e = await failure(submitInvoice(store, kept, { xml: b64(invoiceXml()) }, options));
+    expect([e.code, e.status]).toEqual(["peppol_sending_not_enabled", 422]);
+    // The snapshot of the request authenticated before the change (documented: a context for one request).
+    expect(forRequest.company?.peppolSendingEnabled).toBe(true);
+    expect((await authenticateRequest(store, apiKey, options)).company?.peppolSendingEnabled).toBe(false);
+  });
+
+  it("a context whose company is not its companyId's is not used: the company is read", async () => {
+    const { store: inner, apiKey, options } = await setup();
+    const other = await setup({ store: inner, eligible: false });
+    const { store, reads } = countingCompanyReads(inner);
+    const auth = await authenticateRequest(store, apiKey, options);
+    // Given the other company's record, the submission reads its own (and it is eligible).
+    const mixed = { ...auth, company: (await authenticateRequest(store, other.apiKey, options)).company };
+    expect((await submitInvoice(store, mixed, { xml: b64(invoiceXml()) }, options)).status).toBe("sending");
+    expect(reads()).toBe(1);
+  });
+
+  it("on a store without getApiKeyWithCompany it is authenticate: no company in the context, read at the submission", async () => {
+    const { store: inner, apiKey, options } = await setup();
+    const { getApiKeyWithCompany: _dropped, ...rest } = inner as Store & Record<string, unknown>;
+    const bare = Object.assign(Object.create(Object.getPrototypeOf(inner)), rest) as Store;
+    expect(bare.getApiKeyWithCompany).toBeUndefined();
+    const { store, reads } = countingCompanyReads(bare);
+    const auth = await authenticateRequest(store, apiKey, options);
+    expect(auth).not.toHaveProperty("company");
+    expect((await submitInvoice(store, auth, { xml: b64(invoiceXml()) }, options)).status).toBe("sending");
+    expect(reads()).toBe(1);
   });
 });
 

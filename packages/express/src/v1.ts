@@ -1,5 +1,5 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
-import { ApiError, authenticate, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
+import { ApiError, authenticate, authenticateRequest, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -79,21 +79,26 @@ export function createV1Router(options: V1RouterOptions): Router {
   const metrics = safeMetrics(options.metrics);
   const perKey = keyLimiter ? rateLimit(keyLimiter, (req) => authOf(req).companyId, "company", () => metrics.rateLimited({ limit: "company" })) : null;
   const signUpLimiter = limiterFor(options.signUpRateLimit, DEFAULT_SIGN_UP_RATE_LIMIT, "sign-up");
-  const authenticated: RequestHandler = (req, res, next) => {
-    const schemeless = missingBearerScheme(req, "API key");
-    if (schemeless) return next(new ApiError("invalid_api_key", schemeless));
-    authenticate(store, bearerToken(req), options).then(
-      (ctx) => {
-        (req as AuthedRequest)[AUTH] = ctx;
-        if (perKey) perKey(req, res, next);
-        else next();
-      },
-      next,
-    );
-  };
+  // The submissions' routes read the company with the key (one store call instead of two per request).
+  const authenticatedBy =
+    (check: typeof authenticate): RequestHandler =>
+    (req, res, next) => {
+      const schemeless = missingBearerScheme(req, "API key");
+      if (schemeless) return next(new ApiError("invalid_api_key", schemeless));
+      check(store, bearerToken(req), options).then(
+        (ctx) => {
+          (req as AuthedRequest)[AUTH] = ctx;
+          if (perKey) perKey(req, res, next);
+          else next();
+        },
+        next,
+      );
+    };
+  const authenticated = authenticatedBy(authenticate);
   const mount = {
     limit,
     authenticate: { apiKey: authenticated },
+    authenticateWithCompany: authenticatedBy(authenticateRequest),
     signUpLimit: signUpLimiter ? rateLimit(signUpLimiter, clientIp, "client IP", () => metrics.rateLimited({ limit: "sign-up" })) : null,
     authOf,
     bodyGate: bodyGateFor(options.bodyBudget, limit),

@@ -227,6 +227,36 @@ describe("POST /v1/peppol/invoice", () => {
     expect(line).toContain("57P01");
     expect(line).not.toMatch(/INSERT|secret|einv_/);
   });
+
+  it("reads the API key and the company in one store call for a submission, and the key alone for other routes; a change of the company counts from the next request", async () => {
+    const store = memoryStore();
+    const calls: Record<string, number> = {};
+    for (const method of ["getApiKey", "getApiKeyWithCompany", "getCompany"] as const) {
+      const original = store[method]!.bind(store) as (id: string) => Promise<unknown>;
+      (store as unknown as Record<string, unknown>)[method] = (id: string) => {
+        calls[method] = (calls[method] ?? 0) + 1;
+        return original(id);
+      };
+    }
+    const { app } = makeApp({ store });
+    const { apiKey, companyId } = await eligibleAccount(app);
+    const count = () => ({ ...calls });
+    const before = count();
+    const res = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ xml: b64(invoiceXml()) });
+    expect(res.status).toBe(200);
+    const afterSubmit = count();
+    expect((afterSubmit.getApiKeyWithCompany ?? 0) - (before.getApiKeyWithCompany ?? 0)).toBe(1);
+    expect((afterSubmit.getCompany ?? 0) - (before.getCompany ?? 0)).toBe(0);
+    expect((afterSubmit.getApiKey ?? 0) - (before.getApiKey ?? 0)).toBe(0);
+    expect((await request(app).get("/v1/invoices").set(bearer(apiKey))).status).toBe(200);
+    const afterList = count();
+    expect((afterList.getApiKey ?? 0) - (afterSubmit.getApiKey ?? 0)).toBe(1);
+    expect(afterList.getApiKeyWithCompany).toBe(afterSubmit.getApiKeyWithCompany);
+    // Each request reads the company anew: sending turned off answers the next submission with a 422.
+    await makeEligible(app, companyId, { peppolSendingEnabled: false });
+    const refused = await request(app).post(SUBMIT).set(bearer(apiKey)).send({ xml: b64(invoiceXml({ id: "INV-2" })) });
+    expect([refused.status, refused.body.code]).toEqual([422, "peppol_sending_not_enabled"]);
+  });
 });
 
 describe("reads", () => {

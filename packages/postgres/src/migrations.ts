@@ -503,6 +503,37 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 16,
+    name: "authentication reads an API key and its company in one call (api_key_with_company), so a submission need not read the company again",
+    statements: (s) => [
+      // PL/pgSQL keeps the plan of its query for the session: under PGlite a join planned at each call
+      // cost as much as a second query (0.46 ms against 0.25 for the key alone), this call as little as
+      // the key alone. The columns are the row mappings' (rows.ts, API_KEYS and COMPANIES) as their
+      // select() gives them, named k_* and c_*; a column added to either table replaces this function
+      // in the same migration (the store conformance suite compares the two reads column by column).
+      `CREATE FUNCTION ${s}.api_key_with_company(p_id uuid) RETURNS TABLE (
+        k_id text, k_company_id text, k_prefix text, k_hash text, k_created_at text, k_last_used_at text, k_revoked_at text, k_name text,
+        c_id text, c_name text, c_country text, c_enterprise boolean, c_subscription text, c_legal_entity_id text,
+        c_peppol_sending_enabled boolean, c_created_at text, c_updated_at text, c_ksef_nip text, c_ksef_token_ciphertext text, c_ksef_updated_at text
+      ) LANGUAGE plpgsql STABLE AS $body$
+      BEGIN
+        RETURN QUERY SELECT k.id::text, k.company_id::text, k.prefix, k.hash,
+          to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(k.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(k.revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          k.name,
+          c.id::text, c.name, c.country, c.enterprise, c.subscription, c.legal_entity_id, c.peppol_sending_enabled,
+          to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          c.ksef_nip, c.ksef_token_ciphertext,
+          to_char(c.ksef_updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        FROM ${s}.api_keys AS k LEFT JOIN ${s}.companies AS c ON c.id = k.company_id
+        WHERE k.id = p_id;
+      END
+      $body$`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

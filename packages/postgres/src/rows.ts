@@ -28,6 +28,8 @@ export interface RowMapping<T, C extends string> {
   params(record: T, names?: readonly C[]): unknown[];
   /** The record of a row read with `select()`. */
   fromRow(row: Record<string, unknown>): T;
+  /** The record of a row whose columns are named `as` + name, as select() gives them (two tables' rows in one, such as api_key_with_company's). */
+  fromAliased(row: Record<string, unknown>, as: string): T;
   /** `SELECT <select()> <rest>` on `db`: the record of its first row, or null when it has none. */
   one(db: Queryable, rest: string, params: readonly unknown[]): Promise<T | null>;
   /** `SELECT <select()> <rest>` on `db`: the records of its rows, in its order. */
@@ -50,6 +52,11 @@ function rowMapping<T, const C extends string>(spec: {
   const select = (p = ""): string =>
     names.map((n) => (types[n] === "uuid" ? `${p}${n}::text AS ${n}` : types[n] === "timestamptz" ? iso(`${p}${n}`, n) : `${p}${n}`)).join(", ");
   const fromRow = (row: Record<string, unknown>): T => spec.fromRow(row as Record<C, unknown>);
+  const fromAliased = (row: Record<string, unknown>, as: string): T => {
+    const own: Record<string, unknown> = {};
+    for (const n of names) own[n] = row[`${as}${n}`];
+    return fromRow(own);
+  };
   return {
     names,
     types,
@@ -62,6 +69,7 @@ function rowMapping<T, const C extends string>(spec: {
       return of.map((n) => row[n]);
     },
     fromRow,
+    fromAliased,
     async one(db, rest, params) {
       const { rows } = await db.query(`SELECT ${select()} ${rest}`, params);
       return rows[0] ? fromRow(rows[0]) : null;
@@ -147,6 +155,7 @@ export const COMPANY_PATCH_COLUMNS: Readonly<Record<string, (typeof COMPANIES.na
   updatedAt: "updated_at",
 };
 
+// A column added to api_keys or companies: replace the function api_key_with_company (migration 16) in its migration too.
 export const API_KEYS = rowMapping({
   columns: {
     id: "uuid",

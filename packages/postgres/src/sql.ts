@@ -11,6 +11,7 @@ export interface Tables {
   invoices: string;
   documents: string;
   insertAccepted: string;
+  apiKeyWithCompany: string;
   webhooks: string;
   webhookEvents: string;
   deliveryEvidence: string;
@@ -28,6 +29,7 @@ export function tablesOf(s: string): Tables {
     invoices: `${s}.invoices`,
     documents: `${s}.documents`,
     insertAccepted: `${s}.insert_accepted`,
+    apiKeyWithCompany: `${s}.api_key_with_company`,
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
     deliveryEvidence: `${s}.delivery_evidence`,

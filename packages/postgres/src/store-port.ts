@@ -148,6 +148,15 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       return API_KEYS.one(db, `FROM ${t.apiKeys} WHERE id = $1::uuid`, [id]);
     },
 
+    async getApiKeyWithCompany(id) {
+      if (!isId(id)) return null;
+      // One call (migration 16): the key's columns named k_*, its company's c_* (null when the company is gone).
+      const { rows } = await db.query(`SELECT * FROM ${t.apiKeyWithCompany}($1::uuid)`, [id]);
+      const row = rows[0];
+      if (!row) return null;
+      return { apiKey: API_KEYS.fromAliased(row, "k_"), company: row.c_id === null || row.c_id === undefined ? null : COMPANIES.fromAliased(row, "c_") };
+    },
+
     async listApiKeys(companyId) {
       if (!isId(companyId)) return [];
       return API_KEYS.all(db, `FROM ${t.apiKeys} AS k WHERE company_id = $1::uuid AND revoked_at IS NULL ORDER BY k.created_at, k.id`, [companyId]);

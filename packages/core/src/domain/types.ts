@@ -116,6 +116,12 @@ export interface ClientRecord {
 export interface AuthContext {
   companyId: string;
   apiKeyId: string;
+  /**
+   * The company as `authenticateRequest` read it with the key, for the request being served: a
+   * submission takes it from here instead of reading it again. Absent from `authenticate`'s context
+   * (the company is then read at each submission); null when the key's company is gone.
+   */
+  company?: Company | null;
 }
 
 export const WEBHOOK_EVENT_TYPES = ["invoice.status_changed"] as const;

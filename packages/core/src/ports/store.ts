@@ -101,6 +101,15 @@ export interface Store {
   /** The key with this id (revoked or not), or null. Not scoped: used to authenticate. */
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
 
+  /**
+   * Optional: the key with this id (revoked or not) and its company, read together (for a database,
+   * in one statement: one round trip instead of two), or null when there is no such key; `company`
+   * is null when the key's company is gone. The same records `getApiKey` and `getCompany` give. When
+   * a store has it, `authenticate` reads through it and a submission made right after (the same
+   * request) takes the company from there instead of reading it again.
+   */
+  getApiKeyWithCompany?(id: string): Promise<{ apiKey: ApiKeyRecord; company: Company | null } | null>;
+
   /** The company's keys that are not revoked, oldest first. */
   listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
 

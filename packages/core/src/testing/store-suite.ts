@@ -248,6 +248,32 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(await store.insertApiKey(sampleApiKey(company.id))).toBe(true);
       });
 
+      it("reads a key and its company together exactly as getApiKey and getCompany read them (when the store has getApiKeyWithCompany)", async () => {
+        if (!store.getApiKeyWithCompany) return; // optional: authenticate then reads the key and the company apart
+        const k = sampleApiKey(company.id, { createdAt: ts(1), name: "ERP production" });
+        await store.insertApiKey(k);
+        await store.touchApiKey(k.id, ts(2));
+        expect(await store.getApiKeyWithCompany(k.id)).toEqual({ apiKey: await store.getApiKey(k.id), company: await store.getCompany(company.id) });
+        // Every column of the company, the KSeF ones included, as changed since (nothing kept from the first read).
+        const updated = await store.updateCompany(company.id, {
+          name: "Renamed BV",
+          peppolSendingEnabled: !company.peppolSendingEnabled,
+          ksef: { nip: "5260250274", tokenCiphertext: "v1.cipher", updatedAt: ts(3) },
+          updatedAt: ts(3),
+        });
+        const both = await store.getApiKeyWithCompany(k.id);
+        expect(both?.company).toEqual(updated);
+        expect(both?.apiKey).toEqual({ ...k, lastUsedAt: ts(2) });
+        // A revoked key is still found (authenticate refuses it); another company's key comes with its own company.
+        const other = await newCompany({ name: "Other BV" });
+        const [otherKey] = await store.listApiKeys(other.id);
+        expect((await store.getApiKeyWithCompany(otherKey!.id))?.company).toEqual(other);
+        expect(await store.revokeApiKey(company.id, k.id, ts(4))).toBe("revoked");
+        expect((await store.getApiKeyWithCompany(k.id))?.apiKey.revokedAt).toBe(ts(4));
+        expect(await store.getApiKeyWithCompany(randomUUID())).toBeNull();
+        expect(await store.getApiKeyWithCompany("not-a-uuid")).toBeNull();
+      });
+
       it("records the last use of a key", async () => {
         const k = sampleApiKey(company.id);
         await store.insertApiKey(k);

@@ -93,11 +93,18 @@ export async function createAccount(store: Store, body: unknown, options?: CoreO
  * @example const auth = await authenticate(store, "einv_…")
  */
 export async function authenticate(store: Store, apiKey: string | null | undefined, options?: CoreOptions): Promise<AuthContext> {
+  return check(store, apiKey, options, false);
+}
+
+async function check(store: Store, apiKey: string | null | undefined, options: CoreOptions | undefined, andCompany: boolean): Promise<AuthContext> {
   if (!apiKey) {
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API key>.");
   }
   const m = KEY_PATTERN.exec(apiKey);
-  const record = m ? await guardStore(store).getApiKey(uuidFromCompact(m[1]!)) : null;
+  const s = guardStore(store);
+  // A store that reads the key and its company together saves the request's submission its own company read (see companyOf).
+  const withCompany = m && andCompany && s.getApiKeyWithCompany ? await s.getApiKeyWithCompany(uuidFromCompact(m[1]!)) : undefined;
+  const record = withCompany !== undefined ? (withCompany?.apiKey ?? null) : m ? await s.getApiKey(uuidFromCompact(m[1]!)) : null;
   const presented = Buffer.from(hashSecret(m?.[2] ?? apiKey), "hex");
   const expected = record && !record.revokedAt ? Buffer.from(record.hash, "hex") : DUMMY_HASH;
   const match = timingSafeEqual(presented, expected);
@@ -107,9 +114,36 @@ export async function authenticate(store: Store, apiKey: string | null | undefin
   const o = resolveOptions(options);
   const now = o.now();
   if (!record.lastUsedAt || Date.parse(now) - Date.parse(record.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-    await guardStore(store).touchApiKey(record.id, now);
+    await s.touchApiKey(record.id, now);
   }
-  return { companyId: record.companyId, apiKeyId: record.id };
+  const auth: AuthContext = { companyId: record.companyId, apiKeyId: record.id };
+  if (withCompany && andCompany) auth.company = withCompany.company;
+  return auth;
+}
+
+/**
+ * `authenticate` for one request being served: the same check and answers, and the key's company
+ * read with the key (in one statement, where the store has `getApiKeyWithCompany`), kept in the
+ * context as `company`. A submission given this context takes the company from there instead of
+ * reading it again: one database round trip fewer per request. The company is as it was when the key
+ * was checked, so use the context for that request only (as `@einvoice/express` does); a context kept
+ * for longer, such as for a batch of submissions, comes from `authenticate`, which reads the company
+ * at each submission.
+ *
+ * @example const auth = await authenticateRequest(store, bearerToken(req)); await submitInvoice(store, auth, req.body)
+ */
+export async function authenticateRequest(store: Store, apiKey: string | null | undefined, options?: CoreOptions): Promise<AuthContext> {
+  return check(store, apiKey, options, true);
+}
+
+/**
+ * The caller's company: the one `authenticateRequest` read with the key when the context has it
+ * (for this context's company), else read now.
+ */
+export async function companyOf(s: Store, auth: AuthContext): Promise<Company | null> {
+  const c = auth.company;
+  if (c === null || (c !== undefined && c.id === auth.companyId)) return c;
+  return s.getCompany(auth.companyId);
 }
 
 function keyView(k: ApiKeyRecord): ApiKeyView {

@@ -1,6 +1,7 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
 import { ApiError, type ErrorCode } from "../domain/errors.js";
 import { checkRecipient } from "../routing/routing.js";
+import { companyOf } from "./accounts.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { RoutingDecision, Store } from "../ports/store.js";
@@ -49,7 +50,7 @@ async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request
   const body = checkSubmitBody(request, root);
   const o = resolveOptions(options);
   const s = guardStore(store);
-  const company = await s.getCompany(auth.companyId);
+  const company = await companyOf(s, auth);
   const plan = await planFor(company, body.targetNetwork, o);
   // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
   // An invoice given as data is built and checked (its model is the builder's; nothing is parsed).
@@ -110,7 +111,7 @@ async function submitUblBody(
   // The company's checks first (its one store read): a company that may not submit on any network
   // costs no document work. The contract puts the body's shape (400) before them, so such a company's
   // body is checked for its shape only (no base64 decoding, no XML), then its refusal is the answer.
-  const company = await s.getCompany(auth.companyId);
+  const company = await companyOf(s, auth);
   const plans = await plansByTarget(company, o);
   if (TARGET_NETWORKS.every((t) => plans[t].refusal)) {
     const target = checkSubmitShape(rawBody instanceof Uint8Array ? [rawBody] : rawBody, root);

@@ -46,6 +46,12 @@ export interface Route<D> {
   summary: string;
   description?: string;
   auth: RouteAuth;
+  /**
+   * For `apiKey` routes whose core call reads the caller's company (the submissions): authentication
+   * reads the company with the key (`authenticateRequest`, one store call), and the core call takes
+   * it from the context instead of reading it again.
+   */
+  company?: boolean;
   /** Counted by the per-client-IP sign-up limit (before anything else). */
   signUpLimit?: boolean;
   /**
@@ -113,6 +119,8 @@ export interface MountOptions {
   limit: number;
   /** Per auth kind, the middleware that authenticates (and rate-limits by key); none for `admin` and `none`. */
   authenticate: Partial<Record<RouteAuth, RequestHandler>>;
+  /** For `apiKey` routes with `company`: the same as `authenticate.apiKey`, with the company read with the key. */
+  authenticateWithCompany?: RequestHandler;
   /** The per-IP sign-up limit, for `signUpLimit` routes. */
   signUpLimit?: RequestHandler | null;
   /** The authentication context the `apiKey` middleware set on a request. */
@@ -140,7 +148,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
     const chain: RequestHandler[] = [];
     if (route.signUpLimit && mount.signUpLimit) chain.push(mount.signUpLimit);
     if (route.body) chain.push(declaredSizeLimit(mount.limit));
-    const authenticate = mount.authenticate[route.auth];
+    const authenticate = route.auth === "apiKey" && route.company && mount.authenticateWithCompany ? mount.authenticateWithCompany : mount.authenticate[route.auth];
     if (authenticate) chain.push(authenticate);
     if (!route.query) chain.push(noQuery());
     if (route.body && mount.bodyGate) chain.push(mount.bodyGate);

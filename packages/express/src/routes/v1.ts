@@ -86,6 +86,7 @@ function submitRoute(r: Operation & {
     ...operation(r),
     description: r.description,
     auth: "apiKey",
+    company: true,
     body: { kind: "raw", schema: r.schema, examples: r.examples },
     success: { status: 200, description: "Processed: `sending` or `failed`.", schema: data(SubmissionSchema) },
     idempotent: true,

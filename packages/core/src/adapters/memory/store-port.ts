@@ -46,6 +46,13 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return k ? clone(k) : null;
     },
 
+    async getApiKeyWithCompany(id) {
+      const k = apiKeys.get(id);
+      if (!k) return null;
+      const c = companies.get(k.companyId);
+      return { apiKey: clone(k), company: c ? clone(c) : null };
+    },
+
     async listApiKeys(companyId) {
       return [...apiKeys.values()]
         .filter((k) => k.companyId === companyId && !k.revokedAt)
