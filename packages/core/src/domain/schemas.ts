@@ -68,6 +68,11 @@ export type ValidateRequest = { xml: string } | { invoice: InvoiceDataInput } | 
  * JSON pointer in the body (`/invoice/lines/0/vat/rate: is required for category S`).
  */
 export function parseDocumentBody<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  // A body that passes is parsed without the error map: zod is then several times faster (0.2 to 0.9 µs
+  // against 2 to 5 for a submit body, docs/performance.md), and an error map changes messages, never
+  // the verdict. Only a body that fails is parsed again with it, for the messages.
+  const passed = schema.safeParse(input);
+  if (passed.success) return passed.data;
   const result = schema.safeParse(input, { error: dataIssueMessage });
   if (result.success) return result.data;
   const isData = (i: z.core.$ZodIssue) => i.path[0] === "invoice" || i.path[0] === "creditNote";
