@@ -57,7 +57,11 @@ export function round2(x: Decimal): Decimal {
   const cut = x.round(2, Big.roundDown);
   return cut.minus(x).gt(HALF_CENT) ? cut.minus(CENT) : cut;
 }
-const ZERO = new Big(0);
+/** Decimals the rules compare and compute with, made once: big.js parses a number literal again at each call that takes one. */
+export const ZERO = new Big(0);
+export const ONE = new Big(1);
+export const HALF = new Big("0.5");
+export const HUNDRED = new Big(100);
 const CENT = new Big("0.01");
 const HALF_CENT = new Big("0.005");
 

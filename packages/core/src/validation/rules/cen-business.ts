@@ -4,7 +4,7 @@
 // xs:decimal arithmetic with round(x * 100) div 100), and reported at the context node. Within the pattern an
 // element is checked by the first rule whose context matches it, as Schematron does (a line's InvoicePeriod
 // gets BR-30/BR-CO-20, not BR-29/BR-CO-19).
-import { round2, sum, type Decimal } from "../decimal.js";
+import { HUNDRED, ONE, round2, sum, ZERO, type Decimal } from "../decimal.js";
 import { child, children, deepestOf, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
@@ -333,7 +333,7 @@ function lineRules(line: UblNode, report: Report): void {
 /** `(path) >= 0`: the value compared as a number (absent is false). */
 function nonNegative(node: UblNode): boolean {
   const amount = decOf(node);
-  return amount !== null && amount.gte(0);
+  return amount !== null && amount.gte(ZERO);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -471,22 +471,22 @@ function taxTotalRules(root: UblNode, report: Report): void {
     const rateCat = vatCats.find((taxCategory) => exists(taxCategory, "cbc:Percent"));
     const rate = rateCat ? decAt(rateCat, "cbc:Percent") : null;
     const taxAmount = decAt(st, "cbc:TaxAmount"), taxable = decAt(st, "cbc:TaxableAmount");
-    const amountIsZero = taxAmount !== null && round0(taxAmount).eq(0);
+    const amountIsZero = taxAmount !== null && round0(taxAmount).eq(ZERO);
     let ok: boolean;
     let expected: Decimal | null = null;
     if (!rateCat) ok = amountIsZero;
     else if (rate === null) ok = false;
-    else if (round0(rate).eq(0)) ok = amountIsZero;
+    else if (round0(rate).eq(ZERO)) ok = amountIsZero;
     else {
-      expected = taxable === null ? null : round2(taxable.abs().times(rate.div(100)));
-      ok = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
+      expected = taxable === null ? null : round2(taxable.abs().times(rate.div(HUNDRED)));
+      ok = taxAmount !== null && expected !== null && taxAmount.abs().minus(ONE).lt(expected) && taxAmount.abs().plus(ONE).gt(expected);
     }
     if (!ok) {
       const text = taxAmount === null
         ? `${label} has no VAT amount (BT-117), so it cannot be checked against the taxable amount and rate.`
         : expected !== null
         ? `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but the taxable amount (BT-116) ${money(taxable)} at ${show(rate)}% gives ${money(expected)}.`
-        : rateCat && rate !== null && !round0(rate).eq(0) && taxable === null
+        : rateCat && rate !== null && !round0(rate).eq(ZERO) && taxable === null
         ? `${label} has no taxable amount (BT-116), so its VAT amount cannot be checked.`
         : `${label}: the VAT amount (BT-117) is ${money(taxAmount)}, but with a VAT rate of ${rateCat ? show(rate) : "none"} it must be 0.`;
       report("BR-CO-17", text, st);

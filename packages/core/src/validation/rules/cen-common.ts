@@ -1,6 +1,6 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
-import { dec, lit, type Decimal } from "../decimal.js";
+import { dec, HALF, lit, ONE, ZERO, type Decimal } from "../decimal.js";
 import { BY_QNAME, NS, child, children, memoOn, norm, normalizeSpace, stringValue, type QnameIndex, type UblNode } from "../../document/model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule. A read
@@ -129,9 +129,9 @@ export function codePointPrefix(text: string, count: number): string {
 
 /** XPath round(x) for xs:decimal: to the nearest integer, halves towards positive infinity. */
 export function round0(amount: Decimal): Decimal {
-  const value = amount.plus(0.5);
+  const value = amount.plus(HALF);
   const decimal = value.round(0, 0); // towards zero
-  return value.gte(0) || decimal.eq(value) ? decimal : decimal.minus(1);
+  return value.gte(ZERO) || decimal.eq(value) ? decimal : decimal.minus(ONE);
 }
 
 /** A decimal for a message: its plain value ("120.5", never exponent notation), "missing" when absent. */

@@ -8,7 +8,7 @@
 //   /*/cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory        -08 taxable amount, -09 VAT amount, -10 exemption reason
 // The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
 // ID is normalised); each difference is kept and commented where it is.
-import { round2, sum, type Decimal } from "../decimal.js";
+import { HUNDRED, ONE, round2, sum, ZERO, type Decimal } from "../decimal.js";
 import { child, children, exists, memoOn, norm, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
 import {
   all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
@@ -255,16 +255,16 @@ function rateRule(cat: Category, suffix: string, node: UblNode, where: string, r
   const rule = cat.prefix + suffix;
   switch (cat.code) {
     case "S": // (cbc:Percent) > 0
-      if (!(rate !== null && rate.gt(0))) report(rule, `The VAT rate of ${where}, of VAT category S (standard rated), must be more than 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
+      if (!(rate !== null && rate.gt(ZERO))) report(rule, `The VAT rate of ${where}, of VAT category S (standard rated), must be more than 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
       break;
     case "L": case "M": // (cbc:Percent) >= 0
-      if (!(rate !== null && rate.gte(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0 or more; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
+      if (!(rate !== null && rate.gte(ZERO))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0 or more; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
       break;
     case "O": // not(cbc:Percent)
       if (percentEl) report(rule, `The VAT rate of ${where} must not be given for VAT category O (not subject to VAT); it is ${show(rate)}.`, node);
       break;
     default: // xs:decimal(cbc:Percent) = 0
-      if (!(rate !== null && rate.eq(0))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
+      if (!(rate !== null && rate.eq(ZERO))) report(rule, `The VAT rate of ${where}, of VAT category ${cat.name}, must be 0; ${percentEl ? `it is ${show(rate)}` : "it has none"}.`, node);
   }
 }
 
@@ -309,8 +309,8 @@ function breakdownRules(root: UblNode, report: Report): void {
       }
       // -09: |TaxAmount| - 1 < round(|TaxableAmount| * Percent / 100, 2) < |TaxAmount| + 1
       const pct = decAt(taxCategory, "cbc:Percent");
-      const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(100))) : null;
-      const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(1).lt(expected) && taxAmount.abs().plus(1).gt(expected);
+      const expected = taxable !== null && pct !== null ? round2(taxable.abs().times(pct.div(HUNDRED))) : null;
+      const ok9 = taxAmount !== null && expected !== null && taxAmount.abs().minus(ONE).lt(expected) && taxAmount.abs().plus(ONE).gt(expected);
       if (!ok9) {
         const missing = [taxAmount ? "" : "VAT amount (BT-117)", taxable ? "" : "taxable amount (BT-116)", pct ? "" : "VAT rate (BT-119)"].filter(Boolean);
         report(`${cat.prefix}-09`, missing.length
@@ -346,8 +346,6 @@ function breakdownRules(root: UblNode, report: Report): void {
   }
 }
 
-const ZERO = round2(sum([]));
-
 // ---------------------------------------------------------------------------------------------------------
 // The -08 sums, computed once per document: one pass over the lines, allowances and charges files each amount
 // under every (category code, rate) it matches, so that n breakdowns over n lines cost n + n, not n × n.
@@ -372,7 +370,7 @@ interface CategorySums {
 }
 
 /** Equal decimals get the same key (5, 5.00 and +5 are "5"; -0 is "0"). */
-const rateKey = (amount: Decimal): string => (amount.eq(0) ? "0" : amount.toFixed());
+const rateKey = (amount: Decimal): string => (amount.eq(ZERO) ? "0" : amount.toFixed());
 
 const matchedOf = (categories: UblNode[]): Matched => {
   const codes = new Set<string>(), rates = new Set<string>();

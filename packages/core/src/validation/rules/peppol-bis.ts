@@ -4,7 +4,7 @@
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
 import { child, children, exists, first, isBlankText, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
-import { dec, round2, lit, type Decimal } from "../decimal.js";
+import { dec, HUNDRED, lit, ONE, round2, ZERO, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,
   UNCL2005_PERIOD_CODES, UNCL5189_ALLOWANCE_REASONS, UNCL7161_CHARGE_REASONS,
@@ -17,7 +17,7 @@ import { isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type Peppol
 import { decOf } from "./cen-common.js";
 
 // Constants of the line and allowance arithmetic, made once (big.js values are immutable).
-const ZERO = lit(0), ONE = lit(1), TOLERANCE = lit("0.02");
+const TOLERANCE = lit("0.02");
 
 const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
@@ -56,8 +56,8 @@ export function documentRules(facts: PeppolFacts): void {
   }
   if (taxCurrency) {
     const inTax = taxAmountsIn(totals, norm(taxCurrency)), inDoc = taxAmountsIn(totals, norm(child(root, "cbc:DocumentCurrencyCode")));
-    const allNonPos = inTax.some((amount) => amount !== null && amount.lte(0)) && inDoc.some((amount) => amount !== null && amount.lte(0));
-    const allNonNeg = inTax.some((amount) => amount !== null && amount.gte(0)) && inDoc.some((amount) => amount !== null && amount.gte(0));
+    const allNonPos = inTax.some((amount) => amount !== null && amount.lte(ZERO)) && inDoc.some((amount) => amount !== null && amount.lte(ZERO));
+    const allNonNeg = inTax.some((amount) => amount !== null && amount.gte(ZERO)) && inDoc.some((amount) => amount !== null && amount.gte(ZERO));
     if (!allNonPos && !allNonNeg) facts.report("PEPPOL-EN16931-R055", "fatal", `The total VAT in the invoice currency and the total VAT in the accounting currency (${norm(taxCurrency)}) must have the same sign.`, root);
   }
 }
@@ -206,7 +206,7 @@ function allowanceChargeRules(facts: PeppolFacts, node: UblNode): void {
     const amountNode = child(node, "cbc:Amount");
     const amount = amountNode ? decOf(amountNode) : ZERO, baseAmount = decOf(base), factorAmount = decOf(factor);
     if (amount && baseAmount && factorAmount) {
-      const expected = baseAmount.times(factorAmount).div(100);
+      const expected = baseAmount.times(factorAmount).div(HUNDRED);
       if (expected.minus(amount).abs().gt(TOLERANCE)) {
         facts.report("PEPPOL-EN16931-R040", "fatal", `The ${kind} amount ${q(norm(amountNode))} should be the base amount ${norm(base)} × ${norm(factor)}% = ${expected.toFixed()} (0.02 tolerance).`, node);
       }
@@ -255,16 +255,16 @@ function lineRules(facts: PeppolFacts, line: UblNode): void {
   const price = numOr(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
   const baseNode = first(line, "cac:Price/cbc:BaseQuantity");
   const baseValue = baseNode ? decOf(baseNode) : null;
-  const baseQuantity = baseNode && baseValue && !baseValue.eq(0) ? baseValue : ONE;
+  const baseQuantity = baseNode && baseValue && !baseValue.eq(ZERO) ? baseValue : ONE;
   const allowances = lineAcTotal(line, "false"), charges = lineAcTotal(line, "true");
   const baseOk = !(baseNode && baseValue === null);
   if (lineExt && quantity && price && baseOk && allowances && charges) {
-    const expected = quantity.times(baseQuantity.eq(1) ? price : price.div(baseQuantity)).plus(charges).minus(allowances);
+    const expected = quantity.times(baseQuantity.eq(ONE) ? price : price.div(baseQuantity)).plus(charges).minus(allowances);
     if (expected.minus(lineExt).abs().gt(TOLERANCE)) {
-      facts.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNoOf(line)}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(1) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
+      facts.report("PEPPOL-EN16931-R120", "fatal", `Line ${lineNoOf(line)}: the net amount ${lineExt.toFixed()} should be quantity ${quantity.toFixed()} × price ${price.toFixed()}${baseQuantity.eq(ONE) ? "" : ` / base quantity ${baseQuantity.toFixed()}`} + charges ${charges.toFixed()} − allowances ${allowances.toFixed()} = ${expected.round(2).toFixed()} (0.02 tolerance).`, line);
     }
   }
-  if (baseNode && !(baseValue && baseValue.gt(0))) facts.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNoOf(line)}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
+  if (baseNode && !(baseValue && baseValue.gt(ZERO))) facts.report("PEPPOL-EN16931-R121", "fatal", `Line ${lineNoOf(line)}: the price base quantity ${q(norm(baseNode))} must be a number above zero.`, line);
   const refs = children(line, "cac:DocumentReference");
   if (refs.length > 1) facts.report("PEPPOL-EN16931-R100", "fatal", `Line ${lineNoOf(line)} has ${refs.length} invoiced object references; at most one is allowed per line.`, line);
   if (refs.length > 0 && !refs.some((documentReference) => children(documentReference, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130"))) {
