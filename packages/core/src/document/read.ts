@@ -1,6 +1,6 @@
 // The document pipeline in one call: base64 text in, a checked and validated UBL invoice out, on the calling thread.
-import { createHash } from "node:crypto";
 import { ApiError } from "../domain/errors.js";
+import { sha256Hex } from "../domain/sha256.js";
 import type { ParticipantId } from "../domain/types.js";
 import { validateModel, type ValidationItem } from "../validation/validate.js";
 import { MAX_REPORTED_ERRORS, rulesError } from "./rules-error.js";
@@ -117,7 +117,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "
   // The first 100 findings of each flag are kept (the error lists them; the warnings are stored), and all are counted.
   const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const sha256 = sha256Hex(bytes);
   return { bytes, sha256, recipient, fields, peppolDocumentType: extractDocumentType(invoice), warnings: report.warnings, ruleSets: report.ruleSets };
 }
 

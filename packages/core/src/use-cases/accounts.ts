@@ -1,5 +1,6 @@
 // Accounts, companies and API keys: sign-up, authentication, key management, operator updates.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { sha256Hex } from "../domain/sha256.js";
 import { ApiError } from "../domain/errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store } from "../ports/store.js";
@@ -20,7 +21,7 @@ const KEY_PATTERN = /^einv_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 const TOUCH_INTERVAL_MS = 60_000;
 
 function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return sha256Hex(secret);
 }
 
 /** Makes a new random API key (256 bits of secret). Returns the record to store and the key to show once. */

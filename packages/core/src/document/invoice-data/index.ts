@@ -1,6 +1,6 @@
 // Invoices as data: parse an InvoiceData, build its Peppol BIS 3 UBL, check it with our rules and report
 // broken rules against the JSON field that caused them; read any UBL invoice back as InvoiceData.
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../domain/sha256.js";
 import { ApiError, badRequest } from "../../domain/errors.js";
 import { validateModel, type ValidationReport } from "../../validation/validate.js";
 import type { UblNode } from "../model.js";
@@ -105,7 +105,7 @@ export function buildParsedInvoice(parsed: InvoiceData, kind: BuiltKind, maxItem
     documentType: kind,
     xml: built.xml,
     bytes,
-    sha256: createHash("sha256").update(bytes).digest("hex"),
+    sha256: sha256Hex(bytes),
     data: parsed,
     root: built.root,
     report: { ...report, errors: report.errors.map(withPath), warnings: report.warnings.map(withPath) },
