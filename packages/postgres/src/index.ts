@@ -3,10 +3,12 @@ export { postgresStore, type PostgresStore, type PostgresStoreOptions } from "./
 export { openPostgresStore, describeDatabaseUrl, type OpenPostgresStoreOptions, type OpenedPostgresStore } from "./open.js";
 export {
   fromPg,
+  statementName,
   fromPGlite,
   DbError,
   type Db,
   type Queryable,
+  type QueryOptions,
   type Row,
   type DriverOptions,
   type PgPoolLike,

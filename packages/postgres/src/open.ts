@@ -20,6 +20,11 @@ export interface OpenPostgresStoreOptions {
   maxConnections?: number;
   /** Errors of idle pooled connections (the pool drops them and reconnects). Default: ignored. */
   onPoolError?: (error: Error) => void;
+  /**
+   * PostgreSQL server only: run the write of every accepted submission as a named prepared statement
+   * (`fromPg`'s `prepare`). Default false: not through a pooler in transaction mode that does not keep prepared statements.
+   */
+  prepare?: boolean;
 }
 
 export interface OpenedPostgresStore {
@@ -66,7 +71,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions = {}):
     });
     // An idle connection that drops emits "error" on the pool; unhandled, that would end the process.
     pool.on("error", (e) => options.onPoolError?.(e));
-    db = fromPg(pool as unknown as PgPoolLike, { owned: true });
+    db = fromPg(pool as unknown as PgPoolLike, { owned: true, prepare: options.prepare === true });
     description = describeDatabaseUrl(options.databaseUrl);
   } else {
     const { PGlite } = await loadDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));

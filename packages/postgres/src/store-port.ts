@@ -60,7 +60,8 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       doc?.hex ?? null,
       doc?.encoding ?? null,
     ];
-    const { rows } = await db.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params);
+    // Every accepted submission runs it: prepared once per connection where the driver was opened with `prepare`.
+    const { rows } = await db.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params, { prepare: true });
     if (rows.length !== 1) throw new DbError("the submission was not stored");
     return rows[0]!.client_id ?? null;
   }

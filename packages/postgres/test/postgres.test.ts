@@ -1,9 +1,10 @@
 // The store conformance suite and the regressions on a PostgreSQL server (DATABASE_URL), each run in its own schemas.
 import { randomBytes } from "node:crypto";
-import { testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { fromPg, openPostgresStore, postgresStore, type PgPoolLike } from "../src/index.js";
+import type { Company } from "@einvoice/core";
+import { fromPg, openPostgresStore, postgresStore, statementName, type PgPoolLike, type PostgresStore } from "../src/index.js";
 import { testRegressions } from "./support/regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -52,6 +53,73 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
   });
 
   testStore("postgres on a server", () => postgresStore({ db: fromPg(shared as unknown as PgPoolLike), schema: newSchema() }));
+
+  // The same suite with the accepted write as a named prepared statement, on the same pool as the one
+  // above: the two suites' schemas (other texts, other names) share its connections.
+  testStore("postgres on a server, prepared writes", () => postgresStore({ db: fromPg(shared as unknown as PgPoolLike, { prepare: true }), schema: newSchema() }));
+
+  describe("prepared writes", () => {
+    /** A new company (with its account and a key) in `store`. */
+    async function companyIn(store: PostgresStore): Promise<Company> {
+      const company = sampleCompany();
+      const at = company.createdAt;
+      const apiKey = { id: crypto.randomUUID(), companyId: company.id, prefix: "einv_x", hash: "ab".repeat(32), createdAt: at, lastUsedAt: null, revokedAt: null };
+      await store.createAccount({ account: { id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, companyId: company.id, createdAt: at }, company, apiKey });
+      return company;
+    }
+
+    it("two stores in two schemas on one connection each prepare their own write, and the duplicate rule holds through it", async () => {
+      const pool = newPool(1);
+      testPools.push(pool);
+      const stores = [];
+      for (let i = 0; i < 2; i++) stores.push(await postgresStore({ db: fromPg(pool as unknown as PgPoolLike, { prepare: true }), schema: newSchema() }));
+      for (const store of stores) {
+        const company = await companyIn(store);
+        const invoice = sampleInvoiceRecord(company.id);
+        const first = await store.insertSubmission({ invoice, document: new Uint8Array([60, 97, 47, 62]), client: null });
+        expect(first.inserted).toBe(true);
+        const again = await store.insertSubmission({ invoice: { ...invoice, id: crypto.randomUUID() }, document: null, client: null });
+        expect(again).toEqual({ inserted: false, duplicateOf: invoice.id });
+        expect((await store.getInvoice(company.id, invoice.id))?.sha256).toBe(invoice.sha256);
+      }
+      // Both writes are prepared on the pool's one connection, under two names.
+      const { rows } = await pool.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'einvoice%' ORDER BY name");
+      expect(rows.map((r: { name: string }) => r.name)).toHaveLength(2);
+      expect(new Set(rows.map((r: { name: string }) => r.name)).size).toBe(2);
+    });
+
+    it("a statement that fails (a duplicate submission's unique violation) gives its connection back to the pool: the same backend serves the next one", async () => {
+      const pool = newPool(1);
+      testPools.push(pool);
+      const db = fromPg(pool as unknown as PgPoolLike);
+      const store = await postgresStore({ db, schema: newSchema() });
+      const company = await companyIn(store);
+      const invoice = sampleInvoiceRecord(company.id);
+      expect((await store.insertSubmission({ invoice, document: null, client: null })).inserted).toBe(true);
+      const backend = async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+      const before = await backend();
+      expect(await store.insertSubmission({ invoice: { ...invoice, id: crypto.randomUUID() }, document: null, client: null })).toEqual({ inserted: false, duplicateOf: invoice.id });
+      await expect(db.query("SELECT 1/0")).rejects.toMatchObject({ name: "DbError", code: "22012" });
+      expect(await backend()).toBe(before);
+      expect(pool.totalCount).toBe(1);
+    });
+
+    it("without prepare (the default) nothing is prepared", async () => {
+      const pool = newPool(1);
+      testPools.push(pool);
+      const store = await postgresStore({ db: fromPg(pool as unknown as PgPoolLike), schema: newSchema() });
+      const company = await companyIn(store);
+      expect((await store.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
+      expect((await pool.query("SELECT count(*)::integer AS n FROM pg_prepared_statements")).rows[0].n).toBe(0);
+    });
+
+    it("names a statement by its text: the same text one name, another text another, within PostgreSQL's 63 characters", () => {
+      const a = statementName('SELECT "a".insert_accepted($1)::text');
+      expect(a).toMatch(/^einvoice_[0-9a-f]{24}$/);
+      expect(statementName('SELECT "a".insert_accepted($1)::text')).toBe(a);
+      expect(statementName('SELECT "b".insert_accepted($1)::text')).not.toBe(a);
+    });
+  });
 
   testRegressions("PostgreSQL server", () => ({
     connect: () => {
