@@ -91,7 +91,7 @@ export interface DriverOptions {
   /**
    * node-postgres only: run the store's statements that every submission runs (the write of an
    * accepted submission) as named prepared statements, parsed and planned once per connection
-   * instead of at each call (on a local server 0.50 ms against 0.59 for the write,
+   * instead of at each call (on a local server 0.65 ms against 0.72 for the write,
    * docs/storage.md). Default false, because a pooler in transaction mode (PgBouncer before 1.21,
    * or without `max_prepared_statements`) does not keep a connection's prepared statements between
    * transactions. The pool must take node-postgres query configs (`{name, text, values}`), as
