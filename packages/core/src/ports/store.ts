@@ -105,8 +105,8 @@ export interface Store {
    * Optional: the key with this id (revoked or not) and its company, read together (for a database,
    * in one statement: one round trip instead of two), or null when there is no such key; `company`
    * is null when the key's company is gone. The same records `getApiKey` and `getCompany` give. When
-   * a store has it, `authenticate` reads through it and a submission made right after (the same
-   * request) takes the company from there instead of reading it again.
+   * a store has it, `authenticateRequest` reads through it and the request's submission takes the
+   * company from there instead of reading it again (`authenticate` reads the key alone).
    */
   getApiKeyWithCompany?(id: string): Promise<{ apiKey: ApiKeyRecord; company: Company | null } | null>;
 

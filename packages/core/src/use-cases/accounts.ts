@@ -102,10 +102,11 @@ async function check(store: Store, apiKey: string | null | undefined, options: C
     throw new ApiError("invalid_api_key", "Missing API key: send the header Authorization: Bearer <API key>.");
   }
   const m = KEY_PATTERN.exec(apiKey);
+  const id = m ? uuidFromCompact(m[1]!) : null;
   const s = guardStore(store);
   // A store that reads the key and its company together saves the request's submission its own company read (see companyOf).
-  const withCompany = m && andCompany && s.getApiKeyWithCompany ? await s.getApiKeyWithCompany(uuidFromCompact(m[1]!)) : undefined;
-  const record = withCompany !== undefined ? (withCompany?.apiKey ?? null) : m ? await s.getApiKey(uuidFromCompact(m[1]!)) : null;
+  const withCompany = id !== null && andCompany && s.getApiKeyWithCompany ? await s.getApiKeyWithCompany(id) : undefined;
+  const record = withCompany !== undefined ? (withCompany?.apiKey ?? null) : id !== null ? await s.getApiKey(id) : null;
   const presented = Buffer.from(hashSecret(m?.[2] ?? apiKey), "hex");
   const expected = record && !record.revokedAt ? Buffer.from(record.hash, "hex") : DUMMY_HASH;
   const match = timingSafeEqual(presented, expected);
@@ -118,7 +119,7 @@ async function check(store: Store, apiKey: string | null | undefined, options: C
     await s.touchApiKey(record.id, now);
   }
   const auth: AuthContext = { companyId: record.companyId, apiKeyId: record.id };
-  if (withCompany && andCompany) auth.company = withCompany.company;
+  if (withCompany) auth.company = withCompany.company;
   return auth;
 }
 
