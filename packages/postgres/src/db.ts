@@ -76,6 +76,35 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 export interface PgClientLike {
   query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
   release(err?: Error | boolean): void;
+  /**
+   * node-postgres's client is an EventEmitter that emits "error" when its connection dies, even
+   * while a statement is running (the statement also fails). pg-pool listens only while the client
+   * is idle in the pool; the driver listens while it holds the client, so that a lost connection
+   * fails the statement instead of ending the process.
+   */
+  on?(event: "error", listener: (err: Error) => void): unknown;
+  removeListener?(event: "error", listener: (err: Error) => void): unknown;
+}
+
+/**
+ * A client of the pool, held for one statement or one transaction. `give` returns it to the pool,
+ * or destroys it when a statement failed below SQL or its connection emitted "error" meanwhile.
+ */
+async function checkOut(pool: PgPoolLike): Promise<{ client: PgClientLike; give: (broken?: Error) => void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (err: Error): void => {
+    lost ??= err instanceof Error ? err : new Error("the connection failed");
+  };
+  client.on?.("error", onError);
+  return {
+    client,
+    give(broken) {
+      // pg-pool puts its own idle listener back in release(), before this one goes: the client is never without one.
+      client.release(broken ?? lost);
+      client.removeListener?.("error", onError);
+    },
+  };
 }
 
 /** The parts of a node-postgres `Pool` that the driver uses. */
@@ -140,20 +169,21 @@ export function fromPg(pool: PgPoolLike, options: DriverOptions = {}): Db {
     // itself is dropped.
     query: <R extends Row>(sql: string, params: readonly unknown[] = [], run?: QueryOptions) =>
       guarded(async () => {
-        const client = await pool.connect();
+        const held = await checkOut(pool);
         let broken: Error | undefined;
         try {
-          return { rows: (await pgQuery(client, sql, params, prepare && run?.prepare === true)).rows as R[] };
+          return { rows: (await pgQuery(held.client, sql, params, prepare && run?.prepare === true)).rows as R[] };
         } catch (e) {
           if (isConnectionError(toDbError(e))) broken = e instanceof Error ? e : new Error("the connection failed");
           throw e;
         } finally {
-          client.release(broken);
+          held.give(broken);
         }
       }),
 
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await guarded(() => pool.connect());
+      const held = await guarded(() => checkOut(pool));
+      const client = held.client;
       let open = true;
       /** Set when the connection must be destroyed rather than returned to the pool. */
       let broken: Error | undefined;
@@ -186,7 +216,7 @@ export function fromPg(pool: PgPoolLike, options: DriverOptions = {}): Db {
         throw e;
       } finally {
         open = false;
-        client.release(broken);
+        held.give(broken);
       }
     },
   };

@@ -104,6 +104,41 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
       expect(pool.totalCount).toBe(1);
     });
 
+    it("a connection that dies while its statement runs fails that statement with its code, and the process goes on: the pool opens another for the next", async () => {
+      // node-postgres's client emits "error" as well as failing the statement: with no listener while
+      // the driver holds the client, that error ended the process (an outage cut the server's
+      // database connections under a running statement). Vitest fails the run on such an uncaught error.
+      const pool = newPool(1);
+      testPools.push(pool);
+      const db = fromPg(pool as unknown as PgPoolLike, { prepare: true });
+      const backend = async () => (await db.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+      const before = await backend();
+      await expect(db.query("SELECT pg_terminate_backend(pg_backend_pid())")).rejects.toMatchObject({ name: "DbError", code: "57P01" });
+      const after = await backend();
+      expect(after).not.toBe(before);
+      expect(pool.totalCount).toBe(1);
+    });
+
+    it("a connection that dies inside a transaction, during a statement or between two, fails the transaction and the process goes on", async () => {
+      const pool = newPool(1);
+      testPools.push(pool);
+      const db = fromPg(pool as unknown as PgPoolLike);
+      await expect(db.transaction((tx) => tx.query("SELECT pg_terminate_backend(pg_backend_pid())"))).rejects.toMatchObject({ name: "DbError", code: "57P01" });
+      await expect(
+        db.transaction(async (tx) => {
+          const pid = (await tx.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+          // Ended from another connection while this transaction holds its client, with no statement running.
+          await shared.query("SELECT pg_terminate_backend($1)", [pid]);
+          const gone = Date.now() + 10_000;
+          while ((await shared.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid])).rows.length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
+          await new Promise((r) => setTimeout(r, 50));
+          return tx.query("SELECT 1");
+        }),
+      ).rejects.toMatchObject({ name: "DbError" });
+      expect((await db.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+      expect(pool.totalCount).toBe(1);
+    });
+
     it("without prepare (the default) nothing is prepared", async () => {
       const pool = newPool(1);
       testPools.push(pool);
