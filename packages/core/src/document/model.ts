@@ -284,6 +284,11 @@ export interface RuleContext {
   readonly rootElement: "Invoice" | "CreditNote";
   /** Report a broken assertion at `node` (the Schematron context node). */
   report(rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null): void;
+  /**
+   * `report` with the flag "fatal", as a function of its own (made once per document, so that the
+   * families pass it around instead of each making a closure over `report`).
+   */
+  readonly fatal: (rule: string, message: string, node: UblNode | null) => void;
 }
 
 /** A rule family: checks every assertion it holds and reports what is broken. */

@@ -174,11 +174,6 @@ async function submitChecked(
   }
   const now = o.now();
   const id = o.newId();
-  /** Counts a stored submission by the network the routing chose (`none` when it chose none) and its status. */
-  const counted = (submission: Submission): Submission => {
-    o.metrics.submission({ network: decision.ok ? decision.network : "none", status: submission.status });
-    return submission;
-  };
 
   // What KSeF needs of the company and the invoice, checked before anything is stored or sent; after
   // the duplicate rule (row 10 answers first). Direct KSeF delivery authenticates as the company:
@@ -187,14 +182,14 @@ async function submitChecked(
   const ksefProblem = decision.ok && decision.network === "ksef" ? ksefRefusal(root, company, doc, o) : null;
   if (ksefProblem) {
     const earlier = await findDuplicate(s, company.id, doc);
-    if (earlier) return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
+    if (earlier) return counted(o, decision, failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
     throw ksefProblem;
   }
 
   if (!decision.ok) {
     const earlier = await findDuplicate(s, company.id, doc);
     const reason = earlier ? duplicateMessage(root, earlier, doc) : decision.reason;
-    return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier?.id ?? null))));
+    return counted(o, decision, failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, reason), earlier?.id ?? null))));
   }
 
   const accepted = record(id, company.id, doc, body.targetNetwork, decision.network, now, null, note);
@@ -214,9 +209,15 @@ async function submitChecked(
         }
       : null,
   });
-  if (result.inserted) return counted({ submissionId: id, success: true, status: "sending" });
+  if (result.inserted) return counted(o, decision, { submissionId: id, success: true, status: "sending" });
   const earlier: Duplicate = { id: result.duplicateOf, rule: result.rule === "number" ? "number" : "sha256" };
-  return counted(failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
+  return counted(o, decision, failed(await insertFailed(s, duplicate(record(id, company.id, doc, body.targetNetwork, null, now, duplicateMessage(root, earlier, doc)), earlier.id))));
+}
+
+/** Counts a stored submission by the network the routing chose (`none` when it chose none) and its status. */
+function counted(o: ResolvedOptions, decision: RoutingDecision, submission: Submission): Submission {
+  o.metrics.submission({ network: decision.ok ? decision.network : "none", status: submission.status });
+  return submission;
 }
 
 /** An earlier submission that is not failed and that this one repeats: the same bytes, or (built from data) the same number. */

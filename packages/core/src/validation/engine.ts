@@ -35,6 +35,7 @@ export function runRulesCounted(
   const ctx: RuleContext = {
     root,
     rootElement: root.name === "CreditNote" ? "CreditNote" : "Invoice",
+    fatal: (rule, message, node) => ctx.report(rule, "fatal", message, node),
     report(rule, own, message, node) {
       // A validator configuration may report a rule at another level, or not at all ("information").
       const level = levels?.[rule] ?? own;

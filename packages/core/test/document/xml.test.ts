@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../src/domain/errors.js";
-import { DEFAULT_XML_LIMITS, knownNamesKept, parseXml } from "../../src/document/xml.js";
+import { DEFAULT_XML_LIMITS, hasForbiddenUtf8, knownNamesKept, parseXml, parseXmlUtf8 } from "../../src/document/xml.js";
 import type { UblNode } from "../../src/document/model.js";
 import { expectIndexMatchesWalk, qnameIndexOf, walkedByQname } from "../support/qname-index.js";
 import { corpusBytes, readIndex } from "../support/corpus.js";
@@ -73,6 +74,36 @@ describe("parseXml", () => {
   it("rejects characters XML forbids, such as NUL", () => {
     expect(failure(() => parse("<a>\u0000</a>"))?.message).toMatch(/U\+0000/);
     expect(failure(() => parse("<a>\u000B</a>"))?.code).toBe("invalid_ubl_xml");
+  });
+
+  it("finds the characters XML forbids in the UTF-8 bytes exactly where the pattern finds them in the text, at any offset of the bytes in their buffer", () => {
+    const forbidden = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+    // Mostly characters that come near the word test's edges (controls, 0x1F/0x20, 0x7F-0xA0, U+FFFE/F), some of anything.
+    const char = fc.oneof(
+      fc.constantFrom("\t", "\n", "\r", " ", "\u001F", "\u0000", "\u000B", "\u007F", "\u0080", "\u00A0", "\u00FF", "\uFFFD", "\uFFFE", "\uFFFF", "a", "<", "é", "😀"),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), fc.nat(7), (chars, offset) => {
+        const text = chars.join("");
+        const utf8 = Buffer.from(text, "utf8");
+        const backing = Buffer.alloc(utf8.length + offset);
+        utf8.copy(backing, offset);
+        const bytes = backing.subarray(offset);
+        // Lone surrogates are not UTF-8: their bytes decode to U+FFFD, as the strict decoder's caller never sees them.
+        const decoded = bytes.toString("utf8");
+        expect(hasForbiddenUtf8(bytes, decoded)).toBe(forbidden.test(decoded));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("reads from UTF-8 bytes with the same answers as from the text: the model, and the forbidden character named", () => {
+    const ok = "<a>\t<b x='1'>é\r\n</b>\u00A0</a>";
+    expect(parseXmlUtf8(ok, Buffer.from(ok)).root.children[0]!.text).toBe(parseXml(ok).root.children[0]!.text);
+    for (const bad of ["<a>\u0000</a>", "<a>  \u001F</a>", "<a>\uFFFE</a>", "<a x='\u0008'/>"]) {
+      expect(failure(() => parseXmlUtf8(bad, Buffer.from(bad)))?.message).toBe(failure(() => parseXml(bad))?.message);
+    }
   });
 
   it("turns parser errors into invalid_ubl_xml with the parser's reason", () => {

@@ -16,7 +16,7 @@ type Report = (rule: string, message: string, node: UblNode | null) => void;
 
 export const cenBusinessRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const report: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const report: Report = ctx.fatal;
   if (isUblRoot(root)) documentRules(ctx, report);
   for (const additionalDocumentReference of all(root, "cac:AdditionalDocumentReference")) {
     if (norm(child(additionalDocumentReference, "cbc:ID")) === "") report("BR-52", "An additional supporting document (BG-24) has no document reference (BT-122).", additionalDocumentReference);
@@ -39,21 +39,19 @@ export const cenBusinessRules: RuleFamily = (ctx) => {
 // Context /ubl:Invoice | /cn:CreditNote
 function documentRules(ctx: RuleContext, report: Report): void {
   const rootNode = ctx.root;
-  // A missing element is reported at the deepest element of its path that exists: where it belongs.
-  const missing = (rule: string, ok: boolean, what: string, path?: string) => { if (!ok) report(rule, what, path ? deepestOf(rootNode, path) : rootNode); };
-  missing("BR-01", textAt(rootNode, "cbc:CustomizationID") !== "", "The invoice has no specification identifier (BT-24, cbc:CustomizationID).");
-  missing("BR-02", textAt(rootNode, "cbc:ID") !== "", "The invoice has no invoice number (BT-1, cbc:ID).");
-  missing("BR-03", textAt(rootNode, "cbc:IssueDate") !== "", "The invoice has no issue date (BT-2, cbc:IssueDate).");
-  missing("BR-04", textAt(rootNode, "cbc:InvoiceTypeCode") !== "" || textAt(rootNode, "cbc:CreditNoteTypeCode") !== "",
+  reportMissing(report, rootNode, "BR-01", textAt(rootNode, "cbc:CustomizationID") !== "", "The invoice has no specification identifier (BT-24, cbc:CustomizationID).");
+  reportMissing(report, rootNode, "BR-02", textAt(rootNode, "cbc:ID") !== "", "The invoice has no invoice number (BT-1, cbc:ID).");
+  reportMissing(report, rootNode, "BR-03", textAt(rootNode, "cbc:IssueDate") !== "", "The invoice has no issue date (BT-2, cbc:IssueDate).");
+  reportMissing(report, rootNode, "BR-04", textAt(rootNode, "cbc:InvoiceTypeCode") !== "" || textAt(rootNode, "cbc:CreditNoteTypeCode") !== "",
     "The invoice has no invoice type code (BT-3, cbc:InvoiceTypeCode or cbc:CreditNoteTypeCode).");
-  missing("BR-05", textAt(rootNode, "cbc:DocumentCurrencyCode") !== "", "The invoice has no currency code (BT-5, cbc:DocumentCurrencyCode).");
+  reportMissing(report, rootNode, "BR-05", textAt(rootNode, "cbc:DocumentCurrencyCode") !== "", "The invoice has no currency code (BT-5, cbc:DocumentCurrencyCode).");
   const sellerName = "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName";
   const buyerName = "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName";
-  missing("BR-06", textAt(rootNode, sellerName) !== "", "The seller's name (BT-27, PartyLegalEntity/RegistrationName) is missing.", sellerName);
-  missing("BR-07", textAt(rootNode, buyerName) !== "", "The buyer's name (BT-44, PartyLegalEntity/RegistrationName) is missing.", buyerName);
-  missing("BR-08", exists(rootNode, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress"), "The seller's postal address (BG-5) is missing.", "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress");
-  missing("BR-10", exists(rootNode, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"), "The buyer's postal address (BG-8) is missing.", "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress");
-  missing("BR-16", exists(rootNode, "cac:InvoiceLine") || exists(rootNode, "cac:CreditNoteLine"), "The invoice has no invoice lines (BG-25); it needs at least one.");
+  reportMissing(report, rootNode, "BR-06", textAt(rootNode, sellerName) !== "", "The seller's name (BT-27, PartyLegalEntity/RegistrationName) is missing.", sellerName);
+  reportMissing(report, rootNode, "BR-07", textAt(rootNode, buyerName) !== "", "The buyer's name (BT-44, PartyLegalEntity/RegistrationName) is missing.", buyerName);
+  reportMissing(report, rootNode, "BR-08", exists(rootNode, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress"), "The seller's postal address (BG-5) is missing.", "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress");
+  reportMissing(report, rootNode, "BR-10", exists(rootNode, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"), "The buyer's postal address (BG-8) is missing.", "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress");
+  reportMissing(report, rootNode, "BR-16", exists(rootNode, "cac:InvoiceLine") || exists(rootNode, "cac:CreditNoteLine"), "The invoice has no invoice lines (BG-25); it needs at least one.");
 
   // BR-53: every $taxcurrency in cbc:TaxCurrencyCode satisfies exists(//cac:TaxTotal/cbc:TaxAmount[@currencyID=$taxcurrency])
   // (the currencies read once: a document repeating the code and the totals costs n + n, not n × n)
@@ -108,13 +106,23 @@ function documentRules(ctx: RuleContext, report: Report): void {
     if (notIt) report("BR-B-01", `Split payment (VAT category B) is only for Italian domestic invoices, but the invoice has the country code '${stringValue(notIt)}'.`, rootNode);
   }
   // BR-B-02: split payment (B) and standard rate (S) exclude each other.
-  const docUses = (code: string) =>
-    select(rootNode, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
-    select(rootNode, "cac:AllowanceCharge/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
-    all(rootNode, "cac:ClassifiedTaxCategory").some((classifiedTaxCategory) => idIs(classifiedTaxCategory, code));
-  if (docUses("B") && docUses("S")) {
+  if (docUses(rootNode, "B") && docUses(rootNode, "S")) {
     report("BR-B-02", "An invoice with split payment (VAT category B) cannot also have standard rated (S) lines, allowances, charges or VAT breakdowns.", rootNode);
   }
+}
+
+/** A missing element is reported at the deepest element of its path that exists: where it belongs. */
+function reportMissing(report: Report, rootNode: UblNode, rule: string, ok: boolean, what: string, path?: string): void {
+  if (!ok) report(rule, what, path ? deepestOf(rootNode, path) : rootNode);
+}
+
+/** The document uses VAT category `code` in its breakdown, an allowance or charge, or a line. */
+function docUses(rootNode: UblNode, code: string): boolean {
+  return (
+    select(rootNode, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
+    select(rootNode, "cac:AllowanceCharge/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
+    all(rootNode, "cac:ClassifiedTaxCategory").some((classifiedTaxCategory) => idIs(classifiedTaxCategory, code))
+  );
 }
 
 /** `cac:X/cbc:ID = 'code'` (general comparison on the text as written, not normalised). */
@@ -221,15 +229,25 @@ function withoutArticle(what: string): string {
   return what.replace(/^An? /, "");
 }
 
+/** The totals whose decimals BR-DEC-09..18 bound: rule, element, what it is. */
+const TOTALS_DECIMALS: readonly (readonly [string, string, string])[] = [
+  ["BR-DEC-09", "cbc:LineExtensionAmount", "sum of invoice line net amounts (BT-106)"],
+  ["BR-DEC-10", "cbc:AllowanceTotalAmount", "sum of allowances on document level (BT-107)"],
+  ["BR-DEC-11", "cbc:ChargeTotalAmount", "sum of charges on document level (BT-108)"],
+  ["BR-DEC-12", "cbc:TaxExclusiveAmount", "total without VAT (BT-109)"],
+  ["BR-DEC-14", "cbc:TaxInclusiveAmount", "total with VAT (BT-112)"],
+  ["BR-DEC-16", "cbc:PrepaidAmount", "paid amount (BT-113)"],
+  ["BR-DEC-17", "cbc:PayableRoundingAmount", "rounding amount (BT-114)"],
+  ["BR-DEC-18", "cbc:PayableAmount", "amount due for payment (BT-115)"],
+];
+
 // ---------------------------------------------------------------------------------------------------------
 // Context cac:LegalMonetaryTotal: the document totals (BG-22).
 function totalsRules(node: UblNode, report: Report): void {
-  const el = (path: string) => child(node, path);
-  const has = (text: string) => el(text) !== null;
-  if (!has("cbc:LineExtensionAmount")) report("BR-12", "The invoice has no sum of invoice line net amounts (BT-106, LineExtensionAmount).", node);
-  if (!has("cbc:TaxExclusiveAmount")) report("BR-13", "The invoice has no total amount without VAT (BT-109, TaxExclusiveAmount).", node);
-  if (!has("cbc:TaxInclusiveAmount")) report("BR-14", "The invoice has no total amount with VAT (BT-112, TaxInclusiveAmount).", node);
-  if (!has("cbc:PayableAmount")) report("BR-15", "The invoice has no amount due for payment (BT-115, PayableAmount).", node);
+  if (child(node, "cbc:LineExtensionAmount") === null) report("BR-12", "The invoice has no sum of invoice line net amounts (BT-106, LineExtensionAmount).", node);
+  if (child(node, "cbc:TaxExclusiveAmount") === null) report("BR-13", "The invoice has no total amount without VAT (BT-109, TaxExclusiveAmount).", node);
+  if (child(node, "cbc:TaxInclusiveAmount") === null) report("BR-14", "The invoice has no total amount with VAT (BT-112, TaxInclusiveAmount).", node);
+  if (child(node, "cbc:PayableAmount") === null) report("BR-15", "The invoice has no amount due for payment (BT-115, PayableAmount).", node);
 
   const lineTotal = decAt(node, "cbc:LineExtensionAmount");
   const root = node.parent;
@@ -246,21 +264,21 @@ function totalsRules(node: UblNode, report: Report): void {
       const totalQ = charge ? "cbc:ChargeTotalAmount" : "cbc:AllowanceTotalAmount";
       const total = decAt(node, totalQ);
       const s2 = round2(sum(acs.map((allowanceCharge) => decAt(allowanceCharge, "cbc:Amount")).filter(notNull)));
-      const ok = eq(total, s2) || (!has(totalQ) && acs.length === 0);
+      const ok = eq(total, s2) || (child(node, totalQ) === null && acs.length === 0);
       if (!ok) {
         const [rule, bt, what] = charge ? ["BR-CO-12", "BT-108", "charges"] : ["BR-CO-11", "BT-107", "allowances"];
-        report(rule, `The document level ${what} add up to ${money(s2)}, but the sum of ${what} on document level (${bt}) says ${has(totalQ) ? money(total) : "nothing (it is missing)"}.`, node);
+        report(rule, `The document level ${what} add up to ${money(s2)}, but the sum of ${what} on document level (${bt}) says ${child(node, totalQ) !== null ? money(total) : "nothing (it is missing)"}.`, node);
       }
     }
   }
 
   // BR-CO-13: BT-109 = BT-106 - BT-107 + BT-108 (rounded to 2 decimals), each term only when present.
   const excl = decAt(node, "cbc:TaxExclusiveAmount");
-  const hasCharges = has("cbc:ChargeTotalAmount"), hasAllowances = has("cbc:AllowanceTotalAmount");
+  const hasCharges = child(node, "cbc:ChargeTotalAmount") !== null, hasAllowances = child(node, "cbc:AllowanceTotalAmount") !== null;
   const charges = decAt(node, "cbc:ChargeTotalAmount"), allowances = decAt(node, "cbc:AllowanceTotalAmount");
   let expected: Decimal | null = null;
   if (lineTotal !== null && (!hasCharges || charges !== null) && (!hasAllowances || allowances !== null)) {
-    const raw = lineTotal.plus(hasCharges ? charges! : 0).minus(hasAllowances ? allowances! : 0);
+    const raw = lineTotal.plus(hasCharges ? charges! : ZERO).minus(hasAllowances ? allowances! : ZERO);
     expected = hasCharges || hasAllowances ? round2(raw) : raw;
   }
   if (!eq(excl, expected)) {
@@ -269,7 +287,7 @@ function totalsRules(node: UblNode, report: Report): void {
 
   // BR-CO-16: BT-115 = BT-112 - BT-113 + BT-114.
   const payable = decAt(node, "cbc:PayableAmount"), incl = decAt(node, "cbc:TaxInclusiveAmount");
-  const hasPrepaid = has("cbc:PrepaidAmount"), hasRounding = has("cbc:PayableRoundingAmount");
+  const hasPrepaid = child(node, "cbc:PrepaidAmount") !== null, hasRounding = child(node, "cbc:PayableRoundingAmount") !== null;
   const prepaid = decAt(node, "cbc:PrepaidAmount"), rounding = decAt(node, "cbc:PayableRoundingAmount");
   const due = hasPrepaid ? (incl && prepaid ? round2(incl.minus(prepaid)) : null) : incl;
   const paid = hasRounding ? (payable && rounding ? round2(payable.minus(rounding)) : null) : payable;
@@ -282,18 +300,8 @@ function totalsRules(node: UblNode, report: Report): void {
       : `The amount due (BT-115) is ${money(payable)}, but the total with VAT (BT-112) ${money(incl)} minus the paid amount (BT-113) ${hasPrepaid ? money(prepaid) : "0"} plus rounding (BT-114) ${hasRounding ? money(rounding) : "0"} is ${money(expectedDue)}.`, node);
   }
 
-  const decimals: [string, string, string][] = [
-    ["BR-DEC-09", "cbc:LineExtensionAmount", "sum of invoice line net amounts (BT-106)"],
-    ["BR-DEC-10", "cbc:AllowanceTotalAmount", "sum of allowances on document level (BT-107)"],
-    ["BR-DEC-11", "cbc:ChargeTotalAmount", "sum of charges on document level (BT-108)"],
-    ["BR-DEC-12", "cbc:TaxExclusiveAmount", "total without VAT (BT-109)"],
-    ["BR-DEC-14", "cbc:TaxInclusiveAmount", "total with VAT (BT-112)"],
-    ["BR-DEC-16", "cbc:PrepaidAmount", "paid amount (BT-113)"],
-    ["BR-DEC-17", "cbc:PayableRoundingAmount", "rounding amount (BT-114)"],
-    ["BR-DEC-18", "cbc:PayableAmount", "amount due for payment (BT-115)"],
-  ];
-  for (const [rule, value, what] of decimals) {
-    if (fractionDigits(el(value)) > 2) report(rule, `The ${what} ${quote(el(value))} has more than 2 decimals.`, node);
+  for (const [rule, value, what] of TOTALS_DECIMALS) {
+    if (fractionDigits(child(node, value)) > 2) report(rule, `The ${what} ${quote(child(node, value))} has more than 2 decimals.`, node);
   }
 }
 

@@ -27,7 +27,7 @@ const shown = (text: string) => (text === "" ? "empty" : `'${text}'`);
 
 export const cenCodeRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const report = (rule: string, message: string, node: UblNode) => ctx.report(rule, "fatal", message, node);
+  const report: (rule: string, message: string, node: UblNode) => void = ctx.fatal;
 
   // BR-CL-01: cbc:InvoiceTypeCode | cbc:CreditNoteTypeCode, each against its own list.
   for (const [qname, list, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "an invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "a credit note"]] as const) {

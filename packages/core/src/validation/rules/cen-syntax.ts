@@ -236,6 +236,16 @@ function chargeIndicators(ac: UblNode): { isFalse: boolean; isTrue: boolean } {
   return { isFalse, isTrue };
 }
 
+/** `role/cac:Party/cac:PartyTaxScheme[cac:TaxScheme/upper-case(cbc:ID) = 'VAT' (or, without `vat`, != 'VAT')]/cbc:CompanyID` of each role. */
+function taxIds(roles: readonly UblNode[], vat: boolean): UblNode[] {
+  const out: UblNode[] = [];
+  for (const role of roles) for (const party of children(role, "cac:Party")) for (const pts of children(party, "cac:PartyTaxScheme")) {
+    const ids = taxSchemeIds(pts);
+    if (vat ? ids.includes("VAT") : ids.some((text) => text !== "VAT")) out.push(...children(pts, "cbc:CompanyID"));
+  }
+  return out;
+}
+
 /** `cac:TaxScheme/upper-case(cbc:ID)` of a PartyTaxScheme: one value per TaxScheme. */
 function taxSchemeIds(pts: UblNode): string[] {
   const out: string[] = [];
@@ -616,14 +626,6 @@ class SyntaxRun {
     if (objects > 1) this.report("UBL-SR-04", "fatal", `The ${doc} gives ${objects} invoiced object identifiers (cac:AdditionalDocumentReference with document type code 130); EN 16931 allows one.`, secondObject!);
 
     // UBL-SR-12, 13 (seller), 18 (buyer): count(.../cac:PartyTaxScheme[cac:TaxScheme/upper-case(cbc:ID) = / != 'VAT']/cbc:CompanyID) <= 1
-    const taxIds = (roles: readonly UblNode[], vat: boolean): UblNode[] => {
-      const out: UblNode[] = [];
-      for (const role of roles) for (const party of children(role, "cac:Party")) for (const pts of children(party, "cac:PartyTaxScheme")) {
-        const ids = taxSchemeIds(pts);
-        if (vat ? ids.includes("VAT") : ids.some((text) => text !== "VAT")) out.push(...children(pts, "cbc:CompanyID"));
-      }
-      return out;
-    };
     const sellerVat = taxIds(top[T_SUPPLIER]!, true);
     if (sellerVat.length > 1) this.report("UBL-SR-12", "fatal", `The ${doc} gives the seller ${sellerVat.length} VAT identifiers (cac:PartyTaxScheme/cbc:CompanyID with tax scheme VAT); EN 16931 allows one.`, sellerVat[1]!);
     const sellerTax = taxIds(top[T_SUPPLIER]!, false);

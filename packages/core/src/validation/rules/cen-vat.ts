@@ -32,7 +32,7 @@ type Category = (typeof CATEGORIES)[number];
 
 export const cenVatRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const report: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const report: Report = ctx.fatal;
   if (isUblRoot(root)) documentRules(ctx, report);
   lineAndAllowanceRates(root, report);
   breakdownRules(root, report);
@@ -63,10 +63,18 @@ interface Facts {
 
 const cat = (node: UblNode): Cat => ({ node, code: categoryCode(node), vat: isVat(node) });
 
+/** //party/cac:Party/cac:PartyTaxScheme */
+function partyTaxSchemes(root: UblNode, party: string): UblNode[] {
+  return all(root, party).flatMap((node) => select(node, "cac:Party/cac:PartyTaxScheme"));
+}
+
+/** One of the PartyTaxSchemes (of the VAT scheme, when `vat`) has a cbc:CompanyID. */
+function withId(list: UblNode[], vat: boolean): boolean {
+  return list.some((node) => (!vat || isVat(node)) && exists(node, "cbc:CompanyID"));
+}
+
 function facts(root: UblNode): Facts {
-  const pts = (party: string) => all(root, party).flatMap((node) => select(node, "cac:Party/cac:PartyTaxScheme"));
-  const withId = (list: UblNode[], vat: boolean) => list.some((node) => (!vat || isVat(node)) && exists(node, "cbc:CompanyID"));
-  const sellerPts = pts("cac:AccountingSupplierParty"), buyerPts = pts("cac:AccountingCustomerParty");
+  const sellerPts = partyTaxSchemes(root, "cac:AccountingSupplierParty"), buyerPts = partyTaxSchemes(root, "cac:AccountingCustomerParty");
   const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((taxRepresentativeParty) => children(taxRepresentativeParty, "cac:PartyTaxScheme"));
   const acs: AcCat[] = [];
   for (const ac of all(root, "cac:AllowanceCharge")) {
@@ -388,50 +396,63 @@ function categorySums(root: UblNode): CategorySums {
   return memoOn(root, SUMS, computeCategorySums);
 }
 
+type Parts = Map<string, { shown: Part[]; count: number }>;
+
+/** Adds an amount (a line's, or an allowance's or charge's) to the sums of each category (and rate) it matched, of one kind of line. */
+function fileAmount(sums: Map<string, Decimal>, parts: Parts, kind: string, matched: Matched, amount: Decimal, negate: boolean, node: UblNode, charge: boolean | null): void {
+  for (const code of matched.codes) {
+    if (!byCode.has(code)) continue;
+    const keys = [code];
+    for (const rate of matched.rates) keys.push(`${code} ${rate}`);
+    for (const k of keys) {
+      const key = `${kind}|${k}`;
+      const value = sums.get(key) ?? ZERO;
+      sums.set(key, negate ? value.minus(amount) : value.plus(amount));
+      let found = parts.get(key);
+      if (!found) parts.set(key, (found = { shown: [], count: 0 }));
+      if (found.count++ < PARTS_SHOWN) found.shown.push({ node, charge, amount, negate });
+    }
+  }
+}
+
+/** The S rates of the categories of `list`'s elements. */
+function sRates(list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]): Set<string> {
+  const out = new Set<string>();
+  for (const node of list) {
+    const matched = matchedOf(categoriesOf(node));
+    if (matched.codes.has("S")) for (const text of matched.rates) out.add(text);
+  }
+  return out;
+}
+
+function lineCategories(node: UblNode): UblNode[] {
+  return select(node, "cac:Item/cac:ClassifiedTaxCategory");
+}
+
+function acCategoriesOf(ac: UblNode): UblNode[] {
+  return children(ac, "cac:TaxCategory");
+}
+
 function computeCategorySums(root: UblNode): CategorySums {
   const sums = new Map<string, Decimal>();
-  const parts = new Map<string, { shown: Part[]; count: number }>();
-  // Only the nine category codes are ever asked for.
-  const file = (kind: string, matched: Matched, amount: Decimal, negate: boolean, node: UblNode, charge: boolean | null) => {
-    for (const code of matched.codes) {
-      if (!byCode.has(code)) continue;
-      const keys = [code];
-      for (const rate of matched.rates) keys.push(`${code} ${rate}`);
-      for (const k of keys) {
-        const key = `${kind}|${k}`;
-        const value = sums.get(key) ?? ZERO;
-        sums.set(key, negate ? value.minus(amount) : value.plus(amount));
-        let found = parts.get(key);
-        if (!found) parts.set(key, (found = { shown: [], count: 0 }));
-        if (found.count++ < PARTS_SHOWN) found.shown.push({ node, charge, amount, negate });
-      }
-    }
-  };
+  const parts: Parts = new Map();
+  // Only the nine category codes are ever asked for (fileAmount).
   for (const kind of LINE_KINDS) {
     for (const node of children(root, kind)) {
       const amount = decAt(node, "cbc:LineExtensionAmount");
-      if (amount !== null) file(kind, matchedOf(select(node, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, node, null);
+      if (amount !== null) fileAmount(sums, parts, kind, matchedOf(select(node, "cac:Item/cac:ClassifiedTaxCategory")), amount, false, node, null);
     }
   }
   for (const ac of children(root, "cac:AllowanceCharge")) {
     const charge = chargeIndicator(ac), amount = decAt(ac, "cbc:Amount");
     if (charge === null || amount === null) continue;
     const matched = matchedOf(children(ac, "cac:TaxCategory"));
-    for (const kind of LINE_KINDS) file(kind, matched, amount, !charge, ac, charge);
+    for (const kind of LINE_KINDS) fileAmount(sums, parts, kind, matched, amount, !charge, ac, charge);
   }
-  const sRates = (list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]) => {
-    const out = new Set<string>();
-    for (const node of list) {
-      const matched = matchedOf(categoriesOf(node));
-      if (matched.codes.has("S")) for (const text of matched.rates) out.add(text);
-    }
-    return out;
-  };
-  const lineCategories = (node: UblNode) => select(node, "cac:Item/cac:ClassifiedTaxCategory");
   const result: CategorySums = {
     sums,
     parts,
-    sAllowanceRates: sRates(all(root, "cac:AllowanceCharge"), (ac) => children(ac, "cac:TaxCategory")),
+    sAllowanceRates: sRates(all(root, "cac:AllowanceCharge"), acCategoriesOf),
     sLineRates: new Map(LINE_KINDS.map((kind) => [kind, sRates(all(root, kind), lineCategories)])),
   };
   return result;

@@ -34,17 +34,25 @@ const vatSchemes = (party: UblNode | null, exact: boolean): UblNode[] =>
 const countryCodes = (party: UblNode | null): string[] => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").map(stringValue);
 
 
+/** A party with a postal address in Sweden. */
+function seAddress(node: UblNode): boolean {
+  return countryCodes(node).includes("SE");
+}
+
+/** normalize-space(path) of the root, upper-cased, is `code` (one element only). */
+function countryIs(root: UblNode, path: string, code: string): boolean {
+  return normOne(select(root, path))?.toUpperCase() === code;
+}
+
 export function nationalFacts(facts: PeppolFacts): NationalFacts {
   const root = facts.root;
   const suppliers = select(root, "cac:AccountingSupplierParty/cac:Party");
   const customers = select(root, "cac:AccountingCustomerParty/cac:Party");
-  const seAddress = (node: UblNode) => countryCodes(node).includes("SE");
   const dkSupplier = facts.supplierAddressCountryRaw === "DK", isSupplier = facts.supplierAddressCountryRaw === "IS";
   const greekSender = facts.supplierCountry === "GR" || facts.supplierCountry === "EL";
   const greekReceiver = facts.customerCountry === "GR" || facts.customerCountry === "EL";
-  const countryIs = (path: string, code: string) => normOne(select(root, path))?.toUpperCase() === code;
-  const nlSupplier = countryIs("cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL");
-  const nlCustomer = countryIs("cac:AccountingCustomerParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL");
+  const nlSupplier = countryIs(root, "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL");
+  const nlCustomer = countryIs(root, "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL");
   const national = {
     dkSupplier,
     dkBoth: dkSupplier && facts.customerAddressCountryRaw === "DK",
@@ -59,7 +67,7 @@ export function nationalFacts(facts: PeppolFacts): NationalFacts {
     seCustomer: customers.some(seAddress),
     nlSupplier,
     nlBoth: nlSupplier && nlCustomer,
-    nlTaxRep: nlSupplier && countryIs("cac:TaxRepresentativeParty/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL"),
+    nlTaxRep: nlSupplier && countryIs(root, "cac:TaxRepresentativeParty/cac:PostalAddress/cac:Country/cbc:IdentificationCode", "NL"),
     deBoth: facts.supplierIsDE && facts.customerIsDE,
     any: false,
   };
