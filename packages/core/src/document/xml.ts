@@ -245,6 +245,12 @@ const QNAME_IDS = new Map<string, number>();
 /** Qnames that two known names share (see nameOf). */
 const AMBIGUOUS_QNAMES = new Set<string>();
 const MAX_KNOWN_NAMES = 4096;
+/**
+ * Known names (ids >= 0) by a hash of their length and first, middle and last characters: a hit is
+ * confirmed by comparing the name in place, so a collision only costs the long way (Reader.nameOf).
+ */
+const NAME_CACHE_SIZE = 1024;
+const NAME_CACHE: ({ uri: string; isRoot: boolean; local: string; known: KnownName } | undefined)[] = new Array(NAME_CACHE_SIZE).fill(undefined);
 let knownNameCount = 0;
 
 /** How many names are kept across documents (for tests: it never passes MAX_KNOWN_NAMES). */
@@ -666,6 +672,19 @@ class Reader {
 
   /** The shared local name and qname of an element. */
   private nameOf(uri: string, from: number, to: number, isRoot: boolean): KnownName {
+    // A known name is first looked for in a small cache by its length and three of its characters,
+    // and confirmed in place (no string is made for it); any other goes the long way, below.
+    const s = this.s;
+    const len = to - from;
+    const slot = (((len * 31 + s.charCodeAt(from)) * 31 + s.charCodeAt(from + (len >> 1))) * 31 + s.charCodeAt(to - 1)) & (NAME_CACHE_SIZE - 1);
+    const cached = NAME_CACHE[slot];
+    if (cached !== undefined && cached.uri === uri && cached.isRoot === isRoot && cached.local.length === len && s.startsWith(cached.local, from)) return cached.known;
+    const known = this.lookUpName(uri, from, to, isRoot);
+    if (known[2] >= 0) NAME_CACHE[slot] = { uri, isRoot, local: known[0], known };
+    return known;
+  }
+
+  private lookUpName(uri: string, from: number, to: number, isRoot: boolean): KnownName {
     const local = this.s.slice(from, to);
     const key = isRoot ? `/${local}` : local;
     // The names every invoice uses are kept across documents, each string internalised once (below).
