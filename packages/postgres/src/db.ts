@@ -14,7 +14,8 @@ export interface QueryOptions {
   /**
    * A statement the store runs on every submission, with a fixed text: a driver opened with
    * `prepare: true` runs it as a named prepared statement (parsed and planned once per connection).
-   * Ignored otherwise, and by PGlite.
+   * Ignored otherwise. PGlite always prepares such a statement (`fromPGlite`); its columns then come
+   * back as text, so such a statement returns text columns only.
    */
   prepare?: boolean;
 }
@@ -124,7 +125,7 @@ export interface DriverOptions {
    * docs/storage.md). Default false, because a pooler in transaction mode (PgBouncer before 1.21,
    * or without `max_prepared_statements`) does not keep a connection's prepared statements between
    * transactions. The pool must take node-postgres query configs (`{name, text, values}`), as
-   * `pg.Pool` does.
+   * `pg.Pool` does. (`fromPGlite` ignores it: on PGlite that write is always prepared.)
    */
   prepare?: boolean;
 }
@@ -250,9 +251,16 @@ export interface PGliteLike extends PGliteQueryableLike {
  * @example const store = await postgresStore({ db: fromPGlite(await PGlite.create("./data")) })
  */
 export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db {
+  const prepared = preparedPGlite(pglite);
   const db: Db = {
-    query: <R extends Row>(sql: string, params: readonly unknown[] = []) =>
-      guarded(async () => ({ rows: (await pglite.query<R>(sql, [...params])).rows })),
+    query: <R extends Row>(sql: string, params: readonly unknown[] = [], run?: QueryOptions) =>
+      guarded(async () => {
+        if (run?.prepare === true && prepared !== null) {
+          const rows = await prepared.run(sql, params);
+          if (rows !== null) return { rows: rows as R[] };
+        }
+        return { rows: (await pglite.query<R>(sql, [...params])).rows };
+      }),
 
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       // What `fn` throws goes back unchanged; only PGlite's own failures (BEGIN, COMMIT) are converted.
@@ -277,4 +285,125 @@ export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db 
   };
   if (options.owned) db.close = () => pglite.close();
   return db;
+}
+
+/** A backend message as PGlite parses it: a data row has its fields as text (or null). */
+interface PGliteMessage {
+  name: string;
+  fields?: unknown[];
+}
+
+/** What PGlite (0.2 and later) offers for running statements of the wire protocol itself. */
+interface PGliteProtocolLike {
+  execProtocol(message: Uint8Array, options?: { syncToFs?: boolean; throwOnError?: boolean }): Promise<{ messages: PGliteMessage[] }>;
+  /** PGlite's own locks, which its `query` takes: no transaction and no other statement runs meanwhile. */
+  _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
+  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** The wire protocol's message builders, as `@electric-sql/pglite` exports them (`protocol.serialize`). */
+interface ProtocolSerialize {
+  parse(query: { name?: string; text: string; types?: number[] }): Uint8Array;
+  bind(config: { portal?: string; statement?: string; values?: (string | null)[] }): Uint8Array;
+  describe(config: { type: "S" | "P"; name?: string }): Uint8Array;
+  execute(config?: { portal?: string; rows?: number }): Uint8Array;
+  sync(): Uint8Array;
+}
+
+/**
+ * Named prepared statements on PGlite: a statement the store runs on every submission (`prepare`)
+ * is parsed and planned once for the instance, then each call is one message of Bind, Execute and
+ * Sync (PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as six, and plans
+ * the statement again each time). Under the same locks as PGlite's `query`. Null when the instance
+ * lacks the protocol methods (then statements run through `query`).
+ */
+function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly unknown[]): Promise<Row[] | null> } | null {
+  const raw = pglite as unknown as Partial<PGliteProtocolLike>;
+  if (typeof raw.execProtocol !== "function" || typeof raw._runExclusiveTransaction !== "function" || typeof raw._runExclusiveQuery !== "function") return null;
+  const pg = raw as PGliteProtocolLike;
+  /** PGlite's message builders, loaded at the first prepared statement; false when they cannot be (then `query` runs everything). */
+  let serialize: ProtocolSerialize | false | null = null;
+  /** Names of the statements prepared on this instance by this driver. */
+  const ready = new Set<string>();
+  const exec = (parts: Uint8Array[]) => pg.execProtocol(concatBytes(parts));
+  /** Prepares `name` unless this driver has: a statement of that name already there (another driver on the instance) is the same text, by its name. */
+  const prepare = async (ser: ProtocolSerialize, name: string, sql: string): Promise<void> => {
+    if (ready.has(name)) return;
+    try {
+      await exec([ser.parse({ name, text: sql }), ser.sync()]);
+    } catch (e) {
+      if (toDbError(e).code !== "42P05") throw e;
+    }
+    ready.add(name);
+  };
+  return {
+    async run(sql, params) {
+      const values = textValues(params);
+      if (values === null) return null;
+      if (serialize === null) {
+        try {
+          serialize = ((await import("@electric-sql/pglite")) as unknown as { protocol: { serialize: ProtocolSerialize } }).protocol.serialize;
+        } catch {
+          serialize = false;
+        }
+      }
+      if (serialize === false) return null;
+      const ser = serialize;
+      const name = statementName(sql);
+      return pg._runExclusiveTransaction(() =>
+        pg._runExclusiveQuery(async () => {
+          await prepare(ser, name, sql);
+          let result: { messages: PGliteMessage[] };
+          try {
+            result = await exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
+          } catch (e) {
+            // Deallocated behind the driver's back (DEALLOCATE, DISCARD ALL): prepared again, once.
+            if (toDbError(e).code !== "26000") throw e;
+            ready.delete(name);
+            await prepare(ser, name, sql);
+            result = await exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
+          }
+          const { messages } = result;
+          // Columns by name, as text (the store's prepared statements return text columns only).
+          let names: string[] = [];
+          const rows: Row[] = [];
+          for (const m of messages) {
+            if (m.name === "rowDescription") names = (m.fields as { name: string }[]).map((f) => f.name);
+            else if (m.name === "dataRow") {
+              const row: Row = {};
+              for (let i = 0; i < names.length; i++) row[names[i]!] = m.fields?.[i] ?? null;
+              rows.push(row);
+            }
+          }
+          return rows;
+        }),
+      );
+    },
+  };
+}
+
+/** Parameters as the protocol's text format: null for any value that has no plain text form here (the caller then uses `query`). */
+function textValues(params: readonly unknown[]): (string | null)[] | null {
+  const out: (string | null)[] = new Array(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    if (v === null || v === undefined) out[i] = null;
+    else if (typeof v === "string") out[i] = v;
+    else if (typeof v === "number" && Number.isFinite(v)) out[i] = String(v);
+    else if (typeof v === "boolean") out[i] = v ? "t" : "f";
+    else return null;
+  }
+  return out;
+}
+
+function concatBytes(parts: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
 import { testRegressions } from "./support/regressions.js";
@@ -117,5 +117,96 @@ describe("openPostgresStore", () => {
   it("describes a database URL without its password", () => {
     expect(describeDatabaseUrl("postgres://app:hunter2@db.internal:6543/einvoice?sslmode=require")).toBe("PostgreSQL at db.internal:6543/einvoice");
     expect(describeDatabaseUrl("not a url with hunter2")).not.toContain("hunter2");
+  });
+});
+
+describe("prepared writes on PGlite", () => {
+  /** A new company (with its account and a key) in `store`. */
+  async function companyIn(store: Awaited<ReturnType<typeof postgresStore>>) {
+    const company = sampleCompany();
+    const at = company.createdAt;
+    const apiKey = { id: crypto.randomUUID(), companyId: company.id, prefix: "einv_x", hash: "ab".repeat(32), createdAt: at, lastUsedAt: null, revokedAt: null };
+    await store.createAccount({ account: { id: crypto.randomUUID(), email: `${crypto.randomUUID()}@example.com`, companyId: company.id, createdAt: at }, company, apiKey });
+    return company;
+  }
+  const client = (i: number) => ({ id: crypto.randomUUID(), key: `0208:c${i}`, endpointId: `0208:C${i}`, name: "Buyer", vatId: null, country: "BE" });
+  const preparedNames = async (db: PGlite) =>
+    (await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'einvoice%' ORDER BY name")).rows.map((r) => r.name);
+
+  it("an accepted submission is written by a statement prepared once for the instance, and read back the same", async () => {
+    const db = await PGlite.create();
+    try {
+      const store = await postgresStore({ db: fromPGlite(db), schema: "prepared" });
+      const company = await companyIn(store);
+      expect(await preparedNames(db)).toEqual([]);
+      const first = sampleInvoiceRecord(company.id);
+      const written = await store.insertSubmission({ invoice: first, document: new Uint8Array(Buffer.from("<Invoice/>")), client: client(1) });
+      expect(written.inserted).toBe(true);
+      const names = await preparedNames(db);
+      expect(names).toHaveLength(1);
+      for (let i = 0; i < 3; i++) expect((await store.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: client(1) })).inserted).toBe(true);
+      expect(await preparedNames(db)).toEqual(names);
+      // What the prepared write stored reads back as written, the client's id included.
+      const read = await store.getInvoice(company.id, first.id);
+      expect(read).toEqual(written.inserted ? written.invoice : null);
+      expect(Buffer.from((await store.getDocument(company.id, first.id))!).toString()).toBe("<Invoice/>");
+      expect(await store.listClients(company.id, { limit: 10, after: null })).toEqual([expect.objectContaining({ key: "0208:c1", invoiceCount: 4 })]);
+      // The duplicate rule holds through it.
+      expect(await store.insertSubmission({ invoice: { ...first, id: crypto.randomUUID() }, document: null, client: null })).toEqual({ inserted: false, duplicateOf: first.id });
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("prepares the write again after DEALLOCATE ALL, and two drivers on one instance share it", async () => {
+    const db = await PGlite.create();
+    try {
+      const a = await postgresStore({ db: fromPGlite(db), schema: "shared" });
+      const b = await postgresStore({ db: fromPGlite(db), schema: "shared" });
+      const company = await companyIn(a);
+      expect((await a.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
+      expect((await b.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
+      await db.exec("DEALLOCATE ALL");
+      expect(await preparedNames(db)).toEqual([]);
+      expect((await a.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
+      expect((await b.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
+      expect(await preparedNames(db)).toHaveLength(1);
+      expect(await a.listInvoices(company.id, { limit: 10, after: null, status: null, clientId: null })).toHaveLength(4);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("waits for a transaction in progress instead of running inside it: the write stays when that transaction rolls back", async () => {
+    const db = await PGlite.create();
+    try {
+      const driver = fromPGlite(db);
+      const store = await postgresStore({ db: driver, schema: "locks" });
+      const company = await companyIn(store);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let entered!: () => void;
+      const inside = new Promise<void>((r) => (entered = r));
+      const tx = driver
+        .transaction(async (t) => {
+          await t.query("SELECT 1");
+          entered();
+          await held;
+          throw new Error("roll back");
+        })
+        .catch((e: Error) => e.message);
+      await inside;
+      const invoice = sampleInvoiceRecord(company.id);
+      let done = false;
+      const write = store.insertSubmission({ invoice, document: null, client: null }).then((r) => ((done = true), r));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(done).toBe(false);
+      release();
+      expect(await tx).toBe("roll back");
+      expect((await write).inserted).toBe(true);
+      expect((await store.getInvoice(company.id, invoice.id))?.id).toBe(invoice.id);
+    } finally {
+      await db.close();
+    }
   });
 });
