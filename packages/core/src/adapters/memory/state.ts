@@ -107,6 +107,31 @@ export function lowerBound(list: InvoiceRecord[], at: string, id: string): numbe
 }
 
 /**
+ * A string that keeps no larger one alive: V8 makes a slice of 13 or more characters a view of the
+ * string it was cut from (and a concatenation a pair of its parts), so a record's field read from a
+ * document (its number, a party's name) kept the whole document's text alive for as long as the
+ * store kept the record. Shorter slices are copies already.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (" " + s).slice(1);
+}
+
+/** `clone` for a value the store keeps: its strings are its own as well (see ownString). */
+export function keep<T>(v: T): T {
+  if (typeof v === "string") return ownString(v) as T;
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = keep(v[i]);
+    return out as T;
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = keep((v as Record<string, unknown>)[k]);
+  return out as T;
+}
+
+/**
  * A deep copy of a stored value, so that neither the store nor its caller sees the other's later changes.
  * Records are plain data (objects, arrays, strings, numbers, booleans, null): those are copied directly,
  * several times faster than structuredClone, which the rest (a Date, bytes) still goes through.

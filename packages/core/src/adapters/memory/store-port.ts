@@ -2,7 +2,9 @@
 import { firstAttemptAt } from "../../ports/queue.js";
 import type { CreateAccountResult, InsertSubmissionResult, NewSubmission, Store } from "../../ports/store.js";
 import type { InvoiceRecord } from "../../domain/types.js";
-import { activeKey, clone, compareKey, lowerBound, numberKey, type MemoryState } from "./state.js";
+import { activeKey, clone, compareKey, keep, lowerBound, numberKey, ownString, type MemoryState } from "./state.js";
+
+const ownOrNull = (s: string | null): string | null => (s === null ? null : ownString(s));
 
 export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
   const { accountsByEmail, companies, apiKeys, invoices, invoiceOrder, active, activeNumbers, clients, documents, delivery, evidence } = state;
@@ -75,7 +77,8 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
 
     async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
       const key = activeKey(invoice.companyId, invoice.sha256);
-      const stored = clone(invoice);
+      // Kept with strings of its own: its fields, read from the document, would otherwise keep the document's text alive.
+      const stored = keep(invoice);
       if (stored.status !== "failed") {
         const earlier = active.get(key);
         if (earlier) return { inserted: false, duplicateOf: earlier };
@@ -94,19 +97,20 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
           if (existing) {
             existing.invoiceCount += 1;
             existing.lastInvoiceAt = stored.createdAt;
-            existing.name = client.name;
-            existing.vatId = client.vatId;
-            existing.country = client.country;
+            existing.name = ownOrNull(client.name);
+            existing.vatId = ownOrNull(client.vatId);
+            existing.country = ownOrNull(client.country);
             stored.clientId = existing.id;
           } else {
-            byKey.set(client.key, {
+            const clientKey = ownString(client.key);
+            byKey.set(clientKey, {
               id: client.id,
               companyId: stored.companyId,
-              key: client.key,
-              name: client.name,
-              endpointId: client.endpointId,
-              vatId: client.vatId,
-              country: client.country,
+              key: clientKey,
+              name: ownOrNull(client.name),
+              endpointId: ownString(client.endpointId),
+              vatId: ownOrNull(client.vatId),
+              country: ownOrNull(client.country),
               invoiceCount: 1,
               firstInvoiceAt: stored.createdAt,
               lastInvoiceAt: stored.createdAt,
