@@ -954,7 +954,12 @@ class Reader {
     if (s.charCodeAt(j) !== 62) this.fail(j, `the end tag </${s.slice(top.qs, top.qe)}> is not closed with >.`);
     this.i = j + 1;
     const node = top.node;
-    if (node !== null && this.shareBlanks && node.children !== NO_CHILDREN && node.text !== "") node.text = this.shared(node.text);
+    if (node !== null && this.shareBlanks && node.children !== NO_CHILDREN) {
+      if (node.text !== "") node.text = this.shared(node.text);
+      // A large document's elements keep arrays of exactly their children: one grown by push has 17
+      // slots from its second child, a tenth of a large model's memory (a small one's dies young).
+      if (node.children.length > 1 && node !== this.root) node.children = node.children.slice();
+    }
     if (top.undo !== null) this.undo(top.undo);
     top.node = null;
     top.undo = null;

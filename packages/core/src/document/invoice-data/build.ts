@@ -32,6 +32,20 @@ class Node implements UblNode {
   ) {}
 }
 
+/**
+ * From this many lines, each written line's elements get arrays of exactly their children. An array
+ * grown by push has 17 slots from its second element: in a large document that is a third of the
+ * model's memory, and the collector copies all of it while the model is built (docs/performance.md).
+ */
+const EXACT_CHILDREN_FROM = 64;
+
+function exactChildren(n: Node): void {
+  const kids = n.children;
+  if (kids.length === 0) return;
+  if (kids.length > 1) n.children = kids.slice();
+  for (let i = 0; i < kids.length; i++) exactChildren(kids[i]!);
+}
+
 const NO_ATTRS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const NO_KIDS: Node[] = Object.freeze([]) as unknown as Node[];
 
@@ -333,7 +347,11 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDoc
   if (t.rounding !== null) amt(lmt, "cbc:PayableRoundingAmount", money(t.rounding), "/roundingAmount");
   amt(lmt, "cbc:PayableAmount", money(t.payable));
 
-  data.lines.forEach((line, i) => writeLine(root, line, i, t, isCredit, cur, ptr));
+  const exact = data.lines.length >= EXACT_CHILDREN_FROM;
+  data.lines.forEach((line, i) => {
+    writeLine(root, line, i, t, isCredit, cur, ptr);
+    if (exact) exactChildren(root.children[root.children.length - 1]!);
+  });
 
   return { kind, xml: serialise(root), root, pointerOf: (n) => (n as Node).pointer, totals: t };
 
