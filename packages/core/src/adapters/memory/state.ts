@@ -118,17 +118,7 @@ export function ownString(s: string): string {
 
 /** `clone` for a value the store keeps: its strings are its own as well (see ownString). */
 export function keep<T>(v: T): T {
-  if (typeof v === "string") return ownString(v) as T;
-  if (typeof v !== "object" || v === null) return v;
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = keep(v[i]);
-    return out as T;
-  }
-  if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
-  const out: Record<string, unknown> = {};
-  for (const k in v) out[k] = keep((v as Record<string, unknown>)[k]);
-  return out as T;
+  return copy(v, true);
 }
 
 /**
@@ -137,14 +127,19 @@ export function keep<T>(v: T): T {
  * several times faster than structuredClone, which the rest (a Date, bytes) still goes through.
  */
 export function clone<T>(v: T): T {
+  return copy(v, false);
+}
+
+function copy<T>(v: T, ownStrings: boolean): T {
+  if (typeof v === "string") return (ownStrings ? ownString(v) : v) as T;
   if (typeof v !== "object" || v === null) return v;
   if (Array.isArray(v)) {
     const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = clone(v[i]);
+    for (let i = 0; i < v.length; i++) out[i] = copy(v[i], ownStrings);
     return out as T;
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
   const out: Record<string, unknown> = {};
-  for (const k in v) out[k] = clone((v as Record<string, unknown>)[k]);
+  for (const k in v) out[k] = copy((v as Record<string, unknown>)[k], ownStrings);
   return out as T;
 }
