@@ -325,7 +325,7 @@ function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly
   let serialize: ProtocolSerialize | false | null = null;
   /** Names of the statements prepared on this instance by this driver. */
   const ready = new Set<string>();
-  const exec = (parts: Uint8Array[]) => pg.execProtocol(concatBytes(parts));
+  const exec = (parts: Uint8Array[]) => pg.execProtocol(Buffer.concat(parts));
   /** Prepares `name` unless this driver has: a statement of that name already there (another driver on the instance) is the same text, by its name. */
   const prepare = async (ser: ProtocolSerialize, name: string, sql: string): Promise<void> => {
     if (ready.has(name)) return;
@@ -352,16 +352,17 @@ function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly
       const name = statementName(sql);
       return pg._runExclusiveTransaction(() =>
         pg._runExclusiveQuery(async () => {
+          const call = () => exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
           await prepare(ser, name, sql);
           let result: { messages: PGliteMessage[] };
           try {
-            result = await exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
+            result = await call();
           } catch (e) {
             // Deallocated behind the driver's back (DEALLOCATE, DISCARD ALL): prepared again, once.
             if (toDbError(e).code !== "26000") throw e;
             ready.delete(name);
             await prepare(ser, name, sql);
-            result = await exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
+            result = await call();
           }
           const { messages } = result;
           // Columns by name, as text (the store's prepared statements return text columns only).
@@ -392,18 +393,6 @@ function textValues(params: readonly unknown[]): (string | null)[] | null {
     else if (typeof v === "number" && Number.isFinite(v)) out[i] = String(v);
     else if (typeof v === "boolean") out[i] = v ? "t" : "f";
     else return null;
-  }
-  return out;
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
   }
   return out;
 }

@@ -80,25 +80,27 @@ export function decodeDocument(xmlBase64: string, limits: XmlLimits, ownBuffer =
  * Submit (readDocument) and validateInvoice both read through here.
  */
 export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument {
+  let text: string;
+  let size: number;
   if (typeof input === "string") {
-    const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
-    const size = Buffer.byteLength(text, "utf8");
-    requireMarkupStart(text);
-    // Row 8, the size first: nothing is read or built for a document over it.
-    if (size > limits.maxBytes) throw tooLarge(size, limits);
-    return parseXml(text, limits);
-  }
-  rejectZip(input);
-  const text = decodeUtf8(input);
-  if (text === null) {
-    // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
-    probeForSecondDocument(decodeUtf8Lossy(input), limits);
-    throw notUtf8Error();
+    text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+    size = Buffer.byteLength(text, "utf8");
+  } else {
+    rejectZip(input);
+    const decoded = decodeUtf8(input);
+    if (decoded === null) {
+      // Row 6 comes before row 7: look for a second document (the limits belong to row 8).
+      probeForSecondDocument(decodeUtf8Lossy(input), limits);
+      throw notUtf8Error();
+    }
+    text = decoded;
+    size = input.length;
   }
   requireMarkupStart(text);
-  if (input.length > limits.maxBytes) throw tooLarge(input.length, limits);
-  // The text's characters are checked in its bytes (parseXmlUtf8).
-  return parseXmlUtf8(text, input, limits);
+  // Row 8, the size first: nothing is read or built for a document over it.
+  if (size > limits.maxBytes) throw tooLarge(size, limits);
+  // Decoded bytes: the characters XML forbids are looked for in them (parseXmlUtf8).
+  return typeof input === "string" ? parseXml(text, limits) : parseXmlUtf8(text, input, limits);
 }
 
 /**

@@ -53,7 +53,7 @@ const LINE_BREAKDOWN_RULES: readonly [string, string, "fatal" | "warning", strin
 
 export const ublbeCenRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const fatal = (rule: string, message: string, node: UblNode | null) => ctx.report(rule, "fatal", message, node);
+  const fatal = ctx.fatal;
   const older = "UBL.BE 1.31 uses an older list that does not have it";
 
   // Code lists.

@@ -48,7 +48,7 @@ const decOne = (nodes: readonly UblNode[]): Decimal | null => (nodes.length === 
 export const ublbePeppolRules: RuleFamily = (ctx) => {
   const root = ctx.root;
   const isInvoice = ctx.rootElement === "Invoice";
-  const fatal = (rule: string, message: string, node: UblNode | null) => ctx.report(rule, "fatal", message, node);
+  const fatal = ctx.fatal;
   const profile = ublbeProfile(root);
   const docCurrencies = children(root, "cbc:DocumentCurrencyCode").map(stringValue);
 

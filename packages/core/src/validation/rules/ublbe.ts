@@ -15,7 +15,7 @@ const countText = (root: UblNode, qname: string, ...values: string[]) => all(roo
 
 export const ublbeRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const report = (rule: string, message: string, node: UblNode | null) => ctx.report(rule, "fatal", message, node);
+  const report = ctx.fatal;
   const doc = ctx.rootElement === "CreditNote" ? "credit note" : "invoice";
 
   // ubl-BE-01 (context /*): at least two additional document references (UBL.BE's own reference and the document type).

@@ -14,7 +14,7 @@ type Report = (rule: string, message: string, node: UblNode | null) => void;
 
 export const xrechnungPeppolRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const fatal: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const fatal: Report = ctx.fatal;
   const env: Env = {
     ctx, root, fatal,
     isInvoice: isUblRoot(root) && root.name === "Invoice",

@@ -40,7 +40,7 @@ const docName = (root: UblNode): string => (root.name === "CreditNote" ? "credit
 export const xrechnungRules: RuleFamily = (ctx) => {
   const root = ctx.root;
   if (!isUblRoot(root)) return;
-  const fatal: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const fatal: Report = ctx.fatal;
   const warning: Report = (rule, message, node) => ctx.report(rule, "warning", message, node);
   documentRules(ctx, fatal, warning);
   for (const adr of children(root, "cac:AdditionalDocumentReference")) {
@@ -267,7 +267,7 @@ const EAS_EXT = DIGA_CODES + CEF_EAS_CODES; // $CEF-EAS-EXT-CODES
 export const xrechnungExtensionRules: RuleFamily = (ctx) => {
   const root = ctx.root;
   if (!customizationTextIs(root, XR_EXTENSION_ID) || !isUblRoot(root)) return;
-  const fatal: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const fatal: Report = ctx.fatal;
   for (const obj of all(root, "cbc:EmbeddedDocumentBinaryObject")) {
     const mime = obj.attrs.mimeCode;
     if (mime === undefined || !DEX_MIME_CODES.has(mime)) {
@@ -368,7 +368,7 @@ const CVD_LIST_IDS = CVD_CODE + UNTDID7143_CODES; // $UNTDID-7143-CVD-CODES
 export const xrechnungCvdRules: RuleFamily = (ctx) => {
   const root = ctx.root;
   if (!isUblRoot(root) || !customizationTextIs(root, XR_CVD_ID)) return;
-  const fatal: Report = (rule, message, node) => ctx.report(rule, "fatal", message, node);
+  const fatal: Report = ctx.fatal;
   if (!select(root, "cac:OriginatorDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-02", "A clean vehicles (CVD) invoice needs the tender or lot reference (BT-17).", root);
   if (!select(root, "cac:ContractDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-01", "A clean vehicles (CVD) invoice needs the contract reference (BT-12).", root);
   const items = select(root, root.name === "Invoice" ? "cac:InvoiceLine/cac:Item" : "cac:CreditNoteLine/cac:Item");
