@@ -52,4 +52,65 @@ describe("memory store", () => {
     const stored = await store.listInvoices(company.id, { limit: 1, after: null, status: null, clientId: null });
     expect(stored[0]!.invoiceNumber).toHaveLength(40);
   });
+
+  async function companyWithKey(store: ReturnType<typeof memoryStore>, email: string) {
+    const company = sampleCompany();
+    const at = company.createdAt;
+    await store.createAccount({
+      account: { id: crypto.randomUUID(), email, companyId: company.id, createdAt: at },
+      company,
+      apiKey: { id: crypto.randomUUID(), companyId: company.id, prefix: "p", hash: "00", createdAt: at, lastUsedAt: null, revokedAt: null },
+    });
+    return company;
+  }
+
+  it("gives back every byte value of a document as stored, each time a copy of its own, from getDocument, documents and a delivery claim", async () => {
+    const store = memoryStore();
+    const company = await companyWithKey(store, "bytes@example.com");
+    // All 256 byte values, twice, from a slice of a larger buffer (a byteOffset that is not 0).
+    const backing = new Uint8Array(600);
+    for (let i = 0; i < 512; i++) backing[40 + i] = i % 256;
+    const document = backing.subarray(40, 552);
+    const invoice = sampleInvoiceRecord(company.id, { status: "sending" });
+    expect((await store.insertSubmission({ invoice, document, client: null })).inserted).toBe(true);
+    backing.fill(7); // the caller's later change of its buffer changes nothing stored
+
+    const expected = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+    const read = (await store.getDocument(company.id, invoice.id))!;
+    expect(Buffer.from(read).equals(expected)).toBe(true);
+    read.fill(0);
+    expect(Buffer.from((await store.getDocument(company.id, invoice.id))!).equals(expected)).toBe(true);
+
+    expect(store.documents.size).toBe(1);
+    expect(store.documents.has(invoice.id)).toBe(true);
+    expect(Buffer.from(store.documents.get(invoice.id)!).equals(expected)).toBe(true);
+    expect([...store.documents.keys()]).toEqual([invoice.id]);
+    expect([...store.documents].map(([id, bytes]) => [id, Buffer.from(bytes).equals(expected)])).toEqual([[invoice.id, true]]);
+    expect(store.documents.get("no such id")).toBeUndefined();
+
+    const [job] = await store.claimDeliveries({ owner: "t", now: new Date(Date.now() + 60_000).toISOString(), leaseUntil: new Date(Date.now() + 120_000).toISOString(), limit: 5 });
+    expect(job!.invoice.id).toBe(invoice.id);
+    expect(Buffer.from(job!.document).equals(expected)).toBe(true);
+    expect(await store.getDocument(sampleCompany().id, invoice.id)).toBeNull();
+  });
+
+  it("keeps its documents on the JavaScript heap, not in memory outside it that only a full collection frees", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const store = memoryStore();
+    const company = await companyWithKey(store, "heap@example.com");
+    gc();
+    const before = process.memoryUsage();
+    for (let i = 0; i < 64; i++) {
+      const document = Buffer.alloc(256 * 1024, 0x41 + (i % 26));
+      const invoice = sampleInvoiceRecord(company.id, { status: "sending", sha256: `${i}`.padStart(64, "0") });
+      expect((await store.insertSubmission({ invoice, document, client: null })).inserted).toBe(true);
+    }
+    gc();
+    const after = process.memoryUsage();
+    // 16 MiB of documents: on the heap (as one Latin-1 character a byte), and not as 64 Buffers outside it.
+    expect(after.heapUsed - before.heapUsed).toBeGreaterThan(15 * 1024 * 1024);
+    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(2 * 1024 * 1024);
+    expect(store.documents.get([...store.documents.keys()][63]!)![0]).toBe(0x41 + (63 % 26));
+  });
 });

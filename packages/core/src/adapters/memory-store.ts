@@ -3,7 +3,7 @@
 import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "../ports/store.js";
 import { memoryIdempotencyStore } from "./memory/idempotency-store.js";
 import { memoryDeliveryStore } from "./memory/delivery-store.js";
-import { emptyState } from "./memory/state.js";
+import { documentsView, emptyState } from "./memory/state.js";
 import { memoryStorePort } from "./memory/store-port.js";
 import { memoryWebhookStore } from "./memory/webhook-store.js";
 
@@ -17,7 +17,7 @@ export function memoryStore(): Store & DeliveryStore & WebhookStore & Idempotenc
   const state = emptyState();
   return {
     name: "memory",
-    documents: state.documents,
+    documents: documentsView(state.documents),
     ...memoryStorePort(state),
     ...memoryDeliveryStore(state),
     ...memoryWebhookStore(state),

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { holdsLease, keepsDeliveryState, pickClaims } from "../../ports/queue.js";
 import type { AttemptRecord, DeliveryJob, DeliveryStore } from "../../ports/store.js";
-import { activeKey, clone, releaseNumber, type DeliveryState, type MemoryState } from "./state.js";
+import { activeKey, clone, documentBytes, releaseNumber, type DeliveryState, type MemoryState } from "./state.js";
 
 export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
   const { invoices, active, documents, delivery, evidence, webhooks, webhookEvents } = state;
@@ -13,7 +13,8 @@ export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
       return pickClaims(sending, now, limit).map((d) => {
         d.leaseOwner = owner;
         d.leaseUntil = leaseUntil;
-        return { invoice: clone(invoices.get(d.id)!), document: documents.get(d.id) ?? new Uint8Array(), attempts: d.attempts, state: d.state };
+        const kept = documents.get(d.id);
+        return { invoice: clone(invoices.get(d.id)!), document: kept === undefined ? new Uint8Array() : documentBytes(kept), attempts: d.attempts, state: d.state };
       });
     },
 

@@ -28,7 +28,8 @@ export interface MemoryState {
   activeNumbers: Map<string, string[]>;
   /** Per company, by client key. */
   clients: Map<string, Map<string, ClientRecord>>;
-  documents: Map<string, Uint8Array>;
+  /** The decoded documents of accepted submissions, one Latin-1 character a byte (see keepDocument). */
+  documents: Map<string, string>;
   /** Delivery queue state of `sending` submissions. */
   delivery: Map<string, DeliveryState>;
   /** Delivery evidence by invoice id. */
@@ -69,6 +70,54 @@ export function emptyState(): MemoryState {
     webhookEvents: new Map(),
     idempotency: new Map(),
   };
+}
+
+/**
+ * A document as the store keeps it: its bytes as a string of one Latin-1 character each (a byte for
+ * a byte in memory, and exact both ways). On the JavaScript heap the collector compacts the kept
+ * documents and reuses the room of those no longer kept; a Buffer's bytes live outside the heap and
+ * are freed only when a full collection finds their Buffer dead, so a store that keeps one Buffer
+ * per submission put every new document on fresh pages of memory (docs/performance.md).
+ */
+export function keepDocument(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
+/** The bytes of a kept document: a copy of their own (a plain Uint8Array, as they came in). */
+export function documentBytes(kept: string): Uint8Array {
+  const bytes = new Uint8Array(kept.length);
+  Buffer.from(bytes.buffer, 0, bytes.length).write(kept, "latin1");
+  return bytes;
+}
+
+/** The kept documents as the store exposes them: each `get` gives the bytes (a copy of their own). */
+export function documentsView(documents: ReadonlyMap<string, string>): ReadonlyMap<string, Uint8Array> {
+  type View = ReadonlyMap<string, Uint8Array>;
+  // Generators stand for the iterators of a Map (nobody calls the iterator helpers those also declare).
+  const entries = function* (): Generator<[string, Uint8Array], undefined> {
+    for (const [id, kept] of documents) yield [id, documentBytes(kept)];
+  } as View["entries"];
+  const values = function* (): Generator<Uint8Array, undefined> {
+    for (const kept of documents.values()) yield documentBytes(kept);
+  } as View["values"];
+  const view: View = {
+    get size() {
+      return documents.size;
+    },
+    get: (id) => {
+      const kept = documents.get(id);
+      return kept === undefined ? undefined : documentBytes(kept);
+    },
+    has: (id) => documents.has(id),
+    keys: () => documents.keys(),
+    values,
+    entries,
+    [Symbol.iterator]: entries,
+    forEach(fn, thisArg) {
+      for (const [id, bytes] of entries()) fn.call(thisArg, bytes, id, view);
+    },
+  };
+  return view;
 }
 
 /** The key of the duplicate rule: one submission per company and document that has not failed. */

@@ -2,7 +2,7 @@
 import { firstAttemptAt } from "../../ports/queue.js";
 import type { CreateAccountResult, InsertSubmissionResult, NewSubmission, Store } from "../../ports/store.js";
 import type { InvoiceRecord } from "../../domain/types.js";
-import { activeKey, clone, compareKey, keep, lowerBound, numberKey, ownString, type MemoryState } from "./state.js";
+import { activeKey, clone, compareKey, documentBytes, keep, keepDocument, lowerBound, numberKey, ownString, type MemoryState } from "./state.js";
 
 const ownOrNull = (s: string | null): string | null => (s === null ? null : ownString(s));
 
@@ -119,7 +119,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
           }
         }
       }
-      if (document) documents.set(stored.id, document);
+      if (document) documents.set(stored.id, keepDocument(document));
       if (stored.status === "sending") delivery.set(stored.id, { id: stored.id, attempts: 0, nextAttemptAt: firstAttemptAt(stored.status, stored.createdAt), leaseOwner: null, leaseUntil: null, state: null });
       invoices.set(stored.id, stored);
       let order = invoiceOrder.get(stored.companyId);
@@ -156,7 +156,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
 
     async getDocument(companyId, invoiceId) {
       const d = documents.get(invoiceId);
-      return d && invoices.get(invoiceId)?.companyId === companyId ? new Uint8Array(d) : null;
+      return d !== undefined && invoices.get(invoiceId)?.companyId === companyId ? documentBytes(d) : null;
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
