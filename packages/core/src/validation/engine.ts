@@ -29,29 +29,52 @@ export function runRulesCounted(
   maxPerFlag = Infinity,
   levels: Readonly<Record<string, "fatal" | "warning" | "information">> | null = null,
 ): RuleRun {
-  const findings: Finding[] = [];
-  const counts = new Map<string, RuleCount>();
-  const run: RuleRun = { findings, counts: [], errorCount: 0, warningCount: 0 };
-  const ctx: RuleContext = {
-    root,
-    rootElement: root.name === "CreditNote" ? "CreditNote" : "Invoice",
-    fatal: (rule, message, node) => ctx.report(rule, "fatal", message, node),
-    report(rule, own, message, node) {
-      // A validator configuration may report a rule at another level, or not at all ("information").
-      const level = levels?.[rule] ?? own;
-      if (level === "information") return;
-      const flag = level;
-      const key = `${flag} ${rule}`;
-      const c = counts.get(key);
-      if (c) c.count++;
-      else counts.set(key, { rule, flag, count: 1 });
-      const kept = flag === "fatal" ? run.errorCount++ : run.warningCount++;
-      if (kept < maxPerFlag) findings.push({ rule, flag, message, location: locationOf(node ?? root) });
-    },
-  };
+  const ctx = new Run(root, maxPerFlag, levels);
   for (const family of families) family(ctx);
-  run.counts = [...counts.values()];
-  return run;
+  ctx.run.counts = [...ctx.counts.values()];
+  return ctx.run;
+}
+
+/**
+ * The context of one run. `report` and `fatal` are bound once per document (the families pass them
+ * around as functions): no closure is made per document (under tsx, which the bench runs, each named
+ * closure also costs esbuild's keepNames a call to set its name).
+ */
+class Run implements RuleContext {
+  readonly rootElement: "Invoice" | "CreditNote";
+  readonly findings: Finding[] = [];
+  readonly counts = new Map<string, RuleCount>();
+  readonly run: RuleRun;
+  readonly report: RuleContext["report"];
+  readonly fatal: RuleContext["fatal"];
+
+  constructor(
+    readonly root: UblNode,
+    private readonly maxPerFlag: number,
+    private readonly levels: Readonly<Record<string, "fatal" | "warning" | "information">> | null,
+  ) {
+    this.rootElement = root.name === "CreditNote" ? "CreditNote" : "Invoice";
+    this.run = { findings: this.findings, counts: [], errorCount: 0, warningCount: 0 };
+    this.report = this.add.bind(this);
+    this.fatal = this.addFatal.bind(this);
+  }
+
+  private addFatal(rule: string, message: string, node: UblNode | null): void {
+    this.add(rule, "fatal", message, node);
+  }
+
+  private add(rule: string, own: "fatal" | "warning", message: string, node: UblNode | null): void {
+    // A validator configuration may report a rule at another level, or not at all ("information").
+    const level = this.levels?.[rule] ?? own;
+    if (level === "information") return;
+    const flag = level;
+    const key = `${flag} ${rule}`;
+    const c = this.counts.get(key);
+    if (c) c.count++;
+    else this.counts.set(key, { rule, flag, count: 1 });
+    const kept = flag === "fatal" ? this.run.errorCount++ : this.run.warningCount++;
+    if (kept < this.maxPerFlag) this.findings.push({ rule, flag, message, location: locationOf(node ?? this.root) });
+  }
 }
 
 /** Runs every family on `root` and returns the findings in the order reported. */
