@@ -52,8 +52,10 @@ const NO_KIDS: Node[] = Object.freeze([]) as unknown as Node[];
 /** What `buildDocument` gives: the bytes, the model, and the JSON pointer of the field behind each element. */
 export interface BuiltDocument {
   kind: BuiltKind;
-  /** The UTF-8 XML. */
+  /** The XML. */
   xml: string;
+  /** Its UTF-8 bytes (what is sent and hashed). */
+  bytes: Buffer;
   /** The model of the built document (what parseXml would give for `xml`). */
   root: UblNode;
   /** The JSON pointer (into the InvoiceData) of the field that produced an element (undefined: its parent's). */
@@ -353,7 +355,8 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDoc
     if (exact) exactChildren(root.children[root.children.length - 1]!);
   });
 
-  return { kind, xml: serialise(root), root, pointerOf: (n) => (n as Node).pointer, totals: t };
+  const { xml, bytes } = serialise(root);
+  return { kind, xml, bytes, root, pointerOf: (n) => (n as Node).pointer, totals: t };
 
   function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
     const n = add(wrapper, "cac:Party");
@@ -477,10 +480,11 @@ const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"
 const escText = (s: string) => (/[&<>\r]/.test(s) ? s.replace(/[&<>\r]/g, (c) => ESC[c]!) : s);
 const escAttr = (s: string) => (/[&<>"\r\n\t]/.test(s) ? s.replace(/[&<>"\r\n\t]/g, (c) => ESC[c]!) : s);
 
-function serialise(root: Node): string {
+function serialise(root: Node): { xml: string; bytes: Buffer } {
   let out = `<?xml version="1.0" encoding="UTF-8"?>\n<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`;
   // A large document is written in pieces of about 64 KiB, each encoded as it is done: the rope of one piece
-  // dies young, where that of a whole 10,000-line document would live (and be copied) until the end.
+  // dies young, where that of a whole 10,000-line document would live (and be copied) until the end. The
+  // pieces joined are the document's bytes; the text is decoded from them once (not encoded a second time).
   const pieces: Buffer[] = [];
   for (const c of root.children) {
     out = write(c, out);
@@ -490,9 +494,10 @@ function serialise(root: Node): string {
     }
   }
   out += `</${root.name}>\n`;
-  if (pieces.length === 0) return out;
+  if (pieces.length === 0) return { xml: out, bytes: Buffer.from(out, "utf8") };
   pieces.push(Buffer.from(out, "utf8"));
-  return Buffer.concat(pieces).toString("utf8");
+  const bytes = Buffer.concat(pieces);
+  return { xml: bytes.toString("utf8"), bytes };
 }
 const PIECE = 64 * 1024;
 

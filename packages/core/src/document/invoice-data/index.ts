@@ -99,7 +99,7 @@ export function buildParsedInvoice(parsed: InvoiceData, kind: BuiltKind, maxItem
   const report = validateModel(built.root, maxItems === undefined ? {} : { maxItems });
   const resolve = pointerResolver(built);
   const withPath = (i: { rule: string; message: string; location: string }): DataValidationItem => ({ ...i, path: resolve(i.rule, i.location) });
-  const bytes = Buffer.from(built.xml, "utf8");
+  const bytes = built.bytes;
   return {
     rootElement: kind,
     documentType: kind,

@@ -196,6 +196,21 @@ describe("buildUbl", () => {
   });
 });
 
+describe("built bytes", () => {
+  it("are the UTF-8 of the built xml, byte for byte, for a small invoice and for one written in 64 KiB pieces, with text outside ASCII", () => {
+    const line = (i: number) => ({ id: String(i), name: `Ware ${i} Größe € 😀`, quantity: "1", unitCode: "C62", price: "2.50", vat: { category: "S" as const, rate: "20" } });
+    for (const count of [1, 400]) {
+      const built = buildInvoice(withData({ lines: Array.from({ length: count }, (_, i) => line(i + 1)) }));
+      expect(built.report.valid).toBe(true);
+      expect(Buffer.compare(built.bytes, Buffer.from(built.xml, "utf8"))).toBe(0);
+      // Read back from the bytes: every line is there, in order, with its text.
+      const back = readInvoiceData(built.bytes);
+      expect(back.lines.map((l) => l.name)).toEqual(Array.from({ length: count }, (_, i) => `Ware ${i + 1} Größe € 😀`));
+      if (count === 400) expect(built.bytes.length).toBeGreaterThan(128 * 1024);
+    }
+  });
+});
+
 describe("bad data", () => {
   const required: Array<[string, (d: Record<string, any>) => void]> = [
     ["/number", (d) => delete d.number],
