@@ -52,8 +52,8 @@ const NO_KIDS: Node[] = Object.freeze([]) as unknown as Node[];
 /** What `buildDocument` gives: the bytes, the model, and the JSON pointer of the field behind each element. */
 export interface BuiltDocument {
   kind: BuiltKind;
-  /** The XML. */
-  xml: string;
+  /** The XML (for a document written in pieces, decoded from `bytes` when first read). */
+  readonly xml: string;
   /** Its UTF-8 bytes (what is sent and hashed). */
   bytes: Buffer;
   /** The model of the built document (what parseXml would give for `xml`). */
@@ -355,8 +355,19 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDoc
     if (exact) exactChildren(root.children[root.children.length - 1]!);
   });
 
-  const { xml, bytes } = serialise(root);
-  return { kind, xml, bytes, root, pointerOf: (n) => (n as Node).pointer, totals: t };
+  const { text, bytes } = serialise(root);
+  let xml = text;
+  return {
+    kind,
+    // The submit path sends and hashes the bytes and never reads the text: a large document's is made only when asked for.
+    get xml() {
+      return (xml ??= bytes.toString("utf8"));
+    },
+    bytes,
+    root,
+    pointerOf: (n) => (n as Node).pointer,
+    totals: t,
+  };
 
   function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
     const n = add(wrapper, "cac:Party");
@@ -480,11 +491,11 @@ const ESC: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"
 const escText = (s: string) => (/[&<>\r]/.test(s) ? s.replace(/[&<>\r]/g, (c) => ESC[c]!) : s);
 const escAttr = (s: string) => (/[&<>"\r\n\t]/.test(s) ? s.replace(/[&<>"\r\n\t]/g, (c) => ESC[c]!) : s);
 
-function serialise(root: Node): { xml: string; bytes: Buffer } {
+function serialise(root: Node): { text: string | null; bytes: Buffer } {
   let out = `<?xml version="1.0" encoding="UTF-8"?>\n<${root.name} xmlns="${root.ns}" xmlns:cac="${NS.cac}" xmlns:cbc="${NS.cbc}">`;
   // A large document is written in pieces of about 64 KiB, each encoded as it is done: the rope of one piece
   // dies young, where that of a whole 10,000-line document would live (and be copied) until the end. The
-  // pieces joined are the document's bytes; the text is decoded from them once (not encoded a second time).
+  // pieces joined are the document's bytes (not encoded a second time); its text is decoded from them if read.
   const pieces: Buffer[] = [];
   for (const c of root.children) {
     out = write(c, out);
@@ -494,10 +505,9 @@ function serialise(root: Node): { xml: string; bytes: Buffer } {
     }
   }
   out += `</${root.name}>\n`;
-  if (pieces.length === 0) return { xml: out, bytes: Buffer.from(out, "utf8") };
+  if (pieces.length === 0) return { text: out, bytes: Buffer.from(out, "utf8") };
   pieces.push(Buffer.from(out, "utf8"));
-  const bytes = Buffer.concat(pieces);
-  return { xml: bytes.toString("utf8"), bytes };
+  return { text: null, bytes: Buffer.concat(pieces) };
 }
 const PIECE = 64 * 1024;
 

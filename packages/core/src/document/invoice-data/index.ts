@@ -70,7 +70,8 @@ export interface BuiltInvoice {
   rootElement: BuiltKind;
   /** @deprecated The same as `rootElement`, under its former name. */
   documentType: BuiltKind;
-  xml: string;
+  /** The XML (for a large document, decoded from `bytes` when first read). */
+  readonly xml: string;
   bytes: Buffer;
   sha256: string;
   data: InvoiceData;
@@ -103,7 +104,9 @@ export function buildParsedInvoice(parsed: InvoiceData, kind: BuiltKind, maxItem
   return {
     rootElement: kind,
     documentType: kind,
-    xml: built.xml,
+    get xml() {
+      return built.xml;
+    },
     bytes,
     sha256: sha256Hex(bytes),
     data: parsed,
