@@ -42,7 +42,6 @@ export function runRulesCounted(
  */
 class Run implements RuleContext {
   readonly rootElement: "Invoice" | "CreditNote";
-  readonly findings: Finding[] = [];
   readonly counts = new Map<string, RuleCount>();
   readonly run: RuleRun;
   readonly report: RuleContext["report"];
@@ -54,7 +53,7 @@ class Run implements RuleContext {
     private readonly levels: Readonly<Record<string, "fatal" | "warning" | "information">> | null,
   ) {
     this.rootElement = root.name === "CreditNote" ? "CreditNote" : "Invoice";
-    this.run = { findings: this.findings, counts: [], errorCount: 0, warningCount: 0 };
+    this.run = { findings: [], counts: [], errorCount: 0, warningCount: 0 };
     this.report = this.add.bind(this);
     this.fatal = this.addFatal.bind(this);
   }
@@ -73,7 +72,7 @@ class Run implements RuleContext {
     if (c) c.count++;
     else this.counts.set(key, { rule, flag, count: 1 });
     const kept = flag === "fatal" ? this.run.errorCount++ : this.run.warningCount++;
-    if (kept < this.maxPerFlag) this.findings.push({ rule, flag, message, location: locationOf(node ?? this.root) });
+    if (kept < this.maxPerFlag) this.run.findings.push({ rule, flag, message, location: locationOf(node ?? this.root) });
   }
 }
 
