@@ -16,7 +16,8 @@ const WARMUP = 1000;
 
 /**
  * durable_vs_insert: the durable write of one accepted submission (`store.insertSubmission`: the
- * invoice row, its document and its client upsert, atomically; the store deflates the document) /
+ * invoice row, its document and its client upsert, atomically; the document deflated by the store on
+ * PGlite, compressed by the server with lz4 on a PostgreSQL server that has it, docs/storage.md) /
  * a bare single-row INSERT of a bytea of the same document, on the same driver, one at a time.
  * The whole `submitInvoice` (company lookup, XML pipeline, write) is reported beside it: with the
  * parse alone near the cost of the INSERT, no submit that reads the XML can come within 0.7 of an
@@ -42,8 +43,8 @@ async function durableVsInsert(db: Db, schema: string, label: string): Promise<M
     });
     if (!res.inserted) throw new Error("not inserted");
   };
-  // Hex text decoded in SQL, as the store sends documents, so that only the work differs.
-  const bare = () => db.query(`INSERT INTO "${schema}".bench_bare (id, content) VALUES ($1::uuid, decode($2, 'hex'))`, [uuid(), document.toString("hex")]);
+  // The bytes as a bytea parameter in the binary format, as the store sends documents, so that only the work differs.
+  const bare = () => db.query(`INSERT INTO "${schema}".bench_bare (id, content) VALUES ($1::uuid, $2::bytea)`, [uuid(), document]);
   // A thousand calls of each side before any round counts (JIT tiers, table and index pages).
   await perCall(WARMUP, write);
   await perCall(WARMUP, bare);

@@ -233,9 +233,14 @@ function isConnectionError(e: unknown): boolean {
   return e.code === undefined || /^08|^57P0|^E[A-Z]+$/.test(e.code);
 }
 
+/** The options of PGlite's `query` that the driver uses: serializers of parameters by type OID. */
+export interface PGliteQueryOptions {
+  serializers?: Record<number, (x: unknown) => string>;
+}
+
 /** The parts of a PGlite instance (or a PGlite transaction) that the driver uses. */
 export interface PGliteQueryableLike {
-  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  query<T>(sql: string, params?: unknown[], options?: PGliteQueryOptions): Promise<{ rows: T[] }>;
 }
 
 /** The parts of an `@electric-sql/pglite` instance that the driver uses. */
@@ -259,7 +264,7 @@ export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db 
           const rows = await prepared.run(sql, params);
           if (rows !== null) return { rows: rows as R[] };
         }
-        return { rows: (await pglite.query<R>(sql, [...params])).rows };
+        return { rows: (await pgliteQuery<R>(pglite, sql, params)).rows };
       }),
 
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -270,7 +275,7 @@ export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db 
           try {
             return await fn({
               query: <R extends Row>(sql: string, params: readonly unknown[] = []) =>
-                guarded(async () => ({ rows: (await t.query<R>(sql, [...params])).rows })),
+                guarded(async () => ({ rows: (await pgliteQuery<R>(t, sql, params)).rows })),
             });
           } catch (e) {
             thrownByFn = { error: e };
@@ -285,6 +290,26 @@ export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db 
   };
   if (options.owned) db.close = () => pglite.close();
   return db;
+}
+
+/**
+ * PGlite's `query` options for parameters that hold bytes: bytea (type 17) sent as its hex text
+ * (`\x…`, read back exactly), written by Node's native hex encoder. PGlite's own bytea serializer
+ * makes a string per byte in JavaScript: a bare INSERT of a 9 KiB document took 0.94 ms through it
+ * against 0.38 ms as hex text.
+ */
+const BYTES_AS_HEX: PGliteQueryOptions = {
+  serializers: {
+    17: (x: unknown) => {
+      if (!(x instanceof Uint8Array)) throw new DbError("a bytea parameter must be a Uint8Array");
+      return `\\x${Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString("hex")}`;
+    },
+  },
+};
+
+/** `q.query` of PGlite, with BYTES_AS_HEX when a parameter holds bytes. */
+function pgliteQuery<R>(q: PGliteQueryableLike, sql: string, params: readonly unknown[]): Promise<{ rows: R[] }> {
+  return params.some((v) => v instanceof Uint8Array) ? q.query<R>(sql, [...params], BYTES_AS_HEX) : q.query<R>(sql, [...params]);
 }
 
 /** A backend message as PGlite parses it: a data row has its fields as text (or null). */
@@ -304,7 +329,8 @@ interface PGliteProtocolLike {
 /** The wire protocol's message builders, as `@electric-sql/pglite` exports them (`protocol.serialize`). */
 interface ProtocolSerialize {
   parse(query: { name?: string; text: string; types?: number[] }): Uint8Array;
-  bind(config: { portal?: string; statement?: string; values?: (string | null)[] }): Uint8Array;
+  /** A Uint8Array value goes in the binary format (for a bytea parameter), a string in text. */
+  bind(config: { portal?: string; statement?: string; values?: (string | Uint8Array | null)[] }): Uint8Array;
   describe(config: { type: "S" | "P"; name?: string }): Uint8Array;
   execute(config?: { portal?: string; rows?: number }): Uint8Array;
   sync(): Uint8Array;
@@ -383,15 +409,19 @@ function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly
   };
 }
 
-/** Parameters as the protocol's text format: null for any value that has no plain text form here (the caller then uses `query`). */
-function textValues(params: readonly unknown[]): (string | null)[] | null {
-  const out: (string | null)[] = new Array(params.length);
+/**
+ * Parameters as the protocol's text format, bytes (a bytea parameter) as they are, in the binary
+ * format: null for any value that has no such form here (the caller then uses `query`).
+ */
+function textValues(params: readonly unknown[]): (string | Uint8Array | null)[] | null {
+  const out: (string | Uint8Array | null)[] = new Array(params.length);
   for (let i = 0; i < params.length; i++) {
     const v = params[i];
     if (v === null || v === undefined) out[i] = null;
     else if (typeof v === "string") out[i] = v;
     else if (typeof v === "number" && Number.isFinite(v)) out[i] = String(v);
     else if (typeof v === "boolean") out[i] = v ? "t" : "f";
+    else if (v instanceof Uint8Array) out[i] = v;
     else return null;
   }
   return out;

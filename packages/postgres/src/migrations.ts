@@ -534,6 +534,67 @@ export const MIGRATIONS: readonly Migration[] = [
       $body$`,
     ],
   },
+  {
+    version: 17,
+    name: "documents compressed by the server (lz4) where it has it, instead of deflated by the store before the write",
+    statements: (s) => [
+      // insert_accepted takes the document's bytes as bytea, sent in the protocol's binary format,
+      // instead of hex text decoded in SQL (twice the bytes on the wire, a hex encode in the store and
+      // a decode in the server). A third function of that name: the store calls it with the document
+      // parameter cast to bytea, which only this one takes; migration 14's (the same arguments with
+      // text there) stays for instances of the previous version during a rolling upgrade, and an
+      // untyped parameter still resolves to it (the string category wins).
+      `CREATE FUNCTION ${s}.insert_accepted(
+        p_id uuid, p_company_id uuid, p_status text, p_target_network text, p_network text, p_error_message text,
+        p_invoice_number text, p_issue_date text, p_due_date text, p_currency text,
+        p_total_tax_exclusive text, p_total_tax_inclusive text, p_total_payable text,
+        p_supplier jsonb, p_recipient jsonb, p_sha256 text, p_size integer,
+        p_created_at timestamptz, p_updated_at timestamptz, p_events jsonb, p_warnings jsonb, p_document_type text, p_billing_reference text, p_facts jsonb, p_from_data boolean,
+        p_client_id uuid, p_client_key text, p_client_endpoint_id text, p_client_name text, p_client_vat_id text, p_client_country text,
+        p_content bytea, p_content_encoding text
+      ) RETURNS uuid LANGUAGE plpgsql AS $body$
+      DECLARE
+        v_client_id uuid;
+      BEGIN
+        IF p_client_key IS NOT NULL THEN
+          INSERT INTO ${s}.clients AS cl (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+          VALUES (p_client_id, p_company_id, p_client_key, p_client_endpoint_id, p_client_name, p_client_vat_id, p_client_country, 1, p_created_at, p_created_at)
+          ON CONFLICT (company_id, key) DO UPDATE SET
+            invoice_count = cl.invoice_count + 1,
+            last_invoice_at = EXCLUDED.last_invoice_at,
+            name = EXCLUDED.name,
+            vat_id = EXCLUDED.vat_id,
+            country = EXCLUDED.country
+          RETURNING cl.id INTO v_client_id;
+        END IF;
+        INSERT INTO ${s}.invoices (id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+          currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, sha256, size, created_at, updated_at, events, warnings, document_type, billing_reference, facts, from_data,
+          client_id, attempts, next_attempt_at)
+        VALUES (p_id, p_company_id, p_status, p_target_network, p_network, p_error_message, p_invoice_number, p_issue_date, p_due_date,
+          p_currency, p_total_tax_exclusive, p_total_tax_inclusive, p_total_payable, p_supplier, p_recipient, p_sha256, p_size, p_created_at, p_updated_at, p_events, p_warnings, p_document_type, p_billing_reference, p_facts, p_from_data,
+          v_client_id, 0, CASE WHEN p_status = 'sending' THEN p_created_at END);
+        IF p_content IS NOT NULL THEN
+          INSERT INTO ${s}.documents (invoice_id, company_id, content, content_encoding)
+          VALUES (p_id, p_company_id, p_content, p_content_encoding);
+        END IF;
+        RETURN v_client_id;
+      END
+      $body$`,
+      // On a server built with lz4 (PostgreSQL 14 and later, as Debian's packages are)
+      // the column compresses again, with lz4: the store then sends documents as they are (documents.ts,
+      // documentCompression). Rows of up to 8 KiB still stay as they are in the table's own page
+      // (toast_tuple_target, migration 4); a larger one is compressed in place. Without lz4 (PGlite's
+      // WebAssembly build; a server built without it; before 14, a syntax error) the ALTER fails as a whole and is undone: the
+      // column stays EXTERNAL and the store keeps deflating. Rows written before keep their encoding.
+      `DO $do$
+      BEGIN
+        ALTER TABLE ${s}.documents ALTER COLUMN content SET STORAGE EXTENDED, ALTER COLUMN content SET COMPRESSION lz4;
+      EXCEPTION WHEN feature_not_supported OR syntax_error THEN
+        NULL;
+      END
+      $do$`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

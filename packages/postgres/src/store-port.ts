@@ -32,10 +32,13 @@ const DUPLICATE_RETRIES = 5;
 
 /** The arguments of `insert_accepted` (migration 4) after the invoice's: the client's six, then the document's two. */
 const ACCEPTED_EXTRA_ARGS = 8;
-const INSERT_ACCEPTED_ARGS = Array.from({ length: INVOICE_WRITE.length + ACCEPTED_EXTRA_ARGS }, (_, i) => `$${i + 1}`).join(", ");
+// The document's bytes (the last but one) are cast: that picks migration 17's function, which takes bytea.
+const INSERT_ACCEPTED_ARGS = Array.from({ length: INVOICE_WRITE.length + ACCEPTED_EXTRA_ARGS }, (_, i) =>
+  i === INVOICE_WRITE.length + ACCEPTED_EXTRA_ARGS - 2 ? `$${i + 1}::bytea` : `$${i + 1}`,
+).join(", ");
 
 /** The `Store` port. The duplicate rule lives in the database (see `insertSubmission`). */
-export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
+export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "name"> {
   const lockCompany = (tx: Queryable, companyId: string) => lockCompanyRow(tx, t.companies, companyId);
   /** Inserts a failed submission's invoice: no client, not queued for delivery. */
   async function insertFailedInvoice(tx: Queryable, inv: InvoiceRecord): Promise<void> {
@@ -48,7 +51,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
 
   /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
   async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
-    const doc = document ? await encodeDocument(document) : null;
+    const doc = document ? await encodeDocument(document, documents) : null;
     const params: unknown[] = [
       ...INVOICES.params(inv, INVOICE_WRITE),
       client?.id ?? null,
@@ -57,7 +60,7 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       client?.name ?? null,
       client?.vatId ?? null,
       client?.country ?? null,
-      doc?.hex ?? null,
+      doc?.bytes ?? null,
       doc?.encoding ?? null,
     ];
     // Every accepted submission runs it: prepared once per connection where the driver was opened with `prepare`.
@@ -190,13 +193,13 @@ export function sqlStorePort({ db, t }: StoreContext): Omit<Store, "name"> {
       if (stored.status === "failed") {
         // A failed submission is always stored and creates no client.
         // Deflated before the transaction: a large document is not compressed while it holds the database.
-        const doc = document ? await encodeDocument(document) : null;
+        const doc = document ? await encodeDocument(document, documents) : null;
         await db.transaction(async (tx) => {
           await insertFailedInvoice(tx, stored);
           if (doc) {
             await tx.query(
-              `INSERT INTO ${t.documents} (invoice_id, company_id, content, content_encoding) VALUES ($1::uuid, $2::uuid, decode($3, 'hex'), $4)`,
-              [stored.id, stored.companyId, doc.hex, doc.encoding],
+              `INSERT INTO ${t.documents} (invoice_id, company_id, content, content_encoding) VALUES ($1::uuid, $2::uuid, $3::bytea, $4)`,
+              [stored.id, stored.companyId, doc.bytes, doc.encoding],
             );
           }
         });

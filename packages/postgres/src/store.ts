@@ -3,6 +3,7 @@
 // No business rules here.
 import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "@einvoice/core";
 import type { Db } from "./db.js";
+import { documentCompression } from "./documents.js";
 import { sqlDeliveryStore } from "./delivery-store.js";
 import { sqlIdempotencyStore } from "./idempotency-store.js";
 import { migrate, quoteSchema, SCHEMA_VERSION } from "./migrations.js";
@@ -40,7 +41,8 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
   const schema = options.schema ?? "einvoice";
   const s = quoteSchema(schema);
   if (options.migrate !== false) await migrate(db, { schema });
-  const context: StoreContext = { db, t: tablesOf(s) };
+  const t = tablesOf(s);
+  const context: StoreContext = { db, t, documents: await documentCompression(db, t.documents) };
   let closed = false;
   return {
     name: "postgres",
