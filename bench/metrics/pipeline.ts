@@ -1,10 +1,9 @@
 // pipeline_vs_parse, pipeline_vs_fastest_parser, large_invoice_linearity: submitInvoice on the memory store against bare parsers.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { DOMParser } from "@xmldom/xmldom";
 import { memoryStore, submitInvoice, type AuthContext, type Store } from "../../packages/core/src/index.ts";
 import { baseExample, largeInvoice } from "../lib/corpus.ts";
 import { distinctBase64, eligibleCompany } from "../lib/setup.ts";
+import { collectYoung } from "../lib/gc.ts";
 import { alternate, median, nowMs, perCall, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
@@ -32,9 +31,6 @@ async function candidates(): Promise<Record<string, (bytes: Buffer) => unknown>>
     "@rgrove/parse-xml": (b) => parseXml(b.toString("utf8")),
   };
 }
-
-setFlagsFromString("--expose-gc");
-const collectYoung = (runInNewContext("gc") as (options: { type: "minor" }) => void).bind(null, { type: "minor" });
 
 /**
  * A batch of `n` calls (`batch` gives ms per call), charged with the scavenge that collects what it left in
