@@ -77,8 +77,12 @@ export async function invoiceDataMetrics(): Promise<Record<string, Metric>> {
   // garbage called for fell in whichever side came next (a 10,000-line build took 396 to 1,052 ms and
   // 126 to 253 ms of collection, depending on where one fell), and one round's ratio ranged from 0.71
   // to 1.82. The large side's own collections, over its larger live model, are still its own.
+  // Even so a round's ratio still spreads from about 0.7 to 1.3 on a shared virtual machine: most of a
+  // build's collection time is scavenges (about 20 a side, 5 to 11 ms each, PerformanceObserver 'gc'),
+  // whose cost is the first touch of the old-generation pages they promote into (11 to 15 µs a page
+  // here, bench/page-faults.ts). 15 rounds, so that the median settles.
   const linear = await alternate({
-    rounds: 9,
+    rounds: 15,
     warmup: 1,
     a: () => isolated(10_000, () => perCallSync(1, () => buildInvoice(tenThousand))),
     b: () => isolated(10_000, () => perCallSync(10, () => buildInvoice(thousand)) * 10),
