@@ -37,8 +37,8 @@ const view = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.by
  * - `server`: the column compresses with lz4 (a PostgreSQL server of version 14 or later built with
  *   it, as Debian's packages are; migration 17). The store sends the bytes as they are and the server
  *   compresses a row past 8 KiB (a 9 KiB invoice to about 3 KiB, in the table's own page). lz4 in the
- *   server costs a few microseconds; zlib in the store's process cost 80 to 110 µs a document between
- *   the database's round trips (docs/performance.md), a tenth of the write.
+ *   server costs a few microseconds; zlib in the store's process cost 88 to 113 µs a document between
+ *   the database's round trips (27 in a loop of its own; docs/performance.md), a tenth of the write.
  * - `store`: no lz4 (PGlite, whose WebAssembly build has none; pglz there costs several times zlib):
  *   the store deflates each document itself (`deflate` rows) and the server keeps them as they come.
  */

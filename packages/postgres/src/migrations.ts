@@ -536,7 +536,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 17,
-    name: "documents compressed by the server (lz4) where it has it, instead of deflated by the store before the write",
+    name: "insert_accepted takes the document as bytea (sent in binary), and a server with lz4 compresses documents itself instead of the store deflating them",
     statements: (s) => [
       // insert_accepted takes the document's bytes as bytea, sent in the protocol's binary format,
       // instead of hex text decoded in SQL (twice the bytes on the wire, a hex encode in the store and
@@ -580,12 +580,13 @@ export const MIGRATIONS: readonly Migration[] = [
         RETURN v_client_id;
       END
       $body$`,
-      // On a server built with lz4 (PostgreSQL 14 and later, as Debian's packages are)
-      // the column compresses again, with lz4: the store then sends documents as they are (documents.ts,
+      // On a server built with lz4 (PostgreSQL 14 and later, as Debian's packages are) the column
+      // compresses again, with lz4: the store then sends documents as they are (documents.ts,
       // documentCompression). Rows of up to 8 KiB still stay as they are in the table's own page
       // (toast_tuple_target, migration 4); a larger one is compressed in place. Without lz4 (PGlite's
-      // WebAssembly build; a server built without it; before 14, a syntax error) the ALTER fails as a whole and is undone: the
-      // column stays EXTERNAL and the store keeps deflating. Rows written before keep their encoding.
+      // WebAssembly build, a server built without it, or before 14, where the clause is a syntax
+      // error) the ALTER fails as a whole and is undone: the column stays EXTERNAL and the store keeps
+      // deflating. Rows written before keep their encoding.
       `DO $do$
       BEGIN
         ALTER TABLE ${s}.documents ALTER COLUMN content SET STORAGE EXTENDED, ALTER COLUMN content SET COMPRESSION lz4;
