@@ -45,19 +45,42 @@ const view = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.by
 export type DocumentCompression = "server" | "store";
 
 /**
- * Which `DocumentCompression` the schema's `documents.content` column calls for: `server` when its
- * storage compresses (EXTENDED) with lz4. Rows written either way are read back alike.
+ * Which `DocumentCompression` a schema's `documents.content` column calls for, asked of the column at
+ * the first write that needs it (not when the store opens: a store opened with `migrate: false` may
+ * come up before its tables, and reports `migrations_pending` until then). `known` holds the answer
+ * once the table was there to ask; until then each `ask` asks again, and answers `store`.
  */
-export async function documentCompression(q: Queryable, documentsTable: string): Promise<DocumentCompression> {
+export interface DocumentCompressionOf {
+  known: DocumentCompression | null;
+  ask(): Promise<DocumentCompression>;
+}
+
+/** The `DocumentCompressionOf` the table `documentsTable` (a quoted, qualified name) of `q`. */
+export function documentCompressionOf(q: Queryable, documentsTable: string): DocumentCompressionOf {
+  const of: DocumentCompressionOf = {
+    known: null,
+    async ask() {
+      if (of.known !== null) return of.known;
+      const answer = await askColumn(q, documentsTable);
+      if (answer.present) of.known = answer.compression;
+      return answer.compression;
+    },
+  };
+  return of;
+}
+
+/** Whether the table is there, and the `DocumentCompression` its column calls for (`server`: storage EXTENDED with lz4). */
+async function askColumn(q: Queryable, documentsTable: string): Promise<{ present: boolean; compression: DocumentCompression }> {
   try {
-    const { rows } = await q.query<{ lz4: boolean }>(
-      `SELECT (attstorage = 'x' AND attcompression = 'l') AS lz4 FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'content'`,
+    const { rows } = await q.query<{ present: boolean; lz4: boolean | null }>(
+      `SELECT t.oid IS NOT NULL AS present, (a.attstorage = 'x' AND a.attcompression = 'l') AS lz4
+       FROM (SELECT to_regclass($1) AS oid) AS t LEFT JOIN pg_attribute AS a ON a.attrelid = t.oid AND a.attname = 'content'`,
       [documentsTable],
     );
-    return rows[0]?.lz4 === true ? "server" : "store";
+    return { present: rows[0]?.present === true, compression: rows[0]?.lz4 === true ? "server" : "store" };
   } catch (e) {
     // PostgreSQL before 14 has no attcompression (nor lz4): the store compresses.
-    if (e instanceof DbError && e.code === "42703") return "store";
+    if (e instanceof DbError && e.code === "42703") return { present: true, compression: "store" };
     throw e;
   }
 }

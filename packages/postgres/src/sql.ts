@@ -1,7 +1,7 @@
 // What every part of the SQL store shares: the tables' qualified names, id and time checks, the keyset order.
 import type { Keyset } from "@einvoice/core";
 import type { Db } from "./db.js";
-import type { DocumentCompression } from "./documents.js";
+import type { DocumentCompressionOf } from "./documents.js";
 
 /** The qualified names of the schema's tables and functions. */
 export interface Tables {
@@ -43,8 +43,8 @@ export function tablesOf(s: string): Tables {
 export interface StoreContext {
   db: Db;
   t: Tables;
-  /** Who compresses documents: the server (lz4) or the store (zlib); see documents.ts. */
-  documents: DocumentCompression;
+  /** Who compresses documents: the server (lz4) or the store (zlib), asked at the first write; see documents.ts. */
+  documents: DocumentCompressionOf;
 }
 
 /** Ids of the core are lower-case UUIDs; anything else names no row (as in the memory store). */

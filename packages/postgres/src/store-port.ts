@@ -51,7 +51,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
 
   /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
   async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
-    const doc = document ? await encodeDocument(document, documents) : null;
+    const doc = document ? await encodeDocument(document, documents.known ?? (await documents.ask())) : null;
     const params: unknown[] = [
       ...INVOICES.params(inv, INVOICE_WRITE),
       client?.id ?? null,
@@ -193,7 +193,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       if (stored.status === "failed") {
         // A failed submission is always stored and creates no client.
         // Deflated before the transaction: a large document is not compressed while it holds the database.
-        const doc = document ? await encodeDocument(document, documents) : null;
+        const doc = document ? await encodeDocument(document, documents.known ?? (await documents.ask())) : null;
         await db.transaction(async (tx) => {
           await insertFailedInvoice(tx, stored);
           if (doc) {

@@ -3,7 +3,7 @@
 // No business rules here.
 import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "@einvoice/core";
 import type { Db } from "./db.js";
-import { documentCompression } from "./documents.js";
+import { documentCompressionOf } from "./documents.js";
 import { sqlDeliveryStore } from "./delivery-store.js";
 import { sqlIdempotencyStore } from "./idempotency-store.js";
 import { migrate, quoteSchema, SCHEMA_VERSION } from "./migrations.js";
@@ -42,7 +42,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
   const s = quoteSchema(schema);
   if (options.migrate !== false) await migrate(db, { schema });
   const t = tablesOf(s);
-  const context: StoreContext = { db, t, documents: await documentCompression(db, t.documents) };
+  const context: StoreContext = { db, t, documents: documentCompressionOf(db, t.documents) };
   let closed = false;
   return {
     name: "postgres",

@@ -5,34 +5,55 @@ import { inflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { corpusPath } from "../../../testdata/index.js";
 import { DbError, type Queryable } from "../src/index.js";
-import { documentCompression, encodeDocument } from "../src/documents.js";
+import { documentCompressionOf, encodeDocument } from "../src/documents.js";
 
-/** A connection that answers the column question with `answer` (a row, or an error to throw), and records what it was asked. */
-function column(answer: { lz4: boolean } | null | DbError): Queryable & { asked: unknown[][] } {
+/** A connection that answers the column question with the next of `answers` (a row, or an error to throw), and records what it was asked. */
+function column(...answers: ({ present: boolean; lz4: boolean | null } | DbError)[]): Queryable & { asked: unknown[][] } {
   const asked: unknown[][] = [];
   return {
     asked,
     async query<R>(sql: string, params: readonly unknown[] = []) {
       asked.push([sql, ...params]);
+      const answer = answers[Math.min(asked.length, answers.length) - 1]!;
       if (answer instanceof DbError) throw answer;
-      return { rows: (answer === null ? [] : [answer]) as R[] };
+      return { rows: [answer] as R[] };
     },
   };
 }
 
-describe("documentCompression (who compresses: the column says)", () => {
-  it("is the server's only where the column compresses with lz4, asked of the table it is given", async () => {
-    const q = column({ lz4: true });
-    expect(await documentCompression(q, '"s".documents')).toBe("server");
+describe("documentCompressionOf (who compresses: the column says, asked at the first write)", () => {
+  it("is the server's only where the column compresses with lz4, asked once of the table it is given", async () => {
+    const q = column({ present: true, lz4: true });
+    const of = documentCompressionOf(q, '"s".documents');
+    expect(of.known).toBeNull();
+    expect(q.asked).toHaveLength(0);
+    expect(await of.ask()).toBe("server");
+    expect(await of.ask()).toBe("server");
+    expect(of.known).toBe("server");
+    expect(q.asked).toHaveLength(1);
     expect(q.asked[0]![1]).toBe('"s".documents');
-    expect(await documentCompression(column({ lz4: false }), '"s".documents')).toBe("store");
-    expect(await documentCompression(column(null), '"s".documents')).toBe("store");
+    expect(await documentCompressionOf(column({ present: true, lz4: false }), '"s".documents').ask()).toBe("store");
   });
 
-  it("is the store's on a server before PostgreSQL 14 (no attcompression column), and any other failure goes through", async () => {
-    expect(await documentCompression(column(new DbError('column "attcompression" does not exist', "42703")), '"s".documents')).toBe("store");
+  it("answers the store's while the table is not there yet (a store opened before its migrations), and asks again until it is", async () => {
+    const q = column({ present: false, lz4: null }, { present: true, lz4: true });
+    const of = documentCompressionOf(q, '"s".documents');
+    expect(await of.ask()).toBe("store");
+    expect(of.known).toBeNull();
+    expect(await of.ask()).toBe("server");
+    expect(of.known).toBe("server");
+    expect(q.asked).toHaveLength(2);
+  });
+
+  it("is the store's on a server before PostgreSQL 14 (no attcompression column); any other failure goes through and is asked again", async () => {
+    const old = documentCompressionOf(column(new DbError('column "attcompression" does not exist', "42703")), '"s".documents');
+    expect(await old.ask()).toBe("store");
+    expect(old.known).toBe("store");
     const other = new DbError("connection refused", "08006");
-    await expect(documentCompression(column(other), '"s".documents')).rejects.toBe(other);
+    const down = documentCompressionOf(column(other, { present: true, lz4: true }), '"s".documents');
+    await expect(down.ask()).rejects.toBe(other);
+    expect(down.known).toBeNull();
+    expect(await down.ask()).toBe("server");
   });
 });
 

@@ -348,6 +348,22 @@ export function testRegressions(label: string, harness: () => Harness): void {
         expect(Buffer.from((await claimOne(store)).document).equals(Buffer.from(large))).toBe(true);
       });
 
+      it("opens with migrate: false before its tables exist, and once migrated writes documents compressed as the column says", async () => {
+        const h = harness();
+        const db = h.connect();
+        const schema = h.schema();
+        // A deploy that runs the migrations in a step of its own: the store may come up first.
+        const store = await postgresStore({ db, schema, migrate: false });
+        await migrate(db, { schema });
+        const { company } = await signUp(store);
+        const xml = baseExample();
+        const sub = { ...accepted(company.id), document: xml };
+        await store.insertSubmission(sub);
+        expect((await storedForm(db, schema, sub.invoice.id))?.encoding).toBe((await serverHasLz4(db)) ? "identity" : "deflate");
+        const back = await store.getDocument(company.id, sub.invoice.id);
+        expect(back && Buffer.from(back).equals(Buffer.from(xml))).toBe(true);
+      });
+
       it("keeps every byte value exactly on both writes (an accepted submission's statement and a failed one's transaction), from a view into a larger buffer", async () => {
         const h = harness();
         const db = h.connect();
