@@ -36,9 +36,10 @@ const view = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.by
  * How documents are written to the `documents` table of a schema:
  * - `server`: the column compresses with lz4 (a PostgreSQL server of version 14 or later built with
  *   it, as Debian's packages are; migration 17). The store sends the bytes as they are and the server
- *   compresses a row past 8 KiB (a 9 KiB invoice to about 3 KiB, in the table's own page). lz4 in the
- *   server costs a few microseconds; zlib in the store's process cost 88 to 113 µs a document between
- *   the database's round trips (27 in a loop of its own; docs/performance.md), a tenth of the write.
+ *   compresses a row past 8 KiB (a 9 KiB invoice to about 3 KiB, in the table's own page). zlib in
+ *   the store's process cost 88 to 113 µs a document between the database's round trips (27 in a
+ *   loop of its own), a tenth of the write; with the server compressing, the store's CPU a write fell
+ *   by 0.08 to 0.09 ms and the server's rose by 0.01 to 0.02 (docs/performance.md).
  * - `store`: no lz4 (PGlite, whose WebAssembly build has none; pglz there costs several times zlib):
  *   the store deflates each document itself (`deflate` rows) and the server keeps them as they come.
  */
