@@ -10,8 +10,8 @@ import type { Metric } from "../run.ts";
 const BATCH = 100;
 
 /**
- * ms per line of a side that builds `lines` lines in all (`run` gives ms per build of its batch, times
- * the builds): from a collected heap, charged with the full collection of what it left.
+ * ms per line of a side that builds `lines` lines in all (`run` builds them and gives its total ms):
+ * from a collected heap, charged with the full collection of what it left.
  */
 function isolated(lines: number, run: () => number): number {
   collectAll();

@@ -54,6 +54,8 @@ export type DocumentCompression = "server" | "store";
 export interface DocumentCompressionOf {
   known: DocumentCompression | null;
   ask(): Promise<DocumentCompression>;
+  /** `document` as the store writes it to this table (`encodeDocument` with the column's answer). */
+  encode(document: Uint8Array): Promise<StoredDocument>;
 }
 
 /** The `DocumentCompressionOf` the table `documentsTable` (a quoted, qualified name) of `q`. */
@@ -65,6 +67,9 @@ export function documentCompressionOf(q: Queryable, documentsTable: string): Doc
       const answer = await askColumn(q, documentsTable);
       if (answer.present) of.known = answer.compression;
       return answer.compression;
+    },
+    async encode(document) {
+      return encodeDocument(document, of.known ?? (await of.ask()));
     },
   };
   return of;
@@ -90,7 +95,7 @@ async function askColumn(q: Queryable, documentsTable: string): Promise<{ presen
  * The document as the store writes it: as it is when the server compresses it; otherwise deflated
  * when that makes it smaller (any UBL does; random bytes do not).
  */
-export async function encodeDocument(document: Uint8Array, compression: DocumentCompression = "store"): Promise<StoredDocument> {
+export async function encodeDocument(document: Uint8Array, compression: DocumentCompression): Promise<StoredDocument> {
   const bytes = view(document);
   if (compression === "server") return { bytes, encoding: "identity" };
   const packed = bytes.length <= INLINE_LIMIT ? deflateRawSync(bytes, { level: LEVEL }) : await deflateAsync(bytes, { level: LEVEL });

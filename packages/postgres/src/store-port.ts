@@ -1,7 +1,7 @@
 // The `Store` port on PostgreSQL: accounts, companies, API keys, submissions, invoices and clients.
 import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
-import { decodeDocument, encodeDocument } from "./documents.js";
+import { decodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED, TRANSMITTED_DOCUMENTS } from "./rows.js";
 import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
 
@@ -51,7 +51,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
 
   /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
   async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
-    const doc = document ? await encodeDocument(document, documents.known ?? (await documents.ask())) : null;
+    const doc = document ? await documents.encode(document) : null;
     const params: unknown[] = [
       ...INVOICES.params(inv, INVOICE_WRITE),
       client?.id ?? null,
@@ -192,8 +192,8 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       const stored: InvoiceRecord = { ...invoice, clientId: null };
       if (stored.status === "failed") {
         // A failed submission is always stored and creates no client.
-        // Deflated before the transaction: a large document is not compressed while it holds the database.
-        const doc = document ? await encodeDocument(document, documents.known ?? (await documents.ask())) : null;
+        // Encoded before the transaction: a large document is not deflated while it holds the database.
+        const doc = document ? await documents.encode(document) : null;
         await db.transaction(async (tx) => {
           await insertFailedInvoice(tx, stored);
           if (doc) {
