@@ -246,10 +246,11 @@ const QNAME_IDS = new Map<string, number>();
 const AMBIGUOUS_QNAMES = new Set<string>();
 const MAX_KNOWN_NAMES = 4096;
 /**
- * Known names (ids >= 0) by a hash of their length and first, middle and last characters: a hit is
- * confirmed by comparing the name in place, so a collision only costs the long way (Reader.nameOf).
+ * Known names (ids >= 0) by a hash of their length and five of their characters, in the hashed slot or
+ * its neighbour: a hit is confirmed by comparing the name in place, so a collision only costs the long
+ * way (Reader.nameOf).
  */
-const NAME_CACHE_SIZE = 1024;
+const NAME_CACHE_SIZE = 4096;
 const NAME_CACHE: ({ uri: string; isRoot: boolean; local: string; known: KnownName } | undefined)[] = new Array(NAME_CACHE_SIZE).fill(undefined);
 let knownNameCount = 0;
 
@@ -452,8 +453,31 @@ class Reader {
 
   /** The end of the NCName starting at `at` (`at` itself when there is none). */
   private name(at: number): number {
-    let j = at;
-    for (let w = this.nameChar(j, true); w !== 0; w = this.nameChar(j, false)) j += w;
+    // nameChar's ASCII test inlined: element and attribute names are read for every tag.
+    const s = this.s;
+    const n = this.n;
+    if (at >= n) return at;
+    const first = s.charCodeAt(at);
+    let j: number;
+    if (first < 128) {
+      if ((ASCII_NAME[first]! & 1) === 0) return at;
+      j = at + 1;
+    } else {
+      const w = this.highNameChar(at, true);
+      if (w === 0) return at;
+      j = at + w;
+    }
+    while (j < n) {
+      const c = s.charCodeAt(j);
+      if (c < 128) {
+        if ((ASCII_NAME[c]! & 2) === 0) break;
+        j++;
+      } else {
+        const w = this.highNameChar(j, false);
+        if (w === 0) break;
+        j += w;
+      }
+    }
     return j;
   }
 
@@ -606,10 +630,9 @@ class Reader {
       localStart = lt + 1;
     } else {
       if (this.isXmlns(lt + 1, prefixEnd)) this.fail(lt + 1, "an element may not have the prefix xmlns.");
-      const prefix = this.prefixText(lt + 1, prefixEnd);
-      const bound = this.ns.get(prefix);
+      const bound = this.prefixUri(lt + 1, prefixEnd);
       if (bound === undefined || bound === "") {
-        this.fail(lt + 1, `the namespace prefix ${JSON.stringify(prefix)} of <${s.slice(lt + 1, nameEnd)}> is not declared.`);
+        this.fail(lt + 1, `the namespace prefix ${JSON.stringify(s.slice(lt + 1, prefixEnd))} of <${s.slice(lt + 1, nameEnd)}> is not declared.`);
       }
       uri = bound;
       localStart = prefixEnd + 1;
@@ -672,17 +695,22 @@ class Reader {
 
   /** The shared local name and qname of an element. */
   private nameOf(uri: string, from: number, to: number, isRoot: boolean): KnownName {
-    // A known name is first looked for in a small cache by its length and three of its characters,
-    // and confirmed in place (no string is made for it); any other goes the long way, below.
+    // A known name is first looked for in a small cache by its length and five of its characters, in
+    // two slots (names such as AccountingSupplierParty and AccountingCustomerParty share the first), and
+    // confirmed in place (no string is made for it); any other goes the long way, below.
     const s = this.s;
     const len = to - from;
-    const slot = (((len * 31 + s.charCodeAt(from)) * 31 + s.charCodeAt(from + (len >> 1))) * 31 + s.charCodeAt(to - 1)) & (NAME_CACHE_SIZE - 1);
-    const cached = NAME_CACHE[slot];
-    if (cached !== undefined && cached.uri === uri && cached.isRoot === isRoot && cached.local.length === len && s.startsWith(cached.local, from)) return cached.known;
+    const slot = (((((len * 31 + s.charCodeAt(from)) * 31 + s.charCodeAt(from + (len >> 2))) * 31 + s.charCodeAt(from + (len >> 1))) * 31 + s.charCodeAt(to - 1 - (len >> 2))) * 31 + s.charCodeAt(to - 1)) & (NAME_CACHE_SIZE - 1);
+    const first = NAME_CACHE[slot];
+    if (first !== undefined && first.uri === uri && first.isRoot === isRoot && first.local.length === len && s.startsWith(first.local, from)) return first.known;
+    const other = slot ^ 1;
+    const second = NAME_CACHE[other];
+    if (second !== undefined && second.uri === uri && second.isRoot === isRoot && second.local.length === len && s.startsWith(second.local, from)) return second.known;
     const known = this.lookUpName(uri, from, to, isRoot);
-    if (known[2] >= 0) NAME_CACHE[slot] = { uri, isRoot, local: known[0], known };
+    if (known[2] >= 0) NAME_CACHE[first === undefined ? slot : other] = { uri, isRoot, local: known[0], known };
     return known;
   }
+
 
   private lookUpName(uri: string, from: number, to: number, isRoot: boolean): KnownName {
     const local = this.s.slice(from, to);
@@ -753,13 +781,37 @@ class Reader {
   /** Prefixes seen so far, so that resolving one takes no new string. */
   private readonly prefixes: string[] = [];
 
-  /** The text `from..to` as a string, from the prefixes seen before when it is one of them. */
-  private prefixText(from: number, to: number): string {
+  /** The namespace bound to each of `prefixes` when it was last looked up, and the `bindings` count it was bound under then. */
+  private readonly prefixUris: (string | undefined)[] = [];
+  private readonly prefixUnder: number[] = [];
+  /** Counts the changes to the bindings (declare, undo): a prefix's namespace looked up under the same count is still its namespace. */
+  private bindings = 0;
+
+  /**
+   * The namespace bound to the prefix `from..to` (undefined: none). A prefix seen before is found in
+   * place, without a string, and its namespace is looked up again only when the bindings changed since
+   * (in a UBL document, the root declares them all: every later element's prefix is then one comparison).
+   */
+  private prefixUri(from: number, to: number): string | undefined {
     const len = to - from;
-    for (const p of this.prefixes) if (p.length === len && this.s.startsWith(p, from)) return p;
+    const prefixes = this.prefixes;
+    for (let k = 0; k < prefixes.length; k++) {
+      const p = prefixes[k]!;
+      if (p.length !== len || !this.s.startsWith(p, from)) continue;
+      if (this.prefixUnder[k] !== this.bindings) {
+        this.prefixUris[k] = this.ns.get(p);
+        this.prefixUnder[k] = this.bindings;
+      }
+      return this.prefixUris[k];
+    }
     const p = this.s.slice(from, to);
-    if (this.prefixes.length < 16) this.prefixes.push(p);
-    return p;
+    const uri = this.ns.get(p);
+    if (prefixes.length < 16) {
+      prefixes.push(p);
+      this.prefixUris.push(uri);
+      this.prefixUnder.push(this.bindings);
+    }
+    return uri;
   }
 
   /** Whether `from..to` of the text is `xmlns` (an attribute's name or prefix, an element's prefix). */
@@ -790,6 +842,7 @@ class Reader {
     // Internalised (a few per document): every element's namespace is then the string KNOWN_NAMES and the
     // rules' literals hold, so looking it up or comparing it is a pointer test, not a comparison of its characters.
     this.ns.set(prefix, value.length <= 256 ? internalised(value) : value);
+    this.bindings++;
     return out;
   }
 
@@ -799,6 +852,7 @@ class Reader {
       const previous = undo[k + 1];
       if (previous === undefined) this.ns.delete(prefix);
       else this.ns.set(prefix, previous);
+      this.bindings++;
     }
   }
 
