@@ -2,16 +2,21 @@
 // for the first time (docs/performance.md, "page faults"). Three parts, each its own median:
 //
 //   pnpm exec tsx --conditions=source bench/page-faults.ts            # all three
-//   pnpm exec tsx --conditions=source bench/page-faults.ts pipeline   # or: touch, pipeline, build
+//   pnpm exec tsx --conditions=source bench/page-faults.ts pipeline   # or: touch, pipeline, store, build
 //
 // touch:    64 MiB of fresh memory written twice; the first pass pays a page fault per 4 KiB page.
 // pipeline: the loop of pipeline_vs_fastest_parser (200 submitInvoice of distinct base-example.xml on an
 //           empty memory store, then 200 txml parses of the same bytes), 30 rounds after 10; minor page
 //           faults of the process (process.resourceUsage) per submit and per parse.
+// store:    what the memory store's keeping costs the pipeline: the loop of pipeline_vs_fastest_parser in turns
+//           on the memory store, on the same store keeping no document, on one keeping nothing (its
+//           insertSubmission only answers), readInvoice alone and txml; each batch of 200 charged with its
+//           scavenge as the bench charges it, 25 rounds after 5; time and minor page faults a call.
 // build:    build_linearity's pair (one 10,000-line buildInvoice, ten 1,000-line ones) in turns, 7 rounds
 //           after 1; minor page faults per line on each side.
 import { parse as txml } from "txml/txml";
-import { buildInvoice, memoryStore, submitInvoice } from "../packages/core/src/index.ts";
+import { buildInvoice, memoryStore, readInvoice, submitInvoice, type Store } from "../packages/core/src/index.ts";
+import { collectYoung } from "./lib/gc.ts";
 import { baseExample } from "./lib/corpus.ts";
 import { distinctBase64, eligibleCompany } from "./lib/setup.ts";
 import { dataInvoice } from "./metrics/invoice-data.ts";
@@ -66,6 +71,48 @@ if (wants("pipeline")) {
   console.log(
     `pipeline: submit ${median(submitUs).toFixed(0)} us, ${median(ratio).toFixed(2)} x txml; page faults ${median(perSubmit).toFixed(2)} a submit, ${median(perParse).toFixed(2)} a txml parse (30 rounds of 200)`,
   );
+}
+
+if (wants("store")) {
+  const next = distinctBase64(baseExample(), "K");
+  const bodies = Array.from({ length: 200 }, () => next());
+  const bytes = bodies.map((b) => Buffer.from(b, "base64"));
+  // The same store with its insertSubmission changed: without the document, or keeping nothing at all.
+  const variants: Record<string, (() => Store) | null> = {
+    "memory store": () => memoryStore(),
+    "no document kept": () => {
+      const s = memoryStore();
+      return { ...s, insertSubmission: (x) => s.insertSubmission({ ...x, document: null }) };
+    },
+    "nothing kept": () => ({ ...memoryStore(), insertSubmission: async (x) => ({ inserted: true as const, invoice: x.invoice }) }),
+    "readInvoice alone": null,
+    txml: null,
+  };
+  const us: Record<string, number[]> = {};
+  const pf: Record<string, number[]> = {};
+  for (let round = 0; round < 30; round++) {
+    for (const [name, make] of Object.entries(variants)) {
+      const store = make?.();
+      const auth = store ? (await eligibleCompany(store)).auth : null;
+      const f = faults();
+      const t = performance.now();
+      if (store && auth) {
+        for (const xml of bodies) {
+          const r = await submitInvoice(store, auth, { xml, targetNetwork: "auto" });
+          if (!r.success) throw new Error(`not accepted: ${r.errorMessage}`);
+        }
+      } else if (name === "txml") for (const b of bytes) txml(b.toString("utf8"));
+      else for (const xml of bodies) readInvoice(xml);
+      collectYoung();
+      if (round < 5) continue;
+      (us[name] ??= []).push(((performance.now() - t) * 1000) / bodies.length);
+      (pf[name] ??= []).push((faults() - f) / bodies.length);
+    }
+  }
+  const parse = median(us.txml!);
+  for (const name of Object.keys(variants)) {
+    console.log(`store: ${name}: ${median(us[name]!).toFixed(0)} us (${(median(us[name]!) / parse).toFixed(2)} x txml), ${median(pf[name]!).toFixed(2)} page faults a call`);
+  }
 }
 
 if (wants("build")) {
