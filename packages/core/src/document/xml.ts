@@ -711,7 +711,6 @@ class Reader {
     return known;
   }
 
-
   private lookUpName(uri: string, from: number, to: number, isRoot: boolean): KnownName {
     const local = this.s.slice(from, to);
     const key = isRoot ? `/${local}` : local;
