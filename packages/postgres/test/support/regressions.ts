@@ -46,6 +46,15 @@ function accepted(companyId: string, overrides: Parameters<typeof sampleInvoiceR
 
 /** Registers the regression tests; `harness` is called in each test (after the suite's beforeAll). */
 export function testRegressions(label: string, harness: () => Harness): void {
+  /** A migrated store on a fresh schema of its own, with one company signed up. */
+  const storeWithCompany = async () => {
+    const h = harness();
+    const db = h.connect();
+    const schema = h.schema();
+    const store = await postgresStore({ db, schema });
+    const { company } = await signUp(store);
+    return { db, schema, store, company };
+  };
   describe(`postgres store regressions: ${label}`, () => {
     describe("long identifiers (issue 26, finding 3)", () => {
       const errorOf = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
@@ -127,11 +136,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
 
     describe("the database keeps the rules", () => {
       it("has a unique partial index: a second active row with the same sha256 is refused, a failed one is not", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const first = accepted(company.id);
         expect((await store.insertSubmission(first)).inserted).toBe(true);
         const copy = (id: string, status: string) =>
@@ -202,11 +207,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("has a unique partial index on the number of active documents built from data, which an xml row does not enter", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const first = accepted(company.id, { invoiceNumber: "N-1", fromData: true });
         expect((await store.insertSubmission(first)).inserted).toBe(true);
         const copy = (status: string, fromData: boolean) =>
@@ -227,11 +228,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("keeps the document's bytes for a sending submission", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const bytes = new Uint8Array([0, 1, 2, 254, 255, 60, 62]);
         // A view into a larger buffer: only its own bytes must be stored.
         const view = new Uint8Array([9, 9, ...bytes, 9]).subarray(2, 2 + bytes.length);
@@ -289,11 +286,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       };
 
       it("keeps a UBL invoice compressed in its own row (by the server with lz4 where it has it, else deflated by the store) and gives the dispatcher its exact bytes", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const xml = baseExample();
         const sub = { ...accepted(company.id), document: xml };
         await store.insertSubmission(sub);
@@ -316,11 +309,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("keeps bytes that do not shrink as they are, and round-trips a 600 KiB document compressed (deflated by the store off the event loop, or by the server)", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const lz4 = await serverHasLz4(db);
         const noise = new Uint8Array(randomBytes(4096));
         const a = { ...accepted(company.id, { sha256: "a".repeat(64) }), document: noise };
@@ -365,11 +354,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("keeps every byte value exactly on both writes (an accepted submission's statement and a failed one's transaction), from a view into a larger buffer", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { store, company } = await storeWithCompany();
         const all = Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 255);
         const view = new Uint8Array([1, 2, 3, ...all, 4]).subarray(3, 3 + all.length);
         const ok = { ...accepted(company.id, { sha256: "c".repeat(64) }), document: view };
@@ -383,11 +368,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("keeps the previous version's call of insert_accepted (the document as untyped hex text) writing during a rolling upgrade", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const { invoice } = accepted(company.id, { sha256: "e".repeat(64) });
         const xml = baseExample();
         // As a store of schema version 16 sent it: every parameter untyped, the document deflated, as hex text.
@@ -433,11 +414,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
       });
 
       it("refuses a stored document that is not what its encoding says with a DbError that quotes none of it", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const sub = accepted(company.id);
         await store.insertSubmission(sub);
         await db.query(`UPDATE "${schema}".documents SET content = '\\xdeadbeef'::bytea, content_encoding = 'deflate' WHERE invoice_id = $1::uuid`, [
@@ -505,11 +482,7 @@ export function testRegressions(label: string, harness: () => Harness): void {
 
     describe("KSeF credentials", () => {
       it("keep the token only encrypted in the row, and refuse half a credential", async () => {
-        const h = harness();
-        const db = h.connect();
-        const schema = h.schema();
-        const store = await postgresStore({ db, schema });
-        const { company } = await signUp(store);
+        const { db, schema, store, company } = await storeWithCompany();
         const token = `secret-ksef-token-${randomUUID()}`;
         await updateCompany(store, company.id, { ksef: { nip: "5260250995", token } }, { tokenCipher: tokenCipher(randomBytes(32)) });
         const { rows } = await db.query(`SELECT * FROM "${schema}".companies WHERE id = $1::uuid`, [company.id]);
