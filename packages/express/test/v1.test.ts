@@ -54,6 +54,25 @@ describe("POST /v1/accounts", () => {
   });
 });
 
+describe("control characters in a company's names", () => {
+  // A NUL in companyName or legalEntityId was a 500 on PGlite and PostgreSQL (a database refuses NUL in
+  // text), and a line break or a tab was stored as it came.
+  it("answers 400 naming the field for companyName at sign-up and legalEntityId in the admin patch, and stores nothing", async () => {
+    const { app, store } = makeApp();
+    for (const companyName of ["A\u0000B", "Acme\nB.V.", "Acme\tB.V.", "Acme\u007f"]) {
+      const res = await request(app).post("/v1/accounts").send({ email: "ctl@acme.example", companyName, country: "NL" });
+      expect([res.status, res.body.code, res.body.message]).toEqual([400, "invalid_request", ["companyName must not contain control characters (line breaks, tabs, NUL)"]]);
+    }
+    // None of them made an account: the email is still free.
+    const { companyId } = await signUp(app, "ctl@acme.example");
+    for (const legalEntityId of ["LE\u0000", "LE-1\u0001", "LE\r\n1"]) {
+      const res = await request(app).patch(`/admin/companies/${companyId}`).set("Authorization", `Bearer ${ADMIN_TOKEN}`).send({ legalEntityId });
+      expect([res.status, res.body.code, res.body.message]).toEqual([400, "invalid_request", ["legalEntityId must not contain control characters (line breaks, tabs, NUL)"]]);
+    }
+    expect((await store.getCompany(companyId))?.legalEntityId).toBeNull();
+  });
+});
+
 describe("POST /v1/peppol/invoice", () => {
   describe("401 invalid_api_key", () => {
     it("for a missing header, another scheme, an unknown key and a revoked key", async () => {
@@ -488,11 +507,27 @@ describe("GET /v1/invoices by date", () => {
     expect(await list(`createdTo=${encodeURIComponent(created)}`)).not.toContain(ids["15"]);
     expect(await list(`createdFrom=${encodeURIComponent(created)}`)).toContain(ids["15"]);
     expect(await list("createdTo=2000-01-01T00:00:00%2B02:00")).toEqual([]);
+    expect(await list("issueDateTo=2024-02-29")).toEqual([]);
+    expect(await list("createdTo=9999-12-31T23:59:59.999%2B14:00")).toHaveLength(3);
+    expect(await list("createdFrom=0001-01-01")).toHaveLength(3);
+    const date = (name: string) => `${name} must be a date that exists (YYYY-MM-DD, years 0001 to 9999)`;
+    const time = (name: string) =>
+      `${name} must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD), on a date that exists in the years 0001 to 9999; in a URL, write the + of an offset as %2B`;
+    // Each a 400 with its message: 2026-13-01 and 2026-01-32 were a 500 (a Date that is no date), year 0 a
+    // 500 on PostgreSQL, and createdFrom=2026-02-30 was taken as March the 2nd.
     for (const [q, message] of [
-      ["issueDateFrom=2026-02-30", "issueDateFrom must be a date (YYYY-MM-DD)"],
-      ["issueDateTo=15.01.2026", "issueDateTo must be a date (YYYY-MM-DD)"],
-      ["createdFrom=2026-01-01T00:00:00", "createdFrom must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)"],
-      ["createdTo=yesterday", "createdTo must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)"],
+      ["issueDateFrom=2026-02-30", date("issueDateFrom")],
+      ["issueDateFrom=2026-13-01", date("issueDateFrom")],
+      ["issueDateTo=2026-01-32", date("issueDateTo")],
+      ["issueDateTo=2026-00-10", date("issueDateTo")],
+      ["issueDateFrom=0000-01-01", date("issueDateFrom")],
+      ["issueDateTo=15.01.2026", date("issueDateTo")],
+      ["createdFrom=2026-01-01T00:00:00", time("createdFrom")],
+      ["createdFrom=2026-02-30", time("createdFrom")],
+      ["createdFrom=2026-13-01T00:00:00Z", time("createdFrom")],
+      ["createdFrom=0000-01-01", time("createdFrom")],
+      ["createdTo=2026-01-01T00:00:00+02:00", time("createdTo")],
+      ["createdTo=yesterday", time("createdTo")],
     ]) {
       const r = await request(app).get(`/v1/invoices?${q}`).set(bearer(apiKey));
       expect([r.status, r.body.code, r.body.message]).toEqual([400, "invalid_request", [message]]);

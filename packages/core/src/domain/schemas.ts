@@ -81,6 +81,9 @@ export function parseDocumentBody<T extends z.ZodType>(schema: T, input: unknown
   throw badRequest([...new Set([...(rest.length > 0 ? validationError(new z.ZodError(rest)).details! : []), ...dataIssueMessages(data)])]);
 }
 
+/** Text without C0 control characters or DEL: what a name or an identifier a person typed may hold (a database refuses NUL in text). */
+const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
+
 const country = (name: string) =>
   z
     .string({ error: `${name} must be a valid ISO31661 Alpha2 code` })
@@ -98,7 +101,8 @@ export const AccountRequestSchema = z
         .string(mustBeString("companyName"))
         .trim()
         .min(1, { error: "companyName should not be empty" })
-        .max(200, { error: "companyName must be shorter than or equal to 200 characters" }),
+        .max(200, { error: "companyName must be shorter than or equal to 200 characters" })
+        .regex(NO_CONTROL_CHARACTERS, { error: "companyName must not contain control characters (line breaks, tabs, NUL)" }),
       country: country("country"),
     },
     notObject,
@@ -149,6 +153,7 @@ export const CompanyPatchSchema = z
         .trim()
         .min(1, { error: "legalEntityId should not be empty (use null to clear it)" })
         .max(100, { error: "legalEntityId must be shorter than or equal to 100 characters" })
+        .regex(NO_CONTROL_CHARACTERS, { error: "legalEntityId must not contain control characters (line breaks, tabs, NUL)" })
         .nullable()
         .optional(),
       peppolSendingEnabled: z.boolean({ error: "peppolSendingEnabled must be a boolean value" }).optional(),
@@ -191,7 +196,7 @@ const limit = param(
   "limit",
   z
     .string()
-    .regex(/^[0-9]+$/, { error: "limit must be an integer number" })
+    .regex(/^-?[0-9]+$/, { error: "limit must be an integer number" })
     .transform(Number)
     .pipe(z.number().min(1, { error: "limit must not be less than 1" }).max(100, { error: "limit must not be greater than 100" })),
   { description: "Page size, 1 to 100 (default 20).", override: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
@@ -210,19 +215,41 @@ function exactText(name: string, max: number, doc: { description: string; exampl
   return param(name, text, doc);
 }
 
-/** A calendar date `YYYY-MM-DD` that exists. */
+/**
+ * True for a calendar date `YYYY-MM-DD` that exists, in the years 0001 to 9999 (what a database's date
+ * holds; JavaScript's Date would take year 0 and roll 2026-02-30 over into March).
+ */
+export function isCalendarDate(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+}
+
+/** A calendar date `YYYY-MM-DD` that exists (years 0001 to 9999). */
 function dateParam(name: string, description: string) {
-  const date = z.string().refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), {
-    error: `${name} must be a date (YYYY-MM-DD)`,
-  });
+  const date = z.string().refine(isCalendarDate, { error: `${name} must be a date that exists (YYYY-MM-DD, years 0001 to 9999)` });
   return param(name, date, { description, example: "2026-01-31" });
 }
 
-/** An ISO 8601 date-time with a time zone (`Z` or `+01:00`), or a date (midnight UTC). */
+// The instants a time parameter may name: those whose UTC date is in the years 0001 to 9999 (as an ISO
+// string, year 0 or a six-digit year is what PostgreSQL refuses).
+const EARLIEST_TIME = Date.parse("0001-01-01T00:00:00Z");
+const LATEST_TIME = Date.parse("9999-12-31T23:59:59.999Z");
+
+/** An ISO 8601 date-time with a time zone (`Z` or `+01:00`), or a date (midnight UTC); its date must exist. */
 function timeParam(name: string, description: string) {
-  const time = z.string().refine((v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) || z.iso.datetime({ offset: true }).safeParse(v).success) && !Number.isNaN(Date.parse(v)), {
-    error: `${name} must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD)`,
-  });
+  const time = z.string().refine(
+    (v) => {
+      if (!isCalendarDate(v.slice(0, 10))) return false;
+      if (v.length !== 10 && !z.iso.datetime({ offset: true }).safeParse(v).success) return false;
+      const t = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
+      return t >= EARLIEST_TIME && t <= LATEST_TIME;
+    },
+    { error: `${name} must be an ISO 8601 date-time with a time zone (such as 2026-01-31T00:00:00Z) or a date (YYYY-MM-DD), on a date that exists in the years 0001 to 9999; in a URL, write the + of an offset as %2B` },
+  );
   return param(name, time, { description, example: "2026-01-31T00:00:00Z" });
 }
 
