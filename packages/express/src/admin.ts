@@ -4,7 +4,7 @@ import { ApiError, type CoreOptions, type Store, safeMetrics } from "@einvoice/c
 import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { bearerToken, missingBearerScheme } from "./middleware/auth.js";
+import { bearerToken, authorizationProblem } from "./middleware/auth.js";
 import { DEFAULT_BODY_LIMIT } from "./middleware/body.js";
 import { errorHandler } from "./middleware/errors.js";
 import { malformedPath, notFound } from "./middleware/paths.js";
@@ -48,7 +48,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     const token = bearerToken(req);
     // Compare digests: constant time, whatever the lengths.
     const ok = timingSafeEqual(digest(token ?? ""), expected) && token !== null;
-    const missing = missingBearerScheme(req, "ADMIN_TOKEN") ?? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>.";
+    const missing = authorizationProblem(req, "ADMIN_TOKEN") ?? "Missing admin token: send Authorization: Bearer <ADMIN_TOKEN>.";
     next(ok ? undefined : new ApiError("invalid_admin_token", token === null ? missing : "The admin token is not valid."));
   };
 

@@ -3,7 +3,7 @@ import { ApiError, authenticate, authenticateRequest, keepsIdempotencyKeys, safe
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
-import { bearerToken, missingBearerScheme } from "./middleware/auth.js";
+import { bearerToken, authorizationProblem } from "./middleware/auth.js";
 import { DEFAULT_BODY_LIMIT } from "./middleware/body.js";
 import { errorHandler } from "./middleware/errors.js";
 import { malformedPath, notFound } from "./middleware/paths.js";
@@ -83,7 +83,7 @@ export function createV1Router(options: V1RouterOptions): Router {
   const authenticatedBy =
     (check: typeof authenticate): RequestHandler =>
     (req, res, next) => {
-      const schemeless = missingBearerScheme(req, "API key");
+      const schemeless = authorizationProblem(req, "API key");
       if (schemeless) return next(new ApiError("invalid_api_key", schemeless));
       check(store, bearerToken(req), options).then(
         (ctx) => {

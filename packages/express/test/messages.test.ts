@@ -79,6 +79,26 @@ describe("clear messages for common client mistakes", () => {
     expect((await request(app).get("/v1/company").set("Authorization", `bearer ${apiKey}`)).status).toBe(200);
   });
 
+  it.each([
+    ["a second token after the key", (key: string) => `Bearer ${key} extra`],
+    ["a tab after the scheme", (key: string) => `Bearer\t${key}`],
+    ["words after the scheme", () => "Bearer einv_' OR 1=1--"],
+  ])("Authorization: Bearer with %s → 401 saying the header is malformed (not that the key is missing), without repeating it", async (_name, header) => {
+    const res = await request(app).get("/v1/company").set("Authorization", header(apiKey));
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      code: "invalid_api_key",
+      message: "The Authorization header is malformed: send Authorization: Bearer <API key>, the scheme, one space and the API key alone.",
+    });
+    expect(res.text).not.toContain(apiKey.split("_").at(-1));
+    const admin = await request(app).get(`/admin/companies/${companyId}`).set("Authorization", header(ADMIN_TOKEN));
+    expect(admin.body).toEqual({
+      code: "invalid_admin_token",
+      message: "The Authorization header is malformed: send Authorization: Bearer <ADMIN_TOKEN>, the scheme, one space and the ADMIN_TOKEN alone.",
+    });
+    expect(admin.text).not.toContain(ADMIN_TOKEN);
+  });
+
   it("the admin token without the Bearer scheme → 401 invalid_admin_token saying so; the right header → 200", async () => {
     const res = await request(app).get(`/admin/companies/${companyId}`).set("Authorization", ADMIN_TOKEN);
     expect(res.status).toBe(401);
