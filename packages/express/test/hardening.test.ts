@@ -95,6 +95,19 @@ describe("a compressed body that does not inflate → 400, nothing logged", () =
     expect(logs).toEqual([]);
   });
 
+  it("an unsupported Content-Encoding (compress, or gzip twice) → 400 naming the Content-Encoding, not the charset", async () => {
+    const { app, logs } = makeApp();
+    for (const encoding of ["compress", "gzip, gzip"]) {
+      const res = await raw(app, "POST", "/v1/accounts", { "content-encoding": encoding }, corruptGzip());
+      expect([res.status, res.body.code, res.body.message], encoding).toEqual([
+        400,
+        "invalid_request",
+        ["Request body's Content-Encoding is not supported: send the body uncompressed, or compressed once with gzip, deflate or br."],
+      ]);
+    }
+    expect(logs).toEqual([]);
+  });
+
   it("a valid gzip body is still read (control)", async () => {
     const { app } = makeApp();
     const body = gzipSync(Buffer.from(JSON.stringify({ email: "gz@example.com", companyName: "Gz", country: "NL" })));

@@ -133,8 +133,10 @@ export function fromBodyParser(err: BodyParserError, limit: number): ApiError | 
       return new ApiError("bad_request", `Request body is not valid JSON${at ? ` (at position ${at[1]})` : ""}.`);
     }
     case "charset.unsupported":
-    case "encoding.unsupported":
       return new ApiError("bad_request", `Request body encoding is not supported: send UTF-8 JSON.`);
+    case "encoding.unsupported":
+      // Content-Encoding, not the charset: compress, or two encodings such as "gzip, gzip".
+      return new ApiError("bad_request", "Request body's Content-Encoding is not supported: send the body uncompressed, or compressed once with gzip, deflate or br.");
     case "request.aborted":
     case "request.size.invalid":
     case "stream.encoding.set":
