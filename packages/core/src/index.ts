@@ -1,5 +1,5 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
-export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, type ErrorCode, type RuleError } from "./domain/errors.js";
+export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, quoteId, type ErrorCode, type RuleError } from "./domain/errors.js";
 export { validateDocument, validateDocumentBody, validateDocumentJson } from "./use-cases/validate.js";
 export { validateInvoice } from "./document/validate.js";
 export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";

@@ -1,6 +1,6 @@
 // The /admin router, built from its route table (routes/admin.ts): operators read and change companies, with their own bearer token.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError, type CoreOptions, type Store, safeMetrics } from "@einvoice/core";
+import { ApiError, quoteId, type CoreOptions, type Store, safeMetrics } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -57,7 +57,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   router.use(
     malformedPath((path) => {
       const [, collection, id = ""] = path.split("/");
-      return collection === "companies" ? new ApiError("company_not_found", `No company with id ${JSON.stringify(id)}.`) : null;
+      return collection === "companies" ? new ApiError("company_not_found", `No company with id ${quoteId(id)}.`) : null;
     }),
   );
   const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, "admin");

@@ -1,5 +1,5 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
-import { ApiError, authenticate, authenticateRequest, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
+import { ApiError, quoteId, authenticate, authenticateRequest, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -46,7 +46,7 @@ export interface V1RouterOptions extends CoreOptions {
 /** The 404 of a path whose id does not decode, by the collection it names (see `malformedPath`). */
 function malformedIdNotFound(path: string): ApiError | null {
   const [, collection, id = ""] = path.split("/");
-  const quoted = JSON.stringify(id);
+  const quoted = quoteId(id);
   if (collection === "invoices") return new ApiError("invoice_not_found", `No invoice with id ${quoted} in this company.`);
   if (collection === "api-keys") return new ApiError("api_key_not_found", `No active API key ${quoted} in this company.`);
   if (collection === "webhooks") return new ApiError("webhook_not_found", `No webhook ${quoted} in this company.`);

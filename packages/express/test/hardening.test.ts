@@ -116,6 +116,43 @@ describe("a compressed body that does not inflate → 400, nothing logged", () =
   });
 });
 
+describe("an answer stays small whatever the request held", () => {
+  it("a body with 2,000 unknown keys → 400 listing the first 49 and how many more; a 10,000-character key is cut", async () => {
+    const { app } = makeApp();
+    const body: Record<string, unknown> = { email: "many@example.com", companyName: "Many", country: "NL" };
+    for (let i = 0; i < 2000; i++) body[`k${i}`] = i;
+    const res = await request(app).post("/v1/accounts").send(body);
+    expect([res.status, res.body.code]).toEqual([400, "invalid_request"]);
+    expect(res.body.message).toHaveLength(50);
+    expect(res.body.message.slice(0, 2)).toEqual(["property k0 should not exist", "property k1 should not exist"]);
+    expect(res.body.message[49]).toBe("and 1951 more problems (the first 49 are listed)");
+    const long = await request(app).post("/v1/accounts").send({ email: "long@example.com", companyName: "Long", country: "NL", ["x".repeat(10_000)]: 1 });
+    expect(long.status).toBe(400);
+    expect(long.body.message[0]).toHaveLength(500);
+    expect(long.body.message[0]).toMatch(/^property x+…$/);
+  });
+
+  it("a 404 quotes at most 100 characters of the id in the path (200 of a path no route takes), and says how long it was", async () => {
+    const { app } = makeApp();
+    const { apiKey, companyId } = await signUp(app);
+    const id = "x".repeat(15_000);
+    for (const [method, path] of [["get", `/v1/invoices/${id}`], ["delete", `/v1/webhooks/${id}`], ["delete", `/v1/api-keys/${id}`]] as const) {
+      const res = await request(app)[method](path).set("Authorization", `Bearer ${apiKey}`);
+      expect(res.status, path).toBe(404);
+      expect(res.body.message).toContain(`"${"x".repeat(100)}"… (15000 characters)`);
+      expect(res.text.length).toBeLessThan(400);
+    }
+    const admin = await request(app).get(`/admin/companies/${id}`).set("Authorization", `Bearer ${ADMIN_TOKEN}`);
+    expect([admin.status, admin.body.message]).toEqual([404, `No company with id "${"x".repeat(100)}"… (15000 characters).`]);
+    // No route: the path is cut after 200 characters.
+    const route = await request(app).get(`/v1/nothing/${id}`).set("Authorization", `Bearer ${apiKey}`);
+    expect([route.status, route.body]).toEqual([404, { code: "route_not_found", message: `Cannot GET /v1/nothing/${"x".repeat(188)}… (15012 characters)` }]);
+    // A short id is quoted whole, as before.
+    const short = await request(app).get(`/admin/companies/${companyId}x`).set("Authorization", `Bearer ${ADMIN_TOKEN}`);
+    expect(short.body.message).toBe(`No company with id ${JSON.stringify(`${companyId}x`)}.`);
+  });
+});
+
 describe("query parameters named like Object's own properties are parameters like any other", () => {
   it("GET /v1/invoices?__proto__=1 → 400 'property __proto__ should not exist'", async () => {
     const { app } = makeApp();

@@ -95,8 +95,27 @@ export class ApiError extends Error {
 }
 
 /** A 400 with a list of class-validator style messages. */
+/** The most problems a 400 lists, and the longest one: an answer stays small whatever the request held. */
+export const MAX_PROBLEMS_LISTED = 50;
+export const MAX_PROBLEM_CHARS = 500;
+
+/**
+ * A 400 listing `details`, one entry per problem: at most MAX_PROBLEMS_LISTED of them (the last entry then
+ * says how many more there are), each cut at MAX_PROBLEM_CHARS. A body with 200,000 unknown keys got a
+ * 7 MB answer before.
+ */
 export function badRequest(details: string[]): ApiError {
-  return new ApiError("bad_request", details.join("; "), { details });
+  const cut = (d: string) => (d.length > MAX_PROBLEM_CHARS ? `${d.slice(0, MAX_PROBLEM_CHARS - 1)}…` : d);
+  const listed =
+    details.length <= MAX_PROBLEMS_LISTED
+      ? details.map(cut)
+      : [...details.slice(0, MAX_PROBLEMS_LISTED - 1).map(cut), `and ${details.length - (MAX_PROBLEMS_LISTED - 1)} more problems (the first ${MAX_PROBLEMS_LISTED - 1} are listed)`];
+  return new ApiError("bad_request", listed.join("; "), { details: listed });
+}
+
+/** An id as a message quotes it: JSON-quoted, and cut after 100 characters (a path may hold thousands). */
+export function quoteId(id: string): string {
+  return id.length <= 100 ? JSON.stringify(id) : `${JSON.stringify(id.slice(0, 100))}… (${id.length} characters)`;
 }
 
 export function isApiError(e: unknown): e is ApiError {

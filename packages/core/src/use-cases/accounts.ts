@@ -1,7 +1,7 @@
 // Accounts, companies and API keys: sign-up, authentication, key management, operator updates.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "../domain/sha256.js";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, quoteId } from "../domain/errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store } from "../ports/store.js";
 import {
@@ -192,7 +192,7 @@ export async function createApiKey(store: Store, auth: AuthContext, options?: Co
  * (`last_api_key`): make another first, so the company is never locked out.
  */
 export async function revokeApiKey(store: Store, auth: AuthContext, id: string, options?: CoreOptions): Promise<void> {
-  const notFound = () => new ApiError("api_key_not_found", `No active API key ${JSON.stringify(id)} in this company.`);
+  const notFound = () => new ApiError("api_key_not_found", `No active API key ${quoteId(id)} in this company.`);
   if (!isUuid(id)) throw notFound();
   // One step in the store: "not the last active key" is checked where the key is revoked, so two
   // revocations racing cannot both succeed (the company would be locked out for good).
@@ -219,7 +219,7 @@ export function companyView(c: Company): CompanyView {
 }
 
 function companyNotFound(companyId: string): ApiError {
-  return new ApiError("company_not_found", `No company with id ${JSON.stringify(companyId)}.`);
+  return new ApiError("company_not_found", `No company with id ${quoteId(companyId)}.`);
 }
 
 /** The company, for operators (`GET /admin/companies/{id}`) and for its own users (`GET /v1/company`). */

@@ -2,7 +2,7 @@
 import { readInvoiceData } from "../document/invoice-data/index.js";
 import { DocumentQuerySchema, parseWith, type DocumentFormat } from "../domain/schemas.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, quoteId } from "../domain/errors.js";
 import type { AuthContext } from "../domain/types.js";
 import type { Store } from "../ports/store.js";
 import { guardStore } from "./options.js";
@@ -19,7 +19,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function getInvoiceDocument(store: Store, auth: AuthContext, id: string): Promise<Buffer> {
   const s = guardStore(store);
   const r = UUID.test(id) ? await s.getInvoice(auth.companyId, id.toLowerCase()) : null;
-  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   const bytes = await s.getDocument(auth.companyId, r.id);
   if (!bytes) {
     throw new ApiError(
@@ -56,7 +56,7 @@ export function documentFormat(query: unknown = {}): DocumentFormat {
 export async function getInvoiceFa3(store: Store, auth: AuthContext, id: string): Promise<Buffer> {
   const s = guardStore(store);
   const r = UUID.test(id) ? await s.getInvoice(auth.companyId, id.toLowerCase()) : null;
-  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   const none = (why: string) => new ApiError("document_not_available", `Invoice ${r.id} has no FA(3): ${why}`);
   if (r.network !== "ksef") throw none(`it is not a KSeF invoice (network ${r.network ?? "none"}); only invoices sent to KSeF have one. Ask without format (or format=ubl) for its UBL.`);
   if (r.status === "sending") throw none("it is still being sent to KSeF; its FA(3) is kept once KSeF has accepted it (status delivered). Ask again then.");

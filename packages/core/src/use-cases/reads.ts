@@ -1,5 +1,5 @@
 // The read side: invoices and clients of the caller's company, with keyset cursor pagination.
-import { ApiError, badRequest } from "../domain/errors.js";
+import { ApiError, badRequest, quoteId } from "../domain/errors.js";
 import { guardStore } from "./options.js";
 import type { Keyset, Store } from "../ports/store.js";
 import {
@@ -94,7 +94,7 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
  */
 export async function getInvoice(store: Store, auth: AuthContext, id: string): Promise<Invoice> {
   const r = isUuid(id) ? await guardStore(store).getInvoice(auth.companyId, id.toLowerCase()) : null;
-  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   return invoiceView(r);
 }
 
@@ -109,7 +109,7 @@ export async function getInvoice(store: Store, auth: AuthContext, id: string): P
 export async function getInvoiceEvidence(store: Store, auth: AuthContext, id: string): Promise<DeliveryEvidenceView> {
   const guarded = guardStore(store);
   const r = isUuid(id) ? await guarded.getInvoice(auth.companyId, id.toLowerCase()) : null;
-  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   const e = r.status === "delivered" ? await guarded.getEvidence(auth.companyId, r.id) : null;
   if (e) {
     const { invoiceId, network, kind, mediaType, content, reference, documentHash, deliveredAt } = e;

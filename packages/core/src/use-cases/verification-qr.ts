@@ -1,6 +1,6 @@
 // The KSeF verification link (KOD I) of an invoice as a QR code, with the KSeF number under it (kody-qr.md).
 import QRCode from "qrcode";
-import { ApiError } from "../domain/errors.js";
+import { ApiError, quoteId } from "../domain/errors.js";
 import type { AuthContext } from "../domain/types.js";
 import type { Store } from "../ports/store.js";
 import { guardStore } from "./options.js";
@@ -54,7 +54,7 @@ export async function verificationQrSvg(text: string, label: string, pixelsPerMo
  */
 export async function getVerificationQr(store: Store, auth: AuthContext, id: string): Promise<VerificationQr> {
   const r = isUuid(id) ? await guardStore(store).getInvoice(auth.companyId, id.toLowerCase()) : null;
-  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${JSON.stringify(id)} in this company.`);
+  if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   if (r.verificationUrl && r.ksefNumber) {
     return { svg: await verificationQrSvg(r.verificationUrl, r.ksefNumber), verificationUrl: r.verificationUrl, ksefNumber: r.ksefNumber };
   }

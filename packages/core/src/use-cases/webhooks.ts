@@ -1,6 +1,6 @@
 // Webhooks: a company registers URLs; every status change of its invoices is POSTed there, signed.
 import { randomBytes } from "node:crypto";
-import { ApiError, badRequest } from "../domain/errors.js";
+import { ApiError, badRequest, quoteId } from "../domain/errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store, WebhookStore } from "../ports/store.js";
 import {
@@ -28,7 +28,7 @@ function view(w: WebhookRecord): WebhookView {
 }
 
 function notFound(id: string): ApiError {
-  return new ApiError("webhook_not_found", `No webhook ${JSON.stringify(id)} in this company.`);
+  return new ApiError("webhook_not_found", `No webhook ${quoteId(id)} in this company.`);
 }
 
 /**

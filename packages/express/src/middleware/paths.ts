@@ -69,7 +69,10 @@ export function noQuery(): RequestHandler {
 /** Answers any request no route took with a JSON 404 `route_not_found`. */
 export function notFound(): RequestHandler {
   return (req, res) => {
-    const { status, body } = toHttp(new ApiError("route_not_found", `Cannot ${req.method} ${req.originalUrl.split("?")[0]}`));
+    // The path as asked, cut after 200 characters (a path may hold thousands).
+    const path = req.originalUrl.split("?")[0]!;
+    const shown = path.length <= 200 ? path : `${path.slice(0, 200)}… (${path.length} characters)`;
+    const { status, body } = toHttp(new ApiError("route_not_found", `Cannot ${req.method} ${shown}`));
     res.status(status).json(body);
   };
 }
