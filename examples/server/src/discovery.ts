@@ -18,7 +18,7 @@ function whole(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0):
   return n;
 }
 
-/** DNS_SERVERS: comma-separated `host` or `host:port` (`[v6]:port`). */
+/** DNS_SERVERS: comma-separated IP addresses, each with an optional `:port` (`[v6]:port`); host names are refused. */
 export function dnsServers(raw: string | undefined): string[] | undefined {
   if (!raw || raw.trim() === "") return undefined;
   const list = raw.split(",").map((s) => s.trim()).filter(Boolean);

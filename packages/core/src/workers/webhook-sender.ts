@@ -9,7 +9,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { checkWebhookTarget, guardedLookup, notPublic, TargetRefusedError, type TargetPolicy } from "../domain/webhook-target.js";
 import { webhookBody } from "../domain/webhook-events.js";
 
-/** 10 attempts over about 4 hours: 10 s, 20 s, 40 s, ... up to 1 h apart. */
+/** 10 attempts: nine waits of 10 s, 20 s, 40 s, ... 2,560 s (the 1 h cap is not reached), about 43 to 85 minutes in all with the jitter. */
 export const DEFAULT_WEBHOOK_RETRY: RetryPolicy = Object.freeze({ maxAttempts: 10, baseDelayMs: 10_000, maxDelayMs: 3_600_000, factor: 2 });
 
 export interface WebhookSenderOptions extends QueueWorkerOptions {
