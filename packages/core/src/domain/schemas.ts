@@ -219,7 +219,7 @@ function exactText(name: string, max: number, doc: { description: string; exampl
  * True for a calendar date `YYYY-MM-DD` that exists, in the years 0001 to 9999 (what a database's date
  * holds; JavaScript's Date would take year 0 and roll 2026-02-30 over into March).
  */
-export function isCalendarDate(v: string): boolean {
+function isCalendarDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) return false;
   const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
