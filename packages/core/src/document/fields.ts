@@ -89,3 +89,43 @@ export function requireStorableIdentifiers(fields: InvoiceFields, recipient: Par
     }
   }
 }
+
+/**
+ * True for an xs:date as the UBL schema types cbc:IssueDate and cbc:DueDate (XML Schema 1.0): a year
+ * of four digits or more (not 0000, no leading zero past four digits, an optional minus), a month and
+ * a day that exist, and an optional time zone (`Z`, or `+hh:mm` / `-hh:mm` up to 14:00).
+ */
+export function isXsDate(s: string): boolean {
+  const m = /^-?(\d{4,})-(\d{2})-(\d{2})(?:Z|[+-](\d{2}):(\d{2}))?$/.exec(s);
+  if (!m) return false;
+  const yearText = m[1]!;
+  if (/^0+$/.test(yearText) || (yearText.length > 4 && yearText.startsWith("0"))) return false;
+  const year = Number(yearText), month = Number(m[2]), day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (day > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!) return false;
+  if (m[4] !== undefined) {
+    const hours = Number(m[4]), minutes = Number(m[5]);
+    if (hours > 14 || minutes > 59 || (hours === 14 && minutes !== 0)) return false;
+  }
+  return true;
+}
+
+/**
+ * Throws `invalid_ubl_xml` naming the issue date (BT-2) or due date (BT-9) of the record that is not an
+ * xs:date. The UBL schema requires one; the EN 16931 rules do not look (Peppol's PEPPOL-EN16931-F001
+ * does, and runs first), and the record is filtered by its issue date (`issueDateFrom`), so a document
+ * dated `2026-13-45` is not stored.
+ */
+export function requireStorableDates(fields: InvoiceFields): void {
+  const due = fields.kind === "creditNote" ? "cac:PaymentMeans/cbc:PaymentDueDate" : "cbc:DueDate";
+  const checks: Array<[string | null, string]> = [
+    [fields.issueDate, "The issue date (BT-2, cbc:IssueDate)"],
+    [fields.dueDate, `The payment due date (BT-9, ${due})`],
+  ];
+  for (const [value, what] of checks) {
+    if (value !== null && !isXsDate(value)) {
+      throw new ApiError("invalid_ubl_xml", `${what} is ${JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value)}, which is not a date: the UBL schema requires one such as 2026-01-31 (a day that exists, optionally with a time zone such as Z or +01:00).`);
+    }
+  }
+}

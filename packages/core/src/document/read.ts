@@ -5,7 +5,7 @@ import type { ParticipantId } from "../domain/types.js";
 import { validateModel, type ValidationItem } from "../validation/validate.js";
 import { MAX_REPORTED_ERRORS, rulesError } from "./rules-error.js";
 import { base64DecodedSize, checkBase64, decodeBase64Into, decodeCanonicalBase64 } from "./base64.js";
-import { extractFields, requireStorableIdentifiers, type InvoiceFields } from "./fields.js";
+import { extractFields, requireStorableDates, requireStorableIdentifiers, type InvoiceFields } from "./fields.js";
 import { extractRecipient } from "./recipient.js";
 import { extractDocumentType, type PeppolDocumentType } from "./doctype.js";
 import { decodeUtf8, decodeUtf8Lossy, notUtf8Error, rejectZip, requireMarkupStart } from "./text.js";
@@ -118,6 +118,8 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "
   // The first 100 findings of each flag are kept (the error lists them; the warnings are stored), and all are counted.
   const report = validateModel(invoice, { maxItems: MAX_REPORTED_ERRORS });
   if (!report.valid) throw rulesError(report.errors, invoice.name === "CreditNote" ? "credit note" : "invoice", report.ruleSets, report);
+  // After the rules: a Peppol document's bad date is reported as its rule (PEPPOL-EN16931-F001) says.
+  requireStorableDates(fields);
   const sha256 = sha256Hex(bytes);
   return { bytes, sha256, recipient, fields, peppolDocumentType: extractDocumentType(invoice), warnings: report.warnings, ruleSets: report.ruleSets };
 }

@@ -80,3 +80,40 @@ describe("readInvoice: the pipeline in order", () => {
     expect(code(() => readInvoice(b64(deep)))).toBe("invalid_ubl_xml");
   });
 });
+
+describe("readInvoice: the record's dates are xs:dates", () => {
+  const CEN = "urn:cen.eu:en16931:2017";
+  const dated = (issue: string, due = "2026-02-15", customizationId = CEN) =>
+    b64(invoiceXml({ customizationId }).replace("<cbc:IssueDate>2026-01-15</cbc:IssueDate>", `<cbc:IssueDate>${issue}</cbc:IssueDate>`).replace("<cbc:DueDate>2026-02-15</cbc:DueDate>", `<cbc:DueDate>${due}</cbc:DueDate>`));
+  const refusal = (fn: () => unknown): ApiError => {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof ApiError) return e;
+      throw e;
+    }
+    throw new Error("not refused");
+  };
+
+  it("an EN 16931 invoice dated 2026-13-45, 2026-1-1, +2026-01-01 or 2026-02-29 is invalid_ubl_xml naming BT-2 (the rules pass it; it was stored as written)", () => {
+    for (const issue of ["2026-13-45", "2026-1-1", "+2026-01-01", "2026-02-29", "0000-01-01", "2026-01-15T10:00:00"]) {
+      const e = refusal(() => readInvoice(dated(issue)));
+      expect([e.code, e.message], issue).toEqual([
+        "invalid_ubl_xml",
+        `The issue date (BT-2, cbc:IssueDate) is ${JSON.stringify(issue)}, which is not a date: the UBL schema requires one such as 2026-01-31 (a day that exists, optionally with a time zone such as Z or +01:00).`,
+      ]);
+    }
+    expect(refusal(() => readInvoice(dated("2026-01-15", "2026-02-30"))).message).toMatch(/^The payment due date \(BT-9, cbc:DueDate\) is "2026-02-30", which is not a date/);
+  });
+
+  it("xs:dates as the schema allows them are read and kept as written: a leap day, a time zone, a five-digit year", () => {
+    for (const issue of ["2024-02-29", "2026-01-15Z", "2026-01-15+14:00", "2026-01-15-05:30"]) expect(readInvoice(dated(issue)).fields.issueDate, issue).toBe(issue);
+    expect(readInvoice(dated("2026-01-15", "12026-01-01")).fields.dueDate).toBe("12026-01-01");
+  });
+
+  it("a Peppol BIS invoice with a bad date still gets its rule (PEPPOL-EN16931-F001), which runs first", () => {
+    const e = refusal(() => readInvoice(dated("2026-13-45", "2026-02-15", "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0")));
+    expect(e.code).toBe("invalid_ubl_xml");
+    expect(e.errors?.map((r) => r.rule)).toContain("PEPPOL-EN16931-F001");
+  });
+});
