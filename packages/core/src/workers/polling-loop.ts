@@ -152,45 +152,91 @@ export interface QueueWorkerParts<J> {
 
 /** A queue worker: its round, and its polling loop's start, stop and status. */
 export interface QueueWorker extends PollingLoop {
-  /** One round: claim a batch, attempt each in parallel; answers how many were claimed. */
+  /** One round: claim a batch, attempt each in parallel and wait for them all; answers how many were claimed. */
   runOnce(): Promise<number>;
 }
 
 /**
- * The scaffold of the queue workers (the dispatcher, the webhook sender): each round claims a batch
- * under a lease, attempts the items in parallel (an attempt that throws is logged with its cause,
- * never its message, and does not stop the others), and the polling loop runs the rounds. `stop()`
- * stops the loop, then gives back (with `release`) the claims of attempts still in flight.
+ * The scaffold of the queue workers (the dispatcher, the webhook sender): items are claimed under a
+ * lease and attempted in parallel (an attempt that throws is logged with its cause, never its message,
+ * and does not stop the others), at most `batchSize` at a time. The polling loop claims again as soon
+ * as an attempt ends and frees its place, so one slow item (a receiver that never answers, a network
+ * that takes its whole timeout) holds one place, not the whole batch: the other companies' items go on.
+ * `runOnce()` is one round that waits for its attempts (for tests and callers who drive the worker).
+ * `stop()` stops claiming, waits up to `stopTimeoutMs` for the attempts in flight, then gives back
+ * (with `release`) the claims of those still running.
  */
 export function queueWorker<J>(parts: QueueWorkerParts<J>, options: QueueWorkerOptions & { pollIntervalMs: number; stopTimeoutMs: number }): QueueWorker {
   const { logger } = options;
   const inFlight = new Set<J>();
+  // Resolved (and replaced) whenever an attempt ends or the worker stops: what a full loop waits for.
+  let changed = signal();
+  let stopping = false;
+
+  function signal(): { promise: Promise<void>; fire: () => void } {
+    let fire!: () => void;
+    const promise = new Promise<void>((r) => (fire = r));
+    return { promise, fire };
+  }
+
+  /** Wakes whoever waits on `changed`, and gives the next waiters a new one. */
+  function notify(): void {
+    const fired = changed;
+    changed = signal();
+    fired.fire();
+  }
+
+  async function claim(limit: number): Promise<J[]> {
+    const nowMs = parts.clock().getTime();
+    return parts.claim({ owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit });
+  }
+
+  async function attempt(job: J): Promise<void> {
+    inFlight.add(job);
+    try {
+      await parts.attempt(job);
+    } catch (e) {
+      logger?.error({ ...parts.describe(job), ...causeOf(e) }, `${parts.name} attempt could not be recorded`);
+    } finally {
+      inFlight.delete(job);
+      notify();
+    }
+  }
 
   async function runOnce(): Promise<number> {
-    const nowMs = parts.clock().getTime();
-    const jobs = await parts.claim({ owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit: parts.batchSize });
-    await Promise.all(
-      jobs.map(async (job) => {
-        inFlight.add(job);
-        try {
-          await parts.attempt(job);
-        } catch (e) {
-          logger?.error({ ...parts.describe(job), ...causeOf(e) }, `${parts.name} attempt could not be recorded`);
-        } finally {
-          inFlight.delete(job);
-        }
-      }),
-    );
+    const jobs = await claim(parts.batchSize);
+    await Promise.all(jobs.map(attempt));
     return jobs.length;
   }
 
-  const loop = pollingLoop(runOnce, { name: parts.name, pollIntervalMs: options.pollIntervalMs, stopTimeoutMs: options.stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
+  // The loop's round: wait for a free place, claim as many items as there are free places, start them.
+  async function claimFree(): Promise<number> {
+    while (!stopping && inFlight.size >= parts.batchSize) await changed.promise;
+    if (stopping) return 0;
+    const jobs = await claim(parts.batchSize - inFlight.size);
+    for (const job of jobs) void attempt(job);
+    return jobs.length;
+  }
+
+  const loop = pollingLoop(claimFree, { name: parts.name, pollIntervalMs: options.pollIntervalMs, stopTimeoutMs: options.stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger });
   return {
     runOnce,
-    start: loop.start,
+    start() {
+      stopping = false;
+      loop.start();
+    },
     status: loop.status,
     async stop() {
+      stopping = true;
+      notify();
+      const deadline = Date.now() + options.stopTimeoutMs;
       await loop.stop();
+      // The attempts in flight get what is left of stopTimeoutMs to end.
+      while (inFlight.size > 0 && Date.now() < deadline) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([changed.promise, new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+        clearTimeout(timer);
+      }
       const release = parts.release;
       const held = [...inFlight];
       if (!release || held.length === 0) return;
@@ -204,7 +250,7 @@ export function queueWorker<J>(parts: QueueWorkerParts<J>, options: QueueWorkerO
 export interface QueueWorkerOptions {
   /** How long a claim holds; a worker killed mid-send loses its claims after this. */
   leaseMs?: number;
-  /** Items claimed (and sent in parallel) per round. Default 10. */
+  /** Items attempted at once (claimed as places free up; `runOnce` claims this many). Default 10. */
   batchSize?: number;
   /** Pause when there was nothing to do. Default 500 ms. */
   pollIntervalMs?: number;

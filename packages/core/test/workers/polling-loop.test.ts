@@ -81,6 +81,75 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
     expect(lines).toEqual([{ level: "error", msg: "test worker attempt could not be recorded", obj: { job: "bad", error: "Error", errorCode: "ECONNRESET" } }]);
   });
 
+  it("a slow item holds one place, not the batch: the loop claims and finishes the items behind it meanwhile", async () => {
+    // A webhook receiver that never answers held a whole batch of 10 until its timeout: every other
+    // company's events waited 5 s a round behind it.
+    const queue = ["slow", "a", "b", "c", "d"];
+    const limits: number[] = [];
+    const done: string[] = [];
+    let finish!: () => void;
+    const hung = new Promise<void>((r) => (finish = r));
+    const worker = queueWorker<string>(
+      {
+        name: "test worker",
+        owner: "w-1",
+        leaseMs: 60_000,
+        batchSize: 2,
+        clock: () => new Date(),
+        claim: async (w) => (limits.push(w.limit), queue.splice(0, w.limit)),
+        attempt: async (job) => {
+          if (job === "slow") await hung;
+          done.push(job);
+        },
+        describe: (job) => ({ job }),
+      },
+      { pollIntervalMs: 10, stopTimeoutMs: 1_000 },
+    );
+    worker.start();
+    await vi.waitFor(() => expect(done).toEqual(["a", "b", "c", "d"]));
+    // Never more than two at once: with "slow" in flight, each claim asked for the one free place.
+    expect(limits[0]).toBe(2);
+    expect(limits.slice(1).every((n) => n === 1)).toBe(true);
+    finish();
+    await vi.waitFor(() => expect(done).toContain("slow"));
+    await worker.stop();
+  });
+
+  it("on stop, waits for the attempts in flight up to stopTimeoutMs and claims nothing more", async () => {
+    let claims = 0;
+    let finish!: () => void;
+    const hung = new Promise<void>((r) => (finish = r));
+    const done: string[] = [];
+    const worker = queueWorker<string>(
+      {
+        name: "test worker",
+        owner: "w-1",
+        leaseMs: 60_000,
+        batchSize: 2,
+        clock: () => new Date(),
+        claim: async () => (++claims === 1 ? ["s"] : []),
+        attempt: async (job) => {
+          await hung;
+          done.push(job);
+        },
+        describe: (job) => ({ job }),
+        release: async () => {
+          throw new Error("nothing should be released");
+        },
+      },
+      { pollIntervalMs: 10, stopTimeoutMs: 5_000 },
+    );
+    worker.start();
+    await vi.waitFor(() => expect(claims).toBeGreaterThan(0));
+    const stopped = worker.stop();
+    setTimeout(finish, 20);
+    await stopped;
+    expect(done).toEqual(["s"]);
+    const after = claims;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(claims).toBe(after);
+  });
+
   it("on stop, gives back the claims of the attempts still in flight, and only those", async () => {
     const released: string[] = [];
     let finish!: () => void;
