@@ -169,6 +169,9 @@ describe("submitCreditNote", () => {
     for (const targetNetwork of ["ksef", "auto"] as const) {
       const r = await submitCreditNote(store, auth, { xml: b64(polish + (targetNetwork === "auto" ? " " : "")), targetNetwork }, options);
       expect(r).toMatchObject({ success: false, status: "failed", errorMessage: expect.stringMatching(/KSeF correction invoices \(KOR\) are sent only through a KSeF connection, and this server has none/) });
+      // A company in PL may not send on Peppol (403 peppol_country_not_supported): the message does not send it there.
+      expect(r.errorMessage).toMatch(/ Correct the invoice in KSeF directly\.$/);
+      expect(r.errorMessage).not.toMatch(/Peppol/);
       expect(await getInvoice(store, auth, r.submissionId)).toMatchObject({ status: "failed", network: null });
     }
   });

@@ -209,6 +209,9 @@ describe("submit with ksefCredentialsRequired", () => {
       expect([e.status, e.code]).toEqual([422, "ksef_seller_mismatch"]);
       expect(e.message).toContain(`"${other}"`);
       expect(e.message).toContain(`KSeF NIP is ${NIP}`);
+      // The fix it suggests passes the rules: the NIP with its country prefix (BR-CO-09), not the bare NIP.
+      expect(e.message).toContain(`with its country prefix, PL${NIP} (EN 16931's BR-CO-09 requires the prefix)`);
+      expect(e.message).not.toContain(`or ${NIP}`);
     }
     // Without ksefCredentialsRequired (a sandbox delivers the ksef route) the company's NIP, when set, is still the seller.
     expect((await refusal(submitInvoice(store, auth, { xml: polish("Y-1", "PL5213017228") }, options))).code).toBe("ksef_seller_mismatch");

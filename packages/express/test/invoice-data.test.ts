@@ -182,6 +182,10 @@ describe("GET /v1/invoices/{id}/document", () => {
     const failed = await request(app).get(`/v1/invoices/${dup.body.data.submissionId}/document`).set(bearer(apiKey));
     expect(failed.status).toBe(409);
     expect(failed.body.code).toBe("document_not_available");
+    // With format=fa3 the same 409 says so, and does not send the client to the UBL it does not have either.
+    const fa3 = await request(app).get(`/v1/invoices/${dup.body.data.submissionId}/document?format=fa3`).set(bearer(apiKey));
+    expect([fa3.status, fa3.body.code]).toEqual([409, "document_not_available"]);
+    expect(fa3.body.message).toMatch(/has no FA\(3\): it failed at submission \(Duplicate invoice: .*\), and such a submission keeps no document: neither an FA\(3\) nor its UBL\.$/);
     const other = await eligibleAccount(app);
     expect((await request(app).get(`/v1/invoices/${first.body.data.submissionId}/document`).set(bearer(other.apiKey))).status).toBe(404);
     expect((await request(app).get(`/v1/invoices/not-an-id/document`).set(bearer(apiKey))).body.code).toBe("invoice_not_found");

@@ -71,6 +71,18 @@ describe("control characters in a company's names", () => {
     }
     expect((await store.getCompany(companyId))?.legalEntityId).toBeNull();
   });
+
+  it("answers 400 for half of a surrogate pair in companyName or an API key's name (it became U+FFFD in storage)", async () => {
+    const { app } = makeApp();
+    const unicode = (field: string) => `${field} must be valid Unicode text: it holds half of a character (an unpaired surrogate such as \\ud800)`;
+    const account = await request(app).post("/v1/accounts").send({ email: "half@acme.example", companyName: "Acme\ud800", country: "NL" });
+    expect([account.status, account.body.message]).toEqual([400, [unicode("companyName")]]);
+    const { apiKey } = await signUp(app, "half@acme.example");
+    const key = await request(app).post("/v1/api-keys").set("Authorization", `Bearer ${apiKey}`).send({ name: "a\udc00b" });
+    expect([key.status, key.body.message]).toEqual([400, [unicode("name")]]);
+    // A whole pair (an emoji) is text like any other.
+    expect((await request(app).post("/v1/api-keys").set("Authorization", `Bearer ${apiKey}`).send({ name: "CI \ud83d\ude80" })).status).toBe(201);
+  });
 });
 
 describe("POST /v1/peppol/invoice", () => {

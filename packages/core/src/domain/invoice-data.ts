@@ -13,7 +13,11 @@ const text = (description: string, max = 1000, tidy: (s: string) => string = (s)
     .min(1, { error: "should not be empty" })
     .max(max, { error: `must be at most ${max} characters` })
     .refine((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.test(s), { error: "must not contain control characters" })
+    .refine((s) => !UNPAIRED_SURROGATE.test(s), { error: "must be valid Unicode text: it holds half of a character (an unpaired surrogate such as \\ud800)" })
     .describe(description);
+
+/** Half of a UTF-16 surrogate pair without its other half: UTF-8 cannot write it (it became U+FFFD in the document). */
+export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Payment terms as written: whitespace around the text is dropped, except one closing line break, which
@@ -28,19 +32,19 @@ export function termsText(s: string): string {
 const amount = (description: string) =>
   z
     .string()
-    .regex(/^-?\d{1,15}(\.\d{1,2})?$/, { error: 'must be a decimal string with at most 2 decimals, such as "1234.50"' })
+    .regex(/^-?\d{1,15}(\.\d{1,2})?$/, { error: 'must be a decimal string of at most 15 digits before the point and 2 after, such as "1234.50"' })
     .describe(description);
 /** A quantity: a decimal string with at most 6 decimals. */
 const quantity = (description: string) =>
   z
     .string()
-    .regex(/^-?\d{1,15}(\.\d{1,6})?$/, { error: 'must be a decimal string with at most 6 decimals, such as "2" or "1.5"' })
+    .regex(/^-?\d{1,15}(\.\d{1,6})?$/, { error: 'must be a decimal string of at most 15 digits before the point and 6 after, such as "2" or "1.5"' })
     .describe(description);
 /** A price: a non-negative decimal string with at most 8 decimals. */
 const price = (description: string) =>
   z
     .string()
-    .regex(/^\d{1,15}(\.\d{1,8})?$/, { error: 'must be a non-negative decimal string with at most 8 decimals, such as "12.50"' })
+    .regex(/^\d{1,15}(\.\d{1,8})?$/, { error: 'must be a non-negative decimal string of at most 15 digits before the point and 8 after, such as "12.50"' })
     .describe(description);
 /** A percentage: a non-negative decimal string such as "21" or "5.5". */
 const percent = (description: string) =>

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
 import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
-import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, type InvoiceDataInput } from "./invoice-data.js";
+import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, UNPAIRED_SURROGATE, type InvoiceDataInput } from "./invoice-data.js";
 import { type TargetNetwork, DOCUMENT_KINDS, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
@@ -102,7 +102,8 @@ export const AccountRequestSchema = z
         .trim()
         .min(1, { error: "companyName should not be empty" })
         .max(200, { error: "companyName must be shorter than or equal to 200 characters" })
-        .regex(NO_CONTROL_CHARACTERS, { error: "companyName must not contain control characters (line breaks, tabs, NUL)" }),
+        .regex(NO_CONTROL_CHARACTERS, { error: "companyName must not contain control characters (line breaks, tabs, NUL)" })
+        .refine((v) => !UNPAIRED_SURROGATE.test(v), { error: "companyName must be valid Unicode text: it holds half of a character (an unpaired surrogate such as \\ud800)" }),
       country: country("country"),
     },
     notObject,
@@ -154,6 +155,7 @@ export const CompanyPatchSchema = z
         .min(1, { error: "legalEntityId should not be empty (use null to clear it)" })
         .max(100, { error: "legalEntityId must be shorter than or equal to 100 characters" })
         .regex(NO_CONTROL_CHARACTERS, { error: "legalEntityId must not contain control characters (line breaks, tabs, NUL)" })
+        .refine((v) => !UNPAIRED_SURROGATE.test(v), { error: "legalEntityId must be valid Unicode text: it holds half of a character (an unpaired surrogate such as \\ud800)" })
         .nullable()
         .optional(),
       peppolSendingEnabled: z.boolean({ error: "peppolSendingEnabled must be a boolean value" }).optional(),
@@ -506,6 +508,7 @@ export const ApiKeyRequestSchema = z
         .min(1, { error: "name should not be empty" })
         .max(100, { error: "name must be at most 100 characters" })
         .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "name must not contain control characters" })
+        .refine((v) => !UNPAIRED_SURROGATE.test(v), { error: "name must be valid Unicode text: it holds half of a character (an unpaired surrogate such as \\ud800)" })
         .optional()
         .meta({ description: "A label for the key, shown in GET /v1/api-keys (such as `ERP production`): 1 to 100 characters.", example: "ERP production" }),
     },

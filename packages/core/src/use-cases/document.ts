@@ -58,7 +58,9 @@ export async function getInvoiceFa3(store: Store, auth: AuthContext, id: string)
   const r = UUID.test(id) ? await s.getInvoice(auth.companyId, id.toLowerCase()) : null;
   if (!r) throw new ApiError("invoice_not_found", `No invoice with id ${quoteId(id)} in this company.`);
   const none = (why: string) => new ApiError("document_not_available", `Invoice ${r.id} has no FA(3): ${why}`);
-  if (r.network !== "ksef") throw none(`it is not a KSeF invoice (network ${r.network ?? "none"}); only invoices sent to KSeF have one. Ask without format (or format=ubl) for its UBL.`);
+  // Failed at submission (no network): it keeps no document at all, so its UBL is not there either.
+  if (r.status === "failed" && r.network === null) throw none(`it failed at submission (${r.errorMessage ?? "see its events"}), and such a submission keeps no document: neither an FA(3) nor its UBL.`);
+  if (r.network !== "ksef") throw none(`it is not a KSeF invoice (network ${r.network}); only invoices sent to KSeF have one. Ask without format (or format=ubl) for its UBL.`);
   if (r.status === "sending") throw none("it is still being sent to KSeF; its FA(3) is kept once KSeF has accepted it (status delivered). Ask again then.");
   if (r.status === "failed") throw none(`it failed (${r.errorMessage ?? "see its events"}), and only the FA(3) KSeF accepted is kept.`);
   const t = await s.getTransmittedDocument(auth.companyId, r.id);

@@ -159,10 +159,11 @@ async function submitChecked(
   }
   let decision = plan.decision;
   if (decision.ok && decision.network === "ksef" && root === "CreditNote" && !o.ksefCorrections) {
+    // Peppol is suggested only to a company that may send on it (a company in PL may not).
+    const peppolOpen = (await refuse(company, "peppol", o)) === null;
     decision = {
       ok: false,
-      reason:
-        "KSeF correction invoices (KOR) are sent only through a KSeF connection, and this server has none: a credit note cannot be sent to KSeF here. Send it on Peppol (targetNetwork \"peppol\") or correct the invoice in KSeF directly.",
+      reason: `KSeF correction invoices (KOR) are sent only through a KSeF connection, and this server has none: a credit note cannot be sent to KSeF here. ${peppolOpen ? 'Send it on Peppol (targetNetwork "peppol") or correct' : "Correct"} the invoice in KSeF directly.`,
     };
   }
   // Participant discovery (row 11): refuse a recipient that cannot receive this document; a failed lookup is noted, not fatal.
@@ -297,7 +298,7 @@ function ksefRefusal(root: UblRoot, company: Company, doc: ReadInvoice, o: Resol
   if (seller === company.ksef.nip) return null;
   return new ApiError(
     "ksef_seller_mismatch",
-    `KSeF takes an invoice only from its seller: the ${noun}'s seller VAT id (BT-31, cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID) is ${sellerVat ? JSON.stringify(sellerVat) : "absent"}, and this company's KSeF NIP is ${company.ksef.nip}. Write the company's NIP as the seller's VAT id (PL${company.ksef.nip} or ${company.ksef.nip}); nothing was sent.`,
+    `KSeF takes an invoice only from its seller: the ${noun}'s seller VAT id (BT-31, cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID) is ${sellerVat ? JSON.stringify(sellerVat) : "absent"}, and this company's KSeF NIP is ${company.ksef.nip}. Write the company's NIP as the seller's VAT id with its country prefix, PL${company.ksef.nip} (EN 16931's BR-CO-09 requires the prefix); nothing was sent.`,
   );
 }
 

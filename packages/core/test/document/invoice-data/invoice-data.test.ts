@@ -255,6 +255,12 @@ describe("bad data", () => {
       [{ lines: [{ ...BASE.lines[0]!, vatt: {} }] }, "/lines/0/vatt: is not a field of InvoiceData"],
       [{ allowances: [{ percent: "10", reason: "x", vat: { category: "S", rate: "20" } }] }, "/allowances/0/baseAmount: percent and baseAmount go together"],
       [{ seller: { ...BASE.seller, contact: {} } }, "/seller/contact: needs at least one field"],
+      // A price with no decimals at all was told "at most 8 decimals"; the limit it broke is the 15 digits before the point.
+      [{ lines: [{ ...BASE.lines[0]!, price: "9999999999999999" }] }, "/lines/0/price: must be a non-negative decimal string of at most 15 digits before the point and 8 after"],
+      [{ lines: [{ ...BASE.lines[0]!, quantity: "1234567890123456" }] }, "/lines/0/quantity: must be a decimal string of at most 15 digits before the point and 6 after"],
+      // Half of a surrogate pair became U+FFFD in the document: refused, as a control character is.
+      [{ lines: [{ ...BASE.lines[0]!, name: "a\ud800b" }] }, "/lines/0/name: must be valid Unicode text: it holds half of a character"],
+      [{ seller: { ...BASE.seller, name: "\udc00Acme" } }, "/seller/name: must be valid Unicode text"],
     ];
     for (const [patch, message] of cases) {
       const e = thrown(() => buildInvoice({ ...BASE, ...patch }));
