@@ -1357,7 +1357,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
+                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body (byte for byte) within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1505,7 +1505,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
+                /** @description Makes a retry safe (as Stripe defines it): the same key with the same body (byte for byte) within 24 hours gets the first answer again (same status and body, header `Idempotent-Replayed: true`) and stores nothing new. Keys are per company: 1 to 255 visible ASCII characters, such as a UUID v4. Another body with the key is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_in_progress`. A 400, 429 or 5xx keeps nothing: retry with the same key. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
