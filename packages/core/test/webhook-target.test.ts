@@ -38,6 +38,19 @@ describe("webhook targets (SSRF guard)", () => {
     expect(await checkWebhookTarget("not a url", { resolve: publicDns })).toBe("url must be an absolute http(s) URL");
   });
 
+  it("refuses port 0, and a URL over 2,048 characters once percent-encoded as it is stored, also with the operator's permission", async () => {
+    // Port 0 was accepted, and every delivery then failed as unreachable.
+    expect(await checkWebhookTarget("http://127.0.0.1:0/x", { allowPrivate: true })).toBe("url must not use port 0");
+    expect(await checkWebhookTarget("https://erp.example.com:0/x", { resolve: publicDns })).toBe("url must not use port 0");
+    // 1,022 characters as sent, 6,022 as stored (each ü is %C3%BC): the stored URL was over the documented limit.
+    const long = `https://erp.example.com/${"ü".repeat(1000)}`;
+    expect(long.length).toBeLessThanOrEqual(2048);
+    expect(await checkWebhookTarget(long, { resolve: publicDns })).toBe(
+      "url must be shorter than or equal to 2048 characters as stored, percent-encoded (it is 6024: a character such as ü takes 6)",
+    );
+    expect(await checkWebhookTarget(`https://erp.example.com/${"ü".repeat(300)}`, { resolve: publicDns })).toBeNull();
+  });
+
   it("allows http and private targets when the operator allows them", async () => {
     expect(await checkWebhookTarget("http://127.0.0.1:8080/hook", { allowPrivate: true })).toBeNull();
     expect(await checkWebhookTarget("http://[::1]/hook", { allowPrivate: true })).toBeNull();

@@ -46,6 +46,9 @@ export interface TargetPolicy {
   resolve?: HostResolver;
 }
 
+/** The longest webhook URL, as sent and as stored (normalised and percent-encoded by the URL parser). */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 /**
  * Checks a webhook URL; returns null when it may be used, or the reason it may not. Without
  * `allowPrivate`: https only, and every address the host resolves to must be global unicast. A
@@ -64,6 +67,11 @@ export async function checkWebhookTarget(raw: string, policy: TargetPolicy = {})
     return policy.allowPrivate ? "url must use http or https" : "url must use https";
   }
   if (url.username || url.password) return "url must not carry credentials";
+  // Port 0 names no port a receiver can listen on: every delivery would fail as unreachable.
+  if (url.port === "0") return "url must not use port 0";
+  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
+    return `url must be shorter than or equal to ${MAX_WEBHOOK_URL_LENGTH} characters as stored, percent-encoded (it is ${url.href.length}: a character such as ü takes 6)`;
+  }
   if (policy.allowPrivate) return null;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   let addresses: string[];
