@@ -40,6 +40,9 @@ const RULE_FIELD: Record<string, string> = {
   "DE-R-031": "/payment/directDebit/debitedAccount",
 };
 
+/** The national rules of RULE_FIELD: each is broken by a missing field, which its entry names. */
+const MISSING_FIELD_RULE = /^(?:NL|DE)-R-\d+$/;
+
 /** Maps each finding location of a built document to a JSON pointer. Built lazily, once per document. */
 export function pointerResolver(built: BuiltDocument): (rule: string, location: string) => string {
   let byLocation: Map<string, string> | null = null;
@@ -62,8 +65,10 @@ export function pointerResolver(built: BuiltDocument): (rule: string, location: 
       found = byLocation.get(loc);
     }
     const pointer = found ?? "";
-    // A rule on the whole document (or on a computed total) that one field answers names that field.
-    if (pointer === "" || pointer === "/lines") return RULE_FIELD[rule] ?? pointer;
+    // A rule on the whole document (or on a computed total) that one field answers names that field;
+    // so does a national rule a missing field breaks, whatever element its context is (NL-R-001's is the
+    // type code: the field to fill in is precedingInvoices).
+    if (pointer === "" || pointer === "/lines" || MISSING_FIELD_RULE.test(rule)) return RULE_FIELD[rule] ?? pointer;
     return pointer;
   };
 }

@@ -281,6 +281,8 @@ describe("bad data", () => {
       [withData({ lines: [{ ...BASE.lines[0]!, vat: { category: "S", rate: "20" } }, { ...BASE.lines[0]!, id: "2", vat: { category: "O" } }] }), "BR-O-11", "/lines"],
       // National rules of Peppol BIS on a missing field: the field, not the totals (/lines) or the document.
       [withData({ seller: DUTCH_SELLER }), "NL-R-007", "/payment"],
+      // A Dutch credit note without the invoice it corrects: the missing field, not the type code the rule's context is.
+      [withData({ seller: DUTCH_SELLER, typeCode: "381" }), "NL-R-001", "/precedingInvoices"],
       [withData({ seller: GERMAN_SELLER, buyer: GERMAN_BUYER, buyerReference: undefined, orderReference: "PO-9" }), "DE-R-015", "/buyerReference"],
       [withData({ seller: GERMAN_SELLER, buyer: GERMAN_BUYER }), "DE-R-001", "/payment"],
     ];
