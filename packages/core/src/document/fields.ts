@@ -1,4 +1,5 @@
 // Step 7 of the document pipeline: the fields of the invoice record, read from the document model.
+import { dayExists } from "../domain/dates.js";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId, Party, Totals } from "../domain/types.js";
 import { child, children, first, type UblNode } from "./model.js";
@@ -100,10 +101,7 @@ export function isXsDate(s: string): boolean {
   if (!m) return false;
   const yearText = m[1]!;
   if (/^0+$/.test(yearText) || (yearText.length > 4 && yearText.startsWith("0"))) return false;
-  const year = Number(yearText), month = Number(m[2]), day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  if (day > [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!) return false;
+  if (!dayExists(Number(yearText), Number(m[2]), Number(m[3]))) return false;
   if (m[4] !== undefined) {
     const hours = Number(m[4]), minutes = Number(m[5]);
     if (hours > 14 || minutes > 59 || (hours === 14 && minutes !== 0)) return false;

@@ -1,6 +1,7 @@
 // InvoiceData: the invoice as JSON, the EN 16931 semantic model named for people. The single source of
 // its TypeScript type, of request validation and of the OpenAPI schema; each field names its BT/BG id.
 import { z } from "zod";
+import { dayExists } from "./dates.js";
 import { computeTotals, givenTotalsProblems } from "./invoice-totals.js";
 
 // ---------- value types (decimal strings, bounded before any arithmetic) ----------
@@ -60,11 +61,7 @@ const date = (description: string) =>
     .describe(description);
 /** A YYYY-MM-DD that names a day of the Gregorian calendar (the regex has checked the shape). */
 function isCalendarDate(s: string): boolean {
-  const y = Number(s.slice(0, 4));
-  const m = Number(s.slice(5, 7));
-  const d = Number(s.slice(8, 10));
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  return m >= 1 && m <= 12 && d >= 1 && d <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+  return dayExists(Number(s.slice(0, 4)), Number(s.slice(5, 7)), Number(s.slice(8, 10)));
 }
 const code = (description: string, pattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,39}$/) =>
   z.string().regex(pattern, { error: "must be a code (letters, digits, . _ : -)" }).describe(description);

@@ -1,6 +1,7 @@
 // The zod schemas: the single source for request validation, the TypeScript types and the API description.
 import { z } from "zod";
 import { isIsoCountry } from "./countries.js";
+import { dayExists } from "./dates.js";
 import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
 import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, UNPAIRED_SURROGATE, type InvoiceDataInput } from "./invoice-data.js";
@@ -224,10 +225,8 @@ function exactText(name: string, max: number, doc: { description: string; exampl
 function isCalendarDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) return false;
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  return day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  const year = Number(m[1]);
+  return year >= 1 && dayExists(year, Number(m[2]), Number(m[3]));
 }
 
 /** A calendar date `YYYY-MM-DD` that exists (years 0001 to 9999). */

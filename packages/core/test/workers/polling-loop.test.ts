@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { pollingLoop, queueWorker, type ClaimWindow } from "../../src/workers/polling-loop.js";
+import { pollingLoop, queueWorker, type ClaimWindow, type QueueWorkerParts } from "../../src/workers/polling-loop.js";
+
+/** A test queue worker's parts: these defaults, and what each test sets (its batch, claim and attempt). */
+const parts = (own: Pick<QueueWorkerParts<string>, "batchSize" | "claim" | "attempt"> & Partial<QueueWorkerParts<string>>): QueueWorkerParts<string> => ({
+  name: "test worker",
+  owner: "w-1",
+  leaseMs: 60_000,
+  clock: () => new Date(),
+  describe: (job) => ({ job }),
+  ...own,
+});
 
 function recorder() {
   const lines: Array<{ level: string; msg: string; obj: Record<string, unknown> }> = [];
@@ -60,10 +70,7 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
     const windows: ClaimWindow[] = [];
     const done: string[] = [];
     const worker = queueWorker<string>(
-      {
-        name: "test worker",
-        owner: "w-1",
-        leaseMs: 60_000,
+      parts({
         batchSize: 3,
         clock: () => new Date("2026-01-01T00:00:00.000Z"),
         claim: async (w) => (windows.push(w), ["a", "bad", "c"]),
@@ -71,8 +78,7 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
           if (job === "bad") throw Object.assign(new Error("secret detail"), { code: "ECONNRESET" });
           done.push(job);
         },
-        describe: (job) => ({ job }),
-      },
+      }),
       { pollIntervalMs: 10, stopTimeoutMs: 100, logger },
     );
     expect(await worker.runOnce()).toBe(3);
@@ -90,19 +96,14 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
     let finish!: () => void;
     const hung = new Promise<void>((r) => (finish = r));
     const worker = queueWorker<string>(
-      {
-        name: "test worker",
-        owner: "w-1",
-        leaseMs: 60_000,
+      parts({
         batchSize: 2,
-        clock: () => new Date(),
         claim: async (w) => (limits.push(w.limit), queue.splice(0, w.limit)),
         attempt: async (job) => {
           if (job === "slow") await hung;
           done.push(job);
         },
-        describe: (job) => ({ job }),
-      },
+      }),
       { pollIntervalMs: 10, stopTimeoutMs: 1_000 },
     );
     worker.start();
@@ -121,22 +122,17 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
     const hung = new Promise<void>((r) => (finish = r));
     const done: string[] = [];
     const worker = queueWorker<string>(
-      {
-        name: "test worker",
-        owner: "w-1",
-        leaseMs: 60_000,
+      parts({
         batchSize: 2,
-        clock: () => new Date(),
         claim: async () => (++claims === 1 ? ["s"] : []),
         attempt: async (job) => {
           await hung;
           done.push(job);
         },
-        describe: (job) => ({ job }),
         release: async () => {
           throw new Error("nothing should be released");
         },
-      },
+      }),
       { pollIntervalMs: 10, stopTimeoutMs: 5_000 },
     );
     worker.start();
@@ -156,17 +152,12 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
     const hung = new Promise<void>((r) => (finish = r));
     let claimed = false;
     const worker = queueWorker<string>(
-      {
-        name: "test worker",
-        owner: "w-1",
-        leaseMs: 60_000,
+      parts({
         batchSize: 2,
-        clock: () => new Date(),
         claim: async () => (claimed ? [] : ((claimed = true), ["quick", "slow"])),
         attempt: (job) => (job === "slow" ? hung : Promise.resolve()),
-        describe: (job) => ({ job }),
         release: async (job) => void released.push(job),
-      },
+      }),
       { pollIntervalMs: 10, stopTimeoutMs: 50 },
     );
     worker.start();
