@@ -15,7 +15,7 @@ import { cen } from "../packages/core/src/validation/rulesets/cen.js";
 import { peppol as peppolSet } from "../packages/core/src/validation/rulesets/peppol.js";
 import { familiesOf, ruleSetsApplying } from "../packages/core/src/validation/rulesets/select.js";
 import type { RuleSet } from "../packages/core/src/validation/rulesets/types.js";
-import { first, norm, type UblNode } from "../packages/core/src/document/model.js";
+import { first, norm, type DocumentNode } from "../packages/core/src/document/model.js";
 
 const args = process.argv.slice(2);
 const flag = (n: string) => args.includes(n);
@@ -26,7 +26,7 @@ const repo = resolve(import.meta.dirname, "..");
 const corpus = CORPUS_DIR;
 const want = (id: string) => id.startsWith(prefix);
 
-function fired(root: UblNode, sets: readonly RuleSet[]): { fatal: Set<string>; warning: Set<string> } {
+function fired(root: DocumentNode, sets: readonly RuleSet[]): { fatal: Set<string>; warning: Set<string> } {
   const fams = familiesOf(sets);
   const out = { fatal: new Set<string>(), warning: new Set<string>() };
   for (const f of runRules(root, fams)) (f.flag === "warning" ? out.warning : out.fatal).add(f.rule);

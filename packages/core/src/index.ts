@@ -15,7 +15,7 @@ export { MAX_IDENTIFIER_LENGTH } from "./document/fields.js";
 export { RULE_SETS, type RuleSet } from "./validation/rulesets/index.js";
 export { ruleSetsApplying, ruleSetIdsFor, familiesOf } from "./validation/rulesets/select.js";
 export { CEN_FAMILIES, PEPPOL_FAMILIES, CEN_RULESET, PEPPOL_RULESET } from "./validation/rulesets/legacy.js";
-export type { UblNode, Finding, RuleFamily, RuleContext } from "./document/model.js";
+export type { DocumentNode, UblNode, Finding, RuleFamily, RuleContext } from "./document/model.js";
 export * from "./domain/types.js";
 export {
   InvoiceDataSchema,

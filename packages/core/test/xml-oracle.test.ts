@@ -10,7 +10,7 @@ import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../src/domain/errors.js";
 import { parseXml } from "../src/document/xml.js";
-import type { UblNode } from "../src/document/model.js";
+import type { DocumentNode } from "../src/document/model.js";
 import { corpusBytes, readIndex } from "./support/corpus.js";
 import { xmldomTree } from "./support/xmldom-tree.js";
 
@@ -135,7 +135,7 @@ describe("the XML reader agrees with saxes", () => {
 });
 
 /** A node and everything below it as plain data, parents checked on the way. */
-function plain(n: UblNode, parent: UblNode | null = null): unknown {
+function plain(n: DocumentNode, parent: DocumentNode | null = null): unknown {
   expect(n.parent).toBe(parent);
   return { ns: n.ns, name: n.name, qname: n.qname, index: n.index, attrs: { ...n.attrs }, text: n.text, children: n.children.map((c) => plain(c, n)) };
 }

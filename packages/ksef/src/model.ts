@@ -1,6 +1,6 @@
 // The part of the core's document model the FA(3) mapping reads: the core's ModelNode (the fields of
-// UblNode in @einvoice/core's document/model.ts, as the dispatcher hands them to a network).
-// Structural: the core's UblNode is assignable to it, and so is any tree built the same way (readUbl
+// DocumentNode in @einvoice/core's document/model.ts, as the dispatcher hands them to a network).
+// Structural: the core's DocumentNode is assignable to it, and so is any tree built the same way (readUbl
 // in read.ts builds one from bytes).
 import type { ModelNode } from "@einvoice/core";
 

@@ -1,5 +1,5 @@
 // UBL bytes read into the FA(3) mapping's model with the core's own one-pass reader (`parseXml`: the
-// UblNode tree the validation rules read), for a caller of toFa3 that holds bytes. The network adapter
+// DocumentNode tree the validation rules read), for a caller of toFa3 that holds bytes. The network adapter
 // does not need it: the send request carries the model the core read (`SendRequest.model`).
 import { parseXml } from "@einvoice/core";
 import type { Fa3Node } from "./model.js";

@@ -1,6 +1,6 @@
 // The Peppol document type and process of a UBL document, from its root, CustomizationID and ProfileID.
 import { DOCTYPE_SCHEME, PROCESS_SCHEME } from "../ports/discovery.js";
-import { child, type UblNode } from "./model.js";
+import { child, type DocumentNode } from "./model.js";
 import { text } from "./ubl.js";
 import { parseXml } from "./xml.js";
 
@@ -36,7 +36,7 @@ export function processId(profileId: string): string {
 }
 
 /** Reads the document type of a UBL root from the model (its `CustomizationID` and `ProfileID`); null without a CustomizationID. */
-export function extractDocumentType(root: UblNode): PeppolDocumentType | null {
+export function extractDocumentType(root: DocumentNode): PeppolDocumentType | null {
   const customization = text(child(root, "cbc:CustomizationID"));
   if (customization === null || !root.ns) return null;
   const profile = text(child(root, "cbc:ProfileID"));

@@ -2,7 +2,7 @@
 import { dayExists } from "../domain/dates.js";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId, Party, Totals } from "../domain/types.js";
-import { child, children, first, type UblNode } from "./model.js";
+import { child, children, first, type DocumentNode } from "./model.js";
 import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
 
@@ -21,7 +21,7 @@ export interface InvoiceFields {
 }
 
 /** Reads the record fields from the model of an Invoice (or CreditNote). Amounts stay the decimal strings of the XML. */
-export function extractFields(invoice: UblNode): InvoiceFields {
+export function extractFields(invoice: DocumentNode): InvoiceFields {
   const totals = child(invoice, "cac:LegalMonetaryTotal");
   return {
     kind: invoice.name === "CreditNote" ? "creditNote" : "invoice",
@@ -44,7 +44,7 @@ export function extractFields(invoice: UblNode): InvoiceFields {
   };
 }
 
-function party(el: UblNode | null): Party {
+function party(el: DocumentNode | null): Party {
   const endpoint = child(el, "cbc:EndpointID");
   const endpointValue = text(endpoint);
   const scheme = xmlTrim(endpoint?.attrs["schemeID"] ?? "");
@@ -56,7 +56,7 @@ function party(el: UblNode | null): Party {
   };
 }
 
-function vatId(el: UblNode | null): string | null {
+function vatId(el: DocumentNode | null): string | null {
   for (const scheme of children(el, "cac:PartyTaxScheme")) {
     if (text(first(scheme, "cac:TaxScheme/cbc:ID"))?.toUpperCase() === "VAT") {
       return text(child(scheme, "cbc:CompanyID"));

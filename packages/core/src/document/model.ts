@@ -1,10 +1,12 @@
-// The document model the validation rules read: a compact tree of the whole UBL document, built in
-// one pass by the reader (xml.ts), values kept as their XML text (never floats).
+// The document model the validation rules read: a compact tree of the whole XML document (UBL, CII, any
+// syntax), built in one pass by the reader (xml.ts), values kept as their XML text (never floats).
 //
-// Contract shared by the builder, the readers of document/ and the rule families (validation/rules/*.ts), which import nothing else of document/. Rules navigate with the helpers
-// below, using the UBL prefixes "cbc:", "cac:", "ext:" (any other namespace is written "{uri}local").
+// Contract shared by the builder, the readers of document/ and the rule families (validation/rules/*.ts), which import
+// nothing else of document/. Rules navigate with the helpers below, using fixed prefixes: UBL's "cbc:", "cac:", "ext:"
+// (a UBL root is written without one: "Invoice", "CreditNote") and CII's "rsm:", "ram:", "udt:", "qdt:" (the root too:
+// "rsm:CrossIndustryInvoice"); any other namespace is written "{uri}local".
 
-import type { ModelNode } from "../ports/network.js";
+import type { ModelNode } from "../domain/xml-node.js";
 
 export const NS = {
   cbc: "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
@@ -12,14 +14,19 @@ export const NS = {
   ext: "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2",
   invoice: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
   creditNote: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2",
+  /** UN/CEFACT Cross Industry Invoice D16B (EN 16931 CII, XRechnung CII, Factur-X / ZUGFeRD 2.x). */
+  rsm: "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100",
+  ram: "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100",
+  udt: "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100",
+  qdt: "urn:un:unece:uncefact:data:standard:QualifiedDataType:100",
 } as const;
 
-/** One element of the document: the fields a network reads (ModelNode, ports/network.ts), and what the rules add. */
-export interface UblNode extends ModelNode {
+/** One element of the document: the fields a network reads (ModelNode, domain/xml-node.ts), and what the rules add. */
+export interface DocumentNode extends ModelNode {
   /** Child elements, in document order. */
-  readonly children: readonly UblNode[];
+  readonly children: readonly DocumentNode[];
   /** The parent element; null for the root. */
-  readonly parent: UblNode | null;
+  readonly parent: DocumentNode | null;
   /** 1-based position among the parent's children with the same qname (for locations). */
   readonly index: number;
   /** Values the helpers computed from this element, kept on it (see `memoOn`); undefined until one is. */
@@ -32,6 +39,9 @@ export interface UblNode extends ModelNode {
   numeric?: unknown;
 }
 
+/** @deprecated The former name of `DocumentNode` (the model is any syntax's, not UBL's only), kept so existing code still builds. */
+export type UblNode = DocumentNode;
+
 /**
  * A value computed once from `node` and kept on the node itself, under `key`: it lives exactly as long as
  * the document. (A WeakMap keyed by nodes is the obvious cache, but V8's young-generation collector treats
@@ -39,7 +49,7 @@ export interface UblNode extends ModelNode {
  * is promoted to the old generation and costs a full collection. Over 20,000 documents read and checked:
  * 22 mark-compacts and scavenges of 50 ms instead of one and 2 ms, docs/performance.md.)
  */
-export function memoOn<T>(node: UblNode, key: symbol, make: (node: UblNode) => T): T {
+export function memoOn<T>(node: DocumentNode, key: symbol, make: (node: DocumentNode) => T): T {
   let memo = node.memo;
   if (memo === undefined) node.memo = memo = new Map();
   else if (memo.has(key)) return memo.get(key) as T;
@@ -50,7 +60,7 @@ export function memoOn<T>(node: UblNode, key: symbol, make: (node: UblNode) => T
 
 /** Every element of a document by qname, in document order (XPath `//qname`). */
 export interface QnameIndex {
-  get(qname: string): readonly UblNode[] | undefined;
+  get(qname: string): readonly DocumentNode[] | undefined;
 }
 
 /**
@@ -60,7 +70,7 @@ export interface QnameIndex {
 export const BY_QNAME = Symbol("elements by qname");
 
 /** The root element of the document `node` is in. */
-export function rootOf(node: UblNode): UblNode {
+export function rootOf(node: DocumentNode): DocumentNode {
   let n = node;
   while (n.parent !== null) n = n.parent;
   return n;
@@ -71,12 +81,16 @@ export function qnameOf(ns: string, local: string, isRoot: boolean): string {
   if (ns === NS.cbc) return `cbc:${local}`;
   if (ns === NS.cac) return `cac:${local}`;
   if (ns === NS.ext) return `ext:${local}`;
+  if (ns === NS.ram) return `ram:${local}`;
+  if (ns === NS.udt) return `udt:${local}`;
+  if (ns === NS.rsm) return `rsm:${local}`;
+  if (ns === NS.qdt) return `qdt:${local}`;
   if (isRoot && (ns === NS.invoice || ns === NS.creditNote)) return local;
   return ns === "" ? local : `{${ns}}${local}`;
 }
 
 /** The first child with this qname, or null. */
-export function child(node: UblNode | null | undefined, qname: string): UblNode | null {
+export function child(node: DocumentNode | null | undefined, qname: string): DocumentNode | null {
   if (!node) return null;
   if (node.children.length >= INDEX_FROM) return named(node, qname)[0] ?? null;
   const kids = node.children;
@@ -85,10 +99,10 @@ export function child(node: UblNode | null | undefined, qname: string): UblNode 
 }
 
 /** Every child with this qname. */
-export function children(node: UblNode | null | undefined, qname: string): UblNode[] {
+export function children(node: DocumentNode | null | undefined, qname: string): DocumentNode[] {
   if (!node) return [];
   if (node.children.length >= INDEX_FROM) return named(node, qname).slice();
-  const out: UblNode[] = [];
+  const out: DocumentNode[] = [];
   const kids = node.children;
   for (let i = 0; i < kids.length; i++) if (kids[i]!.qname === qname) out.push(kids[i]!);
   return out;
@@ -99,10 +113,10 @@ export function children(node: UblNode | null | undefined, qname: string): UblNo
 // cost of the rules stays linear in the document.
 const INDEX_FROM = 16;
 const CHILD_INDEX = Symbol("children by qname");
-const NONE: readonly UblNode[] = Object.freeze([]);
+const NONE: readonly DocumentNode[] = Object.freeze([]);
 
-function indexChildren(node: UblNode): Map<string, UblNode[]> {
-  const index = new Map<string, UblNode[]>();
+function indexChildren(node: DocumentNode): Map<string, DocumentNode[]> {
+  const index = new Map<string, DocumentNode[]>();
   for (const c of node.children) {
     const list = index.get(c.qname);
     if (list) list.push(c);
@@ -112,7 +126,7 @@ function indexChildren(node: UblNode): Map<string, UblNode[]> {
 }
 
 /** The children of `node` with this qname, read-only (shared by every caller). */
-function named(node: UblNode, qname: string): readonly UblNode[] {
+function named(node: DocumentNode, qname: string): readonly DocumentNode[] {
   return memoOn(node, CHILD_INDEX, indexChildren).get(qname) ?? NONE;
 }
 
@@ -120,19 +134,19 @@ function named(node: UblNode, qname: string): readonly UblNode[] {
  * Every node at a relative path of qnames separated by "/" (like the XPath `a/b/c` with child steps
  * only), in document order. `"@name"` as the last step is not supported: read `attrs`.
  */
-export function select(node: UblNode | null | undefined, path: string): UblNode[] {
+export function select(node: DocumentNode | null | undefined, path: string): DocumentNode[] {
   if (!node) return [];
   let steps = pathSteps.get(path);
   if (!steps) pathSteps.set(path, (steps = path.split("/")));
   if (steps.length === 1) return children(node, path);
-  const out: UblNode[] = [];
+  const out: DocumentNode[] = [];
   collect(node, steps, 0, out);
   return out;
 }
 
 // Depth first: with child steps only, that is document order, and no list is made per step. The helpers
 // here loop by index: V8 does not always optimise for-of's iterator away in these recursions.
-function collect(node: UblNode, steps: readonly string[], i: number, out: UblNode[]): void {
+function collect(node: DocumentNode, steps: readonly string[], i: number, out: DocumentNode[]): void {
   const step = steps[i]!;
   const last = i === steps.length - 1;
   const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
@@ -148,7 +162,7 @@ function collect(node: UblNode, steps: readonly string[], i: number, out: UblNod
 const pathSteps = new Map<string, string[]>();
 
 /** The first node at a relative path, or null. */
-export function first(node: UblNode | null | undefined, path: string): UblNode | null {
+export function first(node: DocumentNode | null | undefined, path: string): DocumentNode | null {
   if (!node) return null;
   let steps = pathSteps.get(path);
   if (!steps) pathSteps.set(path, (steps = path.split("/")));
@@ -156,7 +170,7 @@ export function first(node: UblNode | null | undefined, path: string): UblNode |
 }
 
 // Depth first in document order: the first match without collecting the others.
-function firstAt(node: UblNode, steps: readonly string[], i: number): UblNode | null {
+function firstAt(node: DocumentNode, steps: readonly string[], i: number): DocumentNode | null {
   const step = steps[i]!;
   const candidates = node.children.length >= INDEX_FROM ? named(node, step) : node.children;
   for (let k = 0; k < candidates.length; k++) {
@@ -170,9 +184,9 @@ function firstAt(node: UblNode, steps: readonly string[], i: number): UblNode | 
 }
 
 /** Every descendant (not the node itself) with this qname, in document order. */
-export function descendants(node: UblNode | null | undefined, qname: string): UblNode[] {
-  const out: UblNode[] = [];
-  const walk = (n: UblNode): void => {
+export function descendants(node: DocumentNode | null | undefined, qname: string): DocumentNode[] {
+  const out: DocumentNode[] = [];
+  const walk = (n: DocumentNode): void => {
     for (const c of n.children) {
       if (c.qname === qname) out.push(c);
       walk(c);
@@ -183,7 +197,7 @@ export function descendants(node: UblNode | null | undefined, qname: string): Ub
 }
 
 /** XPath string(): the concatenated text of the node and all its descendants. */
-export function stringValue(node: UblNode | null | undefined): string {
+export function stringValue(node: DocumentNode | null | undefined): string {
   if (!node) return "";
   if (node.children.length === 0) return node.text;
   let s = node.text;
@@ -193,7 +207,7 @@ export function stringValue(node: UblNode | null | undefined): string {
 }
 
 /** XPath normalize-space(string(node)): XML whitespace (space, tab, CR, LF) collapsed and trimmed. */
-export function norm(node: UblNode | null | undefined): string {
+export function norm(node: DocumentNode | null | undefined): string {
   return normalizeSpace(stringValue(node));
 }
 
@@ -232,7 +246,7 @@ export function normalizeSpace(s: string): string {
 }
 
 /** The normalised text at a relative path (first match), or "" when absent: normalize-space(path). */
-export function textAt(node: UblNode | null | undefined, path: string): string {
+export function textAt(node: DocumentNode | null | undefined, path: string): string {
   return norm(first(node, path));
 }
 
@@ -241,7 +255,7 @@ export function textAt(node: UblNode | null | undefined, path: string): string {
  * path that exists (the parent the missing element belongs in), or `node` itself when the first step is
  * missing. `/Invoice/cac:AccountingCustomerParty[1]/cac:Party[1]` for a missing buyer's legal entity.
  */
-export function deepestOf(node: UblNode, path: string): UblNode {
+export function deepestOf(node: DocumentNode, path: string): DocumentNode {
   let at = node;
   for (const step of path.split("/")) {
     const next = child(at, step);
@@ -252,18 +266,24 @@ export function deepestOf(node: UblNode, path: string): UblNode {
 }
 
 /** True when the path exists (XPath `exists(path)` / `boolean(path)`). */
-export function exists(node: UblNode | null | undefined, path: string): boolean {
+export function exists(node: DocumentNode | null | undefined, path: string): boolean {
   return first(node, path) !== null;
 }
 
 /** The location of a node in the form `/Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount`. */
-export function locationOf(node: UblNode | null | undefined): string {
+export function locationOf(node: DocumentNode | null | undefined): string {
   if (!node) return "/";
   const parts: string[] = [];
-  for (let n: UblNode | null = node; n; n = n.parent) {
+  for (let n: DocumentNode | null = node; n; n = n.parent) {
     parts.push(n.parent === null ? n.qname : `${n.qname}[${n.index}]`);
   }
   return "/" + parts.reverse().join("/");
+}
+
+/** The root element's name the rules know a document by: a UBL Invoice or CreditNote, a CII CrossIndustryInvoice. */
+export function rootElementOf(root: DocumentNode): "Invoice" | "CreditNote" | "CrossIndustryInvoice" {
+  if (root.qname === "rsm:CrossIndustryInvoice") return "CrossIndustryInvoice";
+  return root.name === "CreditNote" ? "CreditNote" : "Invoice";
 }
 
 /** What a rule reports. */
@@ -279,16 +299,16 @@ export interface Finding {
 
 /** What a rule family gets. */
 export interface RuleContext {
-  /** The root element (Invoice or CreditNote). */
-  readonly root: UblNode;
-  readonly rootElement: "Invoice" | "CreditNote";
+  /** The root element (UBL Invoice or CreditNote, CII CrossIndustryInvoice). */
+  readonly root: DocumentNode;
+  readonly rootElement: "Invoice" | "CreditNote" | "CrossIndustryInvoice";
   /** Report a broken assertion at `node` (the Schematron context node). */
-  report(rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null): void;
+  report(rule: string, flag: "fatal" | "warning", message: string, node: DocumentNode | null): void;
   /**
    * `report` with the flag "fatal", as a function of its own (made once per document, so that the
    * families pass it around instead of each making a closure over `report`).
    */
-  readonly fatal: (rule: string, message: string, node: UblNode | null) => void;
+  readonly fatal: (rule: string, message: string, node: DocumentNode | null) => void;
 }
 
 /** A rule family: checks every assertion it holds and reports what is broken. */

@@ -2,7 +2,7 @@
 import { isPeppolParticipantScheme } from "./codelists/index.js";
 import { ApiError } from "../domain/errors.js";
 import type { ParticipantId } from "../domain/types.js";
-import { first, type UblNode } from "./model.js";
+import { first, type DocumentNode } from "./model.js";
 import { text } from "./ubl.js";
 import { xmlTrim } from "./xml.js";
 
@@ -12,7 +12,7 @@ import { xmlTrim } from "./xml.js";
  * its scheme is not a Peppol participant identifier scheme (active or deprecated) of the shipped
  * code list.
  */
-export function extractRecipient(invoice: UblNode): ParticipantId {
+export function extractRecipient(invoice: DocumentNode): ParticipantId {
   const endpoint = first(invoice, "cac:AccountingCustomerParty/cac:Party/cbc:EndpointID");
   const value = text(endpoint);
   const noun = invoice.name === "CreditNote" ? "credit note" : "invoice";

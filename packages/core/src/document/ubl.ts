@@ -1,6 +1,6 @@
 // Step 5 of the document pipeline: the root must be a UBL Invoice (or, where allowed, a CreditNote).
 import { ApiError } from "../domain/errors.js";
-import { NS, stringValue, type UblNode } from "./model.js";
+import { NS, stringValue, type DocumentNode } from "./model.js";
 import type { XmlDocument } from "./xml.js";
 import { xmlTrim } from "./xml.js";
 
@@ -18,7 +18,7 @@ export type UblDocumentType = UblRoot;
  * Returns the root element when it is a UBL Invoice (or one of `accept`), or throws
  * `invalid_ubl_xml` naming the root that was found.
  */
-export function requireUblRoot(doc: XmlDocument, accept: readonly UblRoot[] = ["Invoice"]): UblNode & { name: UblRoot } {
+export function requireUblRoot(doc: XmlDocument, accept: readonly UblRoot[] = ["Invoice"]): DocumentNode & { name: UblRoot } {
   const root = doc.root;
   const ok =
     (root.name === "Invoice" && root.ns === UBL_INVOICE_NS && accept.includes("Invoice")) ||
@@ -30,7 +30,7 @@ export function requireUblRoot(doc: XmlDocument, accept: readonly UblRoot[] = ["
       .join(" or ");
     throw new ApiError("invalid_ubl_xml", `xml is not a UBL ${accept.join(" or ")}: the root element is ${root.name}${ns}; expected ${expected}.`);
   }
-  return root as UblNode & { name: UblRoot };
+  return root as DocumentNode & { name: UblRoot };
 }
 
 /** The submit endpoint of each UBL document type (the message of a document sent to the other one names it). */
@@ -44,7 +44,7 @@ export const SUBMIT_ENDPOINT: Record<UblRoot, string> = {
  * (an Invoice sent to the credit-note endpoint, a CreditNote to the invoice endpoint) is refused
  * with `invalid_ubl_xml` naming the endpoint that takes it; any other root as `requireUblRoot` does.
  */
-export function requireSubmitRoot(doc: XmlDocument, expected: UblRoot): UblNode & { name: UblRoot } {
+export function requireSubmitRoot(doc: XmlDocument, expected: UblRoot): DocumentNode & { name: UblRoot } {
   const root = doc.root;
   const other: UblRoot = expected === "Invoice" ? "CreditNote" : "Invoice";
   if (root.name === other && root.ns === (other === "Invoice" ? UBL_INVOICE_NS : UBL_CREDIT_NOTE_NS)) {
@@ -57,12 +57,12 @@ export function requireSubmitRoot(doc: XmlDocument, expected: UblRoot): UblNode 
 }
 
 /** Returns the Invoice root element, or throws `invalid_ubl_xml` naming the root that was found. */
-export function requireInvoiceRoot(doc: XmlDocument): UblNode {
+export function requireInvoiceRoot(doc: XmlDocument): DocumentNode {
   return requireUblRoot(doc, ["Invoice"]);
 }
 
 /** The text of an element trimmed of XML whitespace; null when the element is absent or its text is blank. */
-export function text(el: UblNode | null): string | null {
+export function text(el: DocumentNode | null): string | null {
   if (!el) return null;
   const t = xmlTrim(stringValue(el));
   return t === "" ? null : t;

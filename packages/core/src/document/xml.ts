@@ -12,7 +12,7 @@
 // It is the only tokenizer of the pipeline: the checks of contract rows 6 (one document) and 8 (no
 // DOCTYPE, UTF-8 only, XML 1.0, the size limits) are made here, as the text is read.
 import { ApiError } from "../domain/errors.js";
-import { BY_QNAME, descendants, isBlankText, isXmlSpace as isSpace, qnameOf, type QnameIndex, type UblNode } from "./model.js";
+import { BY_QNAME, descendants, isBlankText, isXmlSpace as isSpace, qnameOf, type QnameIndex, type DocumentNode } from "./model.js";
 
 export { xmlTrim } from "./model.js";
 
@@ -56,11 +56,11 @@ export function multipleDocumentsError(): ApiError {
   );
 }
 
-/** One element of the model: what `UblNode` describes, built by the reader. */
-export class XmlNode implements UblNode {
+/** One element of the model: what `DocumentNode` describes, built by the reader. */
+export class XmlNode implements DocumentNode {
   attrs: Readonly<Record<string, string>> = NO_ATTRS;
   text = "";
-  children: UblNode[] = NO_CHILDREN;
+  children: DocumentNode[] = NO_CHILDREN;
   index = 1;
   memo: Map<symbol, unknown> | undefined = undefined;
   numeric: unknown = undefined;
@@ -73,7 +73,7 @@ export class XmlNode implements UblNode {
 }
 
 const NO_ATTRS: Readonly<Record<string, string>> = Object.freeze({});
-const NO_CHILDREN: UblNode[] = Object.freeze([]) as unknown as UblNode[];
+const NO_CHILDREN: DocumentNode[] = Object.freeze([]) as unknown as DocumentNode[];
 
 /** A read document: its root element, with the whole tree below it. */
 export interface XmlDocument {
@@ -274,7 +274,7 @@ class ReadIndex implements QnameIndex {
     private readonly others: ReadonlyMap<string, XmlNode[]> | null,
   ) {}
 
-  get(qname: string): readonly UblNode[] | undefined {
+  get(qname: string): readonly DocumentNode[] | undefined {
     if (AMBIGUOUS_QNAMES.has(qname)) return this.root.qname === qname ? [this.root, ...descendants(this.root, qname)] : descendants(this.root, qname);
     const id = QNAME_IDS.get(qname);
     // A qname known now but not when this document was read has no element here (it would have been filed by id).

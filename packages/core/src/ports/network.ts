@@ -1,25 +1,9 @@
 // The network port: where accepted invoices are delivered.
 import type { KsefCredential } from "../domain/token-cipher.js";
 import type { Network, ParticipantId } from "../domain/types.js";
+import type { ModelNode } from "../domain/xml-node.js";
 
-/**
- * One element of the document's model as a network reads it, which the dispatcher hands over. The
- * core's `UblNode` (document/model.ts, what `parseXml` builds) extends it with what the rules use.
- */
-export interface ModelNode {
-  /** Namespace URI ("" for none). */
-  readonly ns: string;
-  /** Local name. */
-  readonly name: string;
-  /** The qualified name: "cbc:ID", "cac:Party", "Invoice" for the root, "{uri}x" otherwise. */
-  readonly qname: string;
-  /** Attributes in no namespace, by name, values as written (entity references expanded). */
-  readonly attrs: Readonly<Record<string, string>>;
-  /** The element's own character data (not its descendants'), untrimmed, line ends normalised. */
-  readonly text: string;
-  /** Child elements, in document order. */
-  readonly children: readonly ModelNode[];
-}
+export type { ModelNode } from "../domain/xml-node.js";
 
 /** What the dispatcher hands a network for one delivery attempt. */
 export interface SendRequest {

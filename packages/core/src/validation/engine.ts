@@ -1,5 +1,6 @@
 // Runs rule families over a document model and collects what they report.
-import { locationOf, type Finding, type RuleContext, type RuleFamily, type UblNode } from "../document/model.js";
+import type { DocumentRoot } from "./rulesets/types.js";
+import { locationOf, rootElementOf, type Finding, type RuleContext, type RuleFamily, type DocumentNode } from "../document/model.js";
 
 /** How many times one rule was broken. */
 export interface RuleCount {
@@ -24,7 +25,7 @@ export interface RuleRun {
  * `levels` gives some rules another flag, or drops them ("information").
  */
 export function runRulesCounted(
-  root: UblNode,
+  root: DocumentNode,
   families: Iterable<RuleFamily>,
   maxPerFlag = Infinity,
   levels: Readonly<Record<string, "fatal" | "warning" | "information">> | null = null,
@@ -41,28 +42,28 @@ export function runRulesCounted(
  * closure also costs esbuild's keepNames a call to set its name).
  */
 class Run implements RuleContext {
-  readonly rootElement: "Invoice" | "CreditNote";
+  readonly rootElement: DocumentRoot;
   readonly counts = new Map<string, RuleCount>();
   readonly run: RuleRun;
   readonly report: RuleContext["report"];
   readonly fatal: RuleContext["fatal"];
 
   constructor(
-    readonly root: UblNode,
+    readonly root: DocumentNode,
     private readonly maxPerFlag: number,
     private readonly levels: Readonly<Record<string, "fatal" | "warning" | "information">> | null,
   ) {
-    this.rootElement = root.name === "CreditNote" ? "CreditNote" : "Invoice";
+    this.rootElement = rootElementOf(root);
     this.run = { findings: [], counts: [], errorCount: 0, warningCount: 0 };
     this.report = this.add.bind(this);
     this.fatal = this.addFatal.bind(this);
   }
 
-  private addFatal(rule: string, message: string, node: UblNode | null): void {
+  private addFatal(rule: string, message: string, node: DocumentNode | null): void {
     this.add(rule, "fatal", message, node);
   }
 
-  private add(rule: string, own: "fatal" | "warning", message: string, node: UblNode | null): void {
+  private add(rule: string, own: "fatal" | "warning", message: string, node: DocumentNode | null): void {
     // A validator configuration may report a rule at another level, or not at all ("information").
     const level = this.levels?.[rule] ?? own;
     if (level === "information") return;
@@ -77,6 +78,6 @@ class Run implements RuleContext {
 }
 
 /** Runs every family on `root` and returns the findings in the order reported. */
-export function runRules(root: UblNode, families: Iterable<RuleFamily>): Finding[] {
+export function runRules(root: DocumentNode, families: Iterable<RuleFamily>): Finding[] {
   return runRulesCounted(root, families).findings;
 }

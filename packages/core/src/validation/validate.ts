@@ -5,9 +5,9 @@
 import { requireBoundedDecimals } from "./bounds.js";
 import { orderByCause } from "./causes.js";
 import { runRulesCounted, type RuleCount } from "./engine.js";
-import { normalizeSpace, stringValue, child, locationOf, type Finding, type RuleFamily, type UblNode } from "../document/model.js";
+import { normalizeSpace, stringValue, child, first, locationOf, rootElementOf, type Finding, type RuleFamily, type DocumentNode } from "../document/model.js";
 import { familiesOf, levelsOf, ruleSetsApplying, uncheckedSpecification } from "./rulesets/select.js";
-import type { RuleLevel, RuleSet } from "./rulesets/types.js";
+import type { DocumentRoot, RuleLevel, RuleSet, RuleSyntax } from "./rulesets/types.js";
 
 /** One broken rule, as the report and the submit error list it. */
 export interface ValidationItem {
@@ -19,18 +19,23 @@ export interface ValidationItem {
   location: string;
 }
 
-/** A UBL document's root element: the rules validate both. */
+/** A UBL document's root element. */
 export type UblRoot = "Invoice" | "CreditNote";
+
+/** Where BT-24 (the specification identifier) is in a CII document. */
+export const CII_GUIDELINE_PATH = "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID";
 
 /** What `validateInvoice` returns. */
 export interface ValidationReport {
   /** True when no fatal rule is broken (warnings do not count). */
   valid: boolean;
-  /** The document's root element: a UBL Invoice or a UBL CreditNote. */
-  rootElement: UblRoot;
+  /** The document's syntax: "ubl" or "cii" (the syntax whose rule sets judged it). */
+  syntax: RuleSyntax;
+  /** The document's root element: a UBL Invoice or CreditNote, or a CII CrossIndustryInvoice. */
+  rootElement: DocumentRoot;
   /** @deprecated The same as `rootElement`, under its former name (kept in the API's answers for existing clients). */
-  documentType: UblRoot;
-  /** The document's cbc:CustomizationID (whitespace-normalised), or null when it has none. */
+  documentType: DocumentRoot;
+  /** The document's specification identifier (BT-24: UBL's cbc:CustomizationID, CII's guideline id), whitespace-normalised, or null when it has none. */
   customizationId: string | null;
   /** The ids of the rule sets that were applied, in run order: the CEN one always, then those the CustomizationID selects. */
   ruleSets: string[];
@@ -59,13 +64,14 @@ export const UNCHECKED_RULES = "EINVOICE-RULESET-MISSING";
  * read (`MAX_INTEGER_DIGITS`, `MAX_FRACTION_DIGITS`) is `invalid_ubl_xml`, thrown before any rule runs.
  * `maxItems` keeps the first n findings of each flag (all are counted); by default every one is listed.
  */
-export function validateModel(root: UblNode, options: { maxItems?: number } = {}): ValidationReport {
+export function validateModel(root: DocumentNode, options: { maxItems?: number } = {}): ValidationReport {
   requireBoundedDecimals(root);
   const maxItems = options.maxItems ?? Infinity;
-  const rootElement: UblRoot = root.name === "CreditNote" ? "CreditNote" : "Invoice";
-  const cid = child(root, "cbc:CustomizationID");
+  const rootElement = rootElementOf(root);
+  const syntax: RuleSyntax = rootElement === "CrossIndustryInvoice" ? "cii" : "ubl";
+  const cid = syntax === "cii" ? first(root, CII_GUIDELINE_PATH) : child(root, "cbc:CustomizationID");
   const customizationId = cid === null ? null : normalizeSpace(stringValue(cid));
-  const { sets, unchecked, families, levels } = planFor(customizationId, rootElement);
+  const { sets, unchecked, families, levels } = planFor(customizationId, rootElement, syntax);
   const run = runRulesCounted(root, families, maxItems, levels);
   const errors: ValidationItem[] = [];
   const warnings: ValidationItem[] = [];
@@ -81,6 +87,7 @@ export function validateModel(root: UblNode, options: { maxItems?: number } = {}
   }
   return {
     valid: run.errorCount === 0,
+    syntax,
     rootElement,
     documentType: rootElement,
     customizationId,
@@ -106,11 +113,11 @@ interface Plan {
 const plans = new Map<string, Plan>();
 const PLANS_KEPT = 256;
 
-function planFor(customizationId: string | null, rootElement: UblRoot): Plan {
+function planFor(customizationId: string | null, rootElement: DocumentRoot, syntax: RuleSyntax): Plan {
   const key = `${rootElement} ${customizationId ?? "\u0000none"}`;
   let plan = plans.get(key);
   if (plan === undefined) {
-    const sets = ruleSetsApplying(customizationId);
+    const sets = ruleSetsApplying(customizationId, undefined, syntax);
     plan = {
       sets,
       unchecked: uncheckedSpecification(customizationId, sets),

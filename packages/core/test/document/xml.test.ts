@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../src/domain/errors.js";
 import { DEFAULT_XML_LIMITS, hasForbiddenUtf8, knownNamesKept, parseXml, parseXmlUtf8 } from "../../src/document/xml.js";
-import type { UblNode } from "../../src/document/model.js";
+import type { DocumentNode } from "../../src/document/model.js";
 import { expectIndexMatchesWalk, qnameIndexOf, walkedByQname } from "../support/qname-index.js";
 import { corpusBytes, readIndex } from "../support/corpus.js";
 
@@ -140,7 +140,7 @@ describe("parseXml", () => {
 
   it("resolves a prefix by the declaration in scope where it is used: rebound in a child, restored after it, unknown past the element that declared it", () => {
     const root = parseXml('<r xmlns:p="urn:one"><p:a/><c xmlns:p="urn:two"><p:a/><d xmlns:p="urn:three"><p:a/></d><p:a/></c><p:a/></r>').root;
-    const named = (n: UblNode): string[] => n.children.flatMap((c) => (c.name === "a" ? [c.ns] : named(c)));
+    const named = (n: DocumentNode): string[] => n.children.flatMap((c) => (c.name === "a" ? [c.ns] : named(c)));
     expect(named(root)).toEqual(["urn:one", "urn:two", "urn:three", "urn:two", "urn:one"]);
     const e = failure(() => parseXml('<r><c xmlns:q="urn:q"><q:a/></c><q:a/></r>'));
     expect(e?.code).toBe("invalid_ubl_xml");
@@ -264,7 +264,7 @@ describe("the reader's index of elements by qname (what the rules' //qname reads
     const rows = readIndex().filter((r) => r.path.endsWith(".xml")).slice(0, 60);
     expect(rows.length).toBeGreaterThan(20);
     for (const row of rows) {
-      let root: UblNode;
+      let root: DocumentNode;
       try {
         root = parseXml(corpusBytes(row.path).toString("utf8")).root;
       } catch {

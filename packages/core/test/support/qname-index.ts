@@ -1,16 +1,16 @@
 // Test support: the `//qname` index a model carries (model.ts, BY_QNAME) against a walk of the model.
 import { expect } from "vitest";
-import { BY_QNAME, type QnameIndex, type UblNode } from "../../src/document/model.js";
+import { BY_QNAME, type QnameIndex, type DocumentNode } from "../../src/document/model.js";
 
 /** The index the reader or the builder filed on `root`, if any. */
-export function qnameIndexOf(root: UblNode): QnameIndex | undefined {
+export function qnameIndexOf(root: DocumentNode): QnameIndex | undefined {
   return root.memo?.get(BY_QNAME) as QnameIndex | undefined;
 }
 
 /** Every element by qname, by a walk in document order: what the index must hold. */
-export function walkedByQname(root: UblNode): Map<string, UblNode[]> {
-  const out = new Map<string, UblNode[]>();
-  const visit = (n: UblNode) => {
+export function walkedByQname(root: DocumentNode): Map<string, DocumentNode[]> {
+  const out = new Map<string, DocumentNode[]>();
+  const visit = (n: DocumentNode) => {
     out.set(n.qname, [...(out.get(n.qname) ?? []), n]);
     n.children.forEach(visit);
   };
@@ -19,7 +19,7 @@ export function walkedByQname(root: UblNode): Map<string, UblNode[]> {
 }
 
 /** Asserts that `root` carries an index holding the walk's very nodes (identity, not likeness), in order, and nothing for an absent qname. */
-export function expectIndexMatchesWalk(root: UblNode, label = ""): void {
+export function expectIndexMatchesWalk(root: DocumentNode, label = ""): void {
   const index = qnameIndexOf(root);
   expect(index, label).toBeDefined();
   for (const [qname, nodes] of walkedByQname(root)) {

@@ -1,7 +1,7 @@
-// Test support: a UblNode tree built with @xmldom/xmldom, so rule families can be tested before (and
+// Test support: a DocumentNode tree built with @xmldom/xmldom, so rule families can be tested before (and
 // against) the reader's own builder. Not for production: the reader builds the model in one pass.
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { qnameOf, type UblNode } from "../../src/document/model.js";
+import { qnameOf, type DocumentNode } from "../../src/document/model.js";
 
 interface MutableNode {
   ns: string;
@@ -14,7 +14,7 @@ interface MutableNode {
   index: number;
 }
 
-export function xmldomTree(xml: string): UblNode {
+export function xmldomTree(xml: string): DocumentNode {
   const doc = new DOMParser({ onError: () => {} }).parseFromString(xml, "text/xml");
   const build = (el: Element, parent: MutableNode | null): MutableNode => {
     const ns = el.namespaceURI ?? "";

@@ -1,7 +1,7 @@
 // buildUbl: InvoiceData to a Peppol BIS Billing 3.0 UBL 2.1 Invoice or CreditNote, elements in the order
-// the UBL schema demands. Pure: it builds the document model the rules read (the same UblNode tree the
+// the UBL schema demands. Pure: it builds the document model the rules read (the same DocumentNode tree the
 // reader builds) and serialises it, and remembers which JSON field produced each element.
-import { BY_QNAME, NS, qnameOf, type UblNode } from "../model.js";
+import { BY_QNAME, NS, qnameOf, type DocumentNode } from "../model.js";
 import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "../../domain/invoice-data.js";
 import Big from "big.js";
 import { computeTotals, money, type ComputedTotals } from "../../domain/invoice-totals.js";
@@ -11,8 +11,8 @@ export const PEPPOL_BIS3_PROFILE = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"
 
 export type BuiltKind = "Invoice" | "CreditNote";
 
-/** An element of the built document: a UblNode the rules read directly, without parsing the bytes again. */
-class Node implements UblNode {
+/** An element of the built document: a DocumentNode the rules read directly, without parsing the bytes again. */
+class Node implements DocumentNode {
   attrs: Record<string, string> = NO_ATTRS;
   text = "";
   /** Shared and empty until the first child: most elements are leaves, and an array each is garbage. */
@@ -57,9 +57,9 @@ export interface BuiltDocument {
   /** Its UTF-8 bytes (what is sent and hashed). */
   bytes: Buffer;
   /** The model of the built document (what parseXml would give for `xml`). */
-  root: UblNode;
+  root: DocumentNode;
   /** The JSON pointer (into the InvoiceData) of the field that produced an element (undefined: its parent's). */
-  pointerOf(node: UblNode): string | undefined;
+  pointerOf(node: DocumentNode): string | undefined;
   totals: ComputedTotals;
 }
 

@@ -3,7 +3,7 @@
 import { sha256Hex } from "../../domain/sha256.js";
 import { ApiError, badRequest } from "../../domain/errors.js";
 import { validateModel, type ValidationReport } from "../../validation/validate.js";
-import type { UblNode } from "../model.js";
+import type { DocumentNode } from "../model.js";
 import { buildDocument, type BuiltKind } from "./build.js";
 import { CREDIT_NOTE_TYPE_CODES } from "./normalise.js";
 import { pointerResolver } from "./paths.js";
@@ -76,7 +76,7 @@ export interface BuiltInvoice {
   sha256: string;
   data: InvoiceData;
   /** The model of the document (the rules' tree), for the pipeline after it. */
-  root: UblNode;
+  root: DocumentNode;
   /** Our rules on the built document; every item carries `path`. */
   report: Omit<ValidationReport, "errors" | "warnings"> & { errors: DataValidationItem[]; warnings: DataValidationItem[] };
 }

@@ -1,5 +1,5 @@
 // From a rule's location in a built document back to the JSON pointer of the InvoiceData field behind it.
-import type { UblNode } from "../model.js";
+import type { DocumentNode } from "../model.js";
 import type { BuiltDocument } from "./build.js";
 
 /**
@@ -48,7 +48,7 @@ export function pointerResolver(built: BuiltDocument): (rule: string, location: 
   let byLocation: Map<string, string> | null = null;
   const index = () => {
     const m = new Map<string, string>();
-    const walk = (n: UblNode, loc: string, inherited: string) => {
+    const walk = (n: DocumentNode, loc: string, inherited: string) => {
       const own = built.pointerOf(n) ?? inherited;
       m.set(loc, own);
       for (const c of n.children) walk(c, `${loc}/${c.qname}[${c.index}]`, own);

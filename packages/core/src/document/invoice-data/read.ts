@@ -4,19 +4,19 @@ import { decodeUtf8, requireMarkupStart } from "../text.js";
 import { requireUblRoot } from "../ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, xmlTrim, type XmlLimits } from "../xml.js";
 import { ApiError } from "../../domain/errors.js";
-import { child, children, first, select, stringValue, type UblNode } from "../model.js";
+import { child, children, first, select, stringValue, type DocumentNode } from "../model.js";
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../domain/invoice-data.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** An element's text, tidied as the schema tidies the field (`xmlTrim` unless said), or undefined when empty. */
-function val(n: UblNode | null | undefined, tidy: (s: string) => string = xmlTrim): string | undefined {
+function val(n: DocumentNode | null | undefined, tidy: (s: string) => string = xmlTrim): string | undefined {
   if (!n) return undefined;
   const t = tidy(stringValue(n));
   return t === "" ? undefined : t;
 }
-const at = (n: UblNode | null | undefined, path: string) => val(first(n, path));
-const attr = (n: UblNode | null | undefined, name: string) => {
+const at = (n: DocumentNode | null | undefined, path: string) => val(first(n, path));
+const attr = (n: DocumentNode | null | undefined, name: string) => {
   const v = n?.attrs[name];
   return v === undefined || xmlTrim(v) === "" ? undefined : xmlTrim(v);
 };
@@ -27,7 +27,7 @@ function compact<T extends object>(o: T): T {
   return o;
 }
 const nonEmpty = <T>(a: T[]): T[] | undefined => (a.length === 0 ? undefined : a);
-const idOf = (n: UblNode | null) => (n && val(n) !== undefined ? compact({ id: val(n)!, scheme: attr(n, "schemeID") }) : undefined);
+const idOf = (n: DocumentNode | null) => (n && val(n) !== undefined ? compact({ id: val(n)!, scheme: attr(n, "schemeID") }) : undefined);
 
 /**
  * Reads a UBL 2.1 Invoice or CreditNote (XML text or UTF-8 bytes) into InvoiceData. The document is
@@ -51,7 +51,7 @@ export function readInvoiceData(document: Uint8Array | string, limits: XmlLimits
 }
 
 /** InvoiceData from the model of a UBL Invoice or CreditNote (see readInvoiceData). */
-export function invoiceDataOf(root: UblNode): InvoiceData {
+export function invoiceDataOf(root: DocumentNode): InvoiceData {
   const isCredit = root.name === "CreditNote";
   const notes = children(root, "cbc:Note").map((n) => val(n)).filter((s): s is string => s !== undefined);
   const periodNode = child(root, "cac:InvoicePeriod");
@@ -71,7 +71,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
   const accountingTotal = taxCurrency ? taxTotals.find((t) => t !== withSubtotals && child(t, "cbc:TaxAmount")?.attrs["currencyID"] === taxCurrency) : undefined;
 
   // SEPA creditor identifier (BT-90): the payee's or the seller's identifier with scheme SEPA.
-  const isSepa = (n: UblNode) => attr(first(n, "cbc:ID"), "schemeID") === "SEPA";
+  const isSepa = (n: DocumentNode) => attr(first(n, "cbc:ID"), "schemeID") === "SEPA";
   const sepaNode = [...children(payeeNode, "cac:PartyIdentification"), ...children(sellerNode, "cac:PartyIdentification")].find(isSepa);
 
   const exemptions: NonNullable<Mutable<InvoiceData["vatExemptions"]>> = {};
@@ -98,7 +98,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     const mandate = firstWith("cac:PaymentMandate");
     const accounts = means
       .map((m) => child(m, "cac:PayeeFinancialAccount"))
-      .filter((a): a is UblNode => a !== null && at(a, "cbc:ID") !== undefined)
+      .filter((a): a is DocumentNode => a !== null && at(a, "cbc:ID") !== undefined)
       .map((a) => compact({ iban: at(a, "cbc:ID")!, name: at(a, "cbc:Name"), bic: at(a, "cac:FinancialInstitutionBranch/cbc:ID") }));
     const directDebit =
       mandate || sepaNode
@@ -212,7 +212,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
   });
   return data as InvoiceData;
 
-  function party(p: UblNode | null, seller: boolean): InvoiceData["seller"] {
+  function party(p: DocumentNode | null, seller: boolean): InvoiceData["seller"] {
     const schemes = children(p, "cac:PartyTaxScheme");
     const vatScheme = schemes.find((s) => at(s, "cac:TaxScheme/cbc:ID") === "VAT");
     const otherScheme = schemes.find((s) => s !== vatScheme);
@@ -238,7 +238,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     });
   }
 
-  function address(a: UblNode | null): InvoiceData["seller"]["address"] {
+  function address(a: DocumentNode | null): InvoiceData["seller"]["address"] {
     const lines = [at(a, "cbc:StreetName"), at(a, "cbc:AdditionalStreetName"), at(a, "cac:AddressLine/cbc:Line")].filter((l): l is string => l !== undefined);
     return compact({
       lines: nonEmpty(lines),
@@ -249,12 +249,12 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     });
   }
 
-  function vat(tc: UblNode | null): { category: VatCategory; rate?: string } {
+  function vat(tc: DocumentNode | null): { category: VatCategory; rate?: string } {
     const category = (at(tc, "cbc:ID") ?? "") as VatCategory;
     return compact({ category, rate: at(tc, "cbc:Percent") });
   }
 
-  function allowanceCharge(n: UblNode) {
+  function allowanceCharge(n: DocumentNode) {
     return compact({
       amount: at(n, "cbc:Amount"),
       percent: at(n, "cbc:MultiplierFactorNumeric"),
@@ -264,7 +264,7 @@ export function invoiceDataOf(root: UblNode): InvoiceData {
     });
   }
 
-  function line(l: UblNode, credit: boolean): InvoiceLine {
+  function line(l: DocumentNode, credit: boolean): InvoiceLine {
     const qty = child(l, credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity");
     const item = child(l, "cac:Item");
     const price = child(l, "cac:Price");

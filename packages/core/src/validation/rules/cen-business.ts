@@ -5,14 +5,14 @@
 // element is checked by the first rule whose context matches it, as Schematron does (a line's InvoicePeriod
 // gets BR-30/BR-CO-20, not BR-29/BR-CO-19).
 import { HUNDRED, ONE, round2, sum, ZERO, type Decimal } from "../decimal.js";
-import { child, children, deepestOf, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, deepestOf, exists, first, norm, select, stringValue, textAt, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { VAT_PREFIXES } from "../codelists/cen.js";
 import {
   all, allLines, chargeIndicator, codePointPrefix, codepoints, decAt, decOf, eq, fractionDigits, hasParents, isLine, isUblRoot, isVat,
   money, quote, round0, show,
 } from "./cen-common.js";
 
-type Report = (rule: string, message: string, node: UblNode | null) => void;
+type Report = (rule: string, message: string, node: DocumentNode | null) => void;
 
 export const cenBusinessRules: RuleFamily = (ctx) => {
   const root = ctx.root;
@@ -70,7 +70,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
 
   // BR-CO-15: every $Currency in cbc:DocumentCurrencyCode satisfies exactly one VAT total in that currency and
   // TaxInclusiveAmount = round((TaxExclusiveAmount + that VAT total) * 100) div 100.
-  const rootTaxAmounts = new Map<string | undefined, UblNode[]>();
+  const rootTaxAmounts = new Map<string | undefined, DocumentNode[]>();
   for (const taxTotal of children(rootNode, "cac:TaxTotal")) {
     for (const taxAmount of children(taxTotal, "cbc:TaxAmount")) {
       const list = rootTaxAmounts.get(taxAmount.attrs.currencyID);
@@ -112,12 +112,12 @@ function documentRules(ctx: RuleContext, report: Report): void {
 }
 
 /** A missing element is reported at the deepest element of its path that exists: where it belongs. */
-function reportMissing(report: Report, rootNode: UblNode, rule: string, ok: boolean, what: string, path?: string): void {
+function reportMissing(report: Report, rootNode: DocumentNode, rule: string, ok: boolean, what: string, path?: string): void {
   if (!ok) report(rule, what, path ? deepestOf(rootNode, path) : rootNode);
 }
 
 /** The document uses VAT category `code` in its breakdown, an allowance or charge, or a line. */
-function docUses(rootNode: UblNode, code: string): boolean {
+function docUses(rootNode: DocumentNode, code: string): boolean {
   return (
     select(rootNode, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
     select(rootNode, "cac:AllowanceCharge/cac:TaxCategory").some((taxCategory) => idIs(taxCategory, code)) ||
@@ -126,11 +126,11 @@ function docUses(rootNode: UblNode, code: string): boolean {
 }
 
 /** `cac:X/cbc:ID = 'code'` (general comparison on the text as written, not normalised). */
-const idIs = (category: UblNode, code: string) => children(category, "cbc:ID").some((i) => stringValue(i) === code);
+const idIs = (category: DocumentNode, code: string) => children(category, "cbc:ID").some((i) => stringValue(i) === code);
 
 // ---------------------------------------------------------------------------------------------------------
 // Parties' electronic addresses and postal addresses.
-function endpointAndAddressRules(root: UblNode, report: Report, _ctx: RuleContext): void {
+function endpointAndAddressRules(root: DocumentNode, report: Report, _ctx: RuleContext): void {
   for (const endpointId of all(root, "cbc:EndpointID")) {
     if (endpointId.attrs.schemeID !== undefined) continue;
     if (hasParents(endpointId, "cac:Party", "cac:AccountingCustomerParty")) report("BR-63", `The buyer's electronic address (BT-49) ${quote(endpointId)} has no scheme identifier (schemeID).`, endpointId);
@@ -155,13 +155,13 @@ function endpointAndAddressRules(root: UblNode, report: Report, _ctx: RuleContex
   }
 }
 
-function ctxWarning(ctx: RuleContext, rule: string, message: string, node: UblNode): void {
+function ctxWarning(ctx: RuleContext, rule: string, message: string, node: DocumentNode): void {
   ctx.report(rule, "warning", message, node);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Allowances and charges: document level (children of the root) and line level.
-function allowanceChargeRules(root: UblNode, report: Report): void {
+function allowanceChargeRules(root: DocumentNode, report: Report): void {
   for (const ac of all(root, "cac:AllowanceCharge")) {
     const parent = ac.parent!;
     const charge = chargeIndicator(ac);
@@ -209,9 +209,9 @@ function allowanceChargeRules(root: UblNode, report: Report): void {
  * reason and of the reason code.
  */
 function reasonAndDecimalRules(
-  ac: UblNode,
+  ac: DocumentNode,
   report: Report,
-  c: { what: string; rules: readonly string[]; terms: readonly string[]; amount: UblNode | null; base: UblNode | null; hasReason: boolean },
+  c: { what: string; rules: readonly string[]; terms: readonly string[]; amount: DocumentNode | null; base: DocumentNode | null; hasReason: boolean },
 ): void {
   const [rReason, rCoReason, rDecAmount, rDecBase] = c.rules as [string, string, string, string];
   if (!c.hasReason) {
@@ -243,7 +243,7 @@ const TOTALS_DECIMALS: readonly (readonly [string, string, string])[] = [
 
 // ---------------------------------------------------------------------------------------------------------
 // Context cac:LegalMonetaryTotal: the document totals (BG-22).
-function totalsRules(node: UblNode, report: Report): void {
+function totalsRules(node: DocumentNode, report: Report): void {
   if (child(node, "cbc:LineExtensionAmount") === null) report("BR-12", "The invoice has no sum of invoice line net amounts (BT-106, LineExtensionAmount).", node);
   if (child(node, "cbc:TaxExclusiveAmount") === null) report("BR-13", "The invoice has no total amount without VAT (BT-109, TaxExclusiveAmount).", node);
   if (child(node, "cbc:TaxInclusiveAmount") === null) report("BR-14", "The invoice has no total amount with VAT (BT-112, TaxInclusiveAmount).", node);
@@ -309,7 +309,7 @@ const notNull = <T>(value: T | null): value is T => value !== null;
 
 // ---------------------------------------------------------------------------------------------------------
 // Context cac:InvoiceLine | cac:CreditNoteLine.
-function lineRules(line: UblNode, report: Report): void {
+function lineRules(line: DocumentNode, report: Report): void {
   const id = textAt(line, "cbc:ID");
   const which = id === "" ? "An invoice line" : `Invoice line ${id}`;
   if (id === "") report("BR-21", "An invoice line has no line identifier (BT-126).", line);
@@ -339,14 +339,14 @@ function lineRules(line: UblNode, report: Report): void {
 }
 
 /** `(path) >= 0`: the value compared as a number (absent is false). */
-function nonNegative(node: UblNode): boolean {
+function nonNegative(node: DocumentNode): boolean {
   const amount = decOf(node);
   return amount !== null && amount.gte(ZERO);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Contexts cac:InvoiceLine/cac:InvoicePeriod | cac:CreditNoteLine/cac:InvoicePeriod, then cac:InvoicePeriod.
-function periodRules(root: UblNode, report: Report): void {
+function periodRules(root: DocumentNode, report: Report): void {
   for (const invoicePeriod of all(root, "cac:InvoicePeriod")) {
     const start = child(invoicePeriod, "cbc:StartDate"), end = child(invoicePeriod, "cbc:EndDate");
     const line = isLine(invoicePeriod.parent);
@@ -373,7 +373,7 @@ function dateKey(text: string): number | null {
 
 // ---------------------------------------------------------------------------------------------------------
 // Item attributes, classification and standard identifiers.
-function itemRules(root: UblNode, report: Report): void {
+function itemRules(root: DocumentNode, report: Report): void {
   for (const additionalItemProperty of all(root, "cac:AdditionalItemProperty")) {
     if (!exists(additionalItemProperty, "cbc:Name") || !exists(additionalItemProperty, "cbc:Value")) {
       report("BR-54", `An item attribute (BG-32) needs both a name (BT-160) and a value (BT-161); it has ${exists(additionalItemProperty, "cbc:Name") ? "no value" : "no name"}.`, additionalItemProperty);
@@ -394,7 +394,7 @@ function itemRules(root: UblNode, report: Report): void {
 
 // ---------------------------------------------------------------------------------------------------------
 // Payment: payee, payment means, payee account.
-function paymentRules(root: UblNode, report: Report): void {
+function paymentRules(root: DocumentNode, report: Report): void {
   for (const payee of all(root, "cac:PayeeParty")) {
     const names = select(payee, "cac:PartyName/cbc:Name").map(stringValue);
     const parent = payee.parent;
@@ -423,7 +423,7 @@ function paymentRules(root: UblNode, report: Report): void {
 
 // ---------------------------------------------------------------------------------------------------------
 // Seller, tax representative, VAT identifiers.
-function partyRules(root: UblNode, report: Report): void {
+function partyRules(root: DocumentNode, report: Report): void {
   for (const accountingSupplierParty of all(root, "cac:AccountingSupplierParty")) {
     const ok = select(accountingSupplierParty, "cac:Party/cac:PartyTaxScheme").some((partyTaxScheme) => isPtsVat(partyTaxScheme) && exists(partyTaxScheme, "cbc:CompanyID")) ||
       select(accountingSupplierParty, "cac:Party/cac:PartyIdentification/cbc:ID").some((i) => i.attrs.schemeID !== "SEPA") ||
@@ -454,7 +454,7 @@ const VAT_PREFIX_TEXT = ` ${VAT_PREFIXES.join(" ")} `;
 
 // ---------------------------------------------------------------------------------------------------------
 // Contexts /ubl:Invoice/cac:TaxTotal | /cn:CreditNote/cac:TaxTotal and cac:TaxTotal/cac:TaxSubtotal.
-function taxTotalRules(root: UblNode, report: Report): void {
+function taxTotalRules(root: DocumentNode, report: Report): void {
   if (isUblRoot(root)) {
     for (const tt of children(root, "cac:TaxTotal")) {
       const subs = children(tt, "cac:TaxSubtotal");

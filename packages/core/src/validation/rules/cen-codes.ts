@@ -6,7 +6,7 @@
 // normalize-space(X), ' '))`: the value, XML whitespace collapsed, is one of the codes (an empty or missing value is
 // not). That is `inList(list, normalizeSpace(X))` below.
 import * as L from "../codelists/cen.js";
-import { children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
+import { children, norm, normalizeSpace, stringValue, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { all, chargeIndicator, codepoints, hasAncestor, isUblRoot } from "./cen-common.js";
 
 const set = (list: readonly string[]) => new Set(list);
@@ -22,12 +22,12 @@ const SUBJECT_TEXT = ` ${L.SUBJECT_CODES.join(" ")} `;
 /** The value is a code of the list (normalised, a single token). */
 const inList = (list: ReadonlySet<string>, value: string) => !value.includes(" ") && list.has(value);
 /** `normalize-space(@name)`: "" when absent. */
-const attr = (node: UblNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
+const attr = (node: DocumentNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
 const shown = (text: string) => (text === "" ? "empty" : `'${text}'`);
 
 export const cenCodeRules: RuleFamily = (ctx) => {
   const root = ctx.root;
-  const report: (rule: string, message: string, node: UblNode) => void = ctx.fatal;
+  const report: (rule: string, message: string, node: DocumentNode) => void = ctx.fatal;
 
   // BR-CL-01: cbc:InvoiceTypeCode | cbc:CreditNoteTypeCode, each against its own list.
   for (const [qname, list, what] of [["cbc:InvoiceTypeCode", INVOICE_TYPES, "an invoice"], ["cbc:CreditNoteTypeCode", CREDIT_NOTE_TYPES, "a credit note"]] as const) {
@@ -169,4 +169,4 @@ const AMOUNTS = [
   "cbc:PayableRoundingAmount", "cbc:PayableAmount",
 ];
 
-const quoteId = (node: UblNode) => (norm(node) === "" ? "an empty identifier" : `'${norm(node)}'`);
+const quoteId = (node: DocumentNode) => (norm(node) === "" ? "an empty identifier" : `'${norm(node)}'`);

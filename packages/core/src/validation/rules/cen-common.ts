@@ -1,15 +1,15 @@
 // Shared reading helpers of the CEN rule families (cen-business, cen-vat, cen-codes): the XPath idioms the
 // official Schematron repeats (UBL rules 1.3.16), written once so each rule reads like its assertion.
 import { dec, HALF, lit, ONE, ZERO, type Decimal } from "../decimal.js";
-import { BY_QNAME, NS, child, children, memoOn, norm, normalizeSpace, stringValue, type QnameIndex, type UblNode } from "../../document/model.js";
+import { BY_QNAME, NS, child, children, memoOn, norm, normalizeSpace, stringValue, type QnameIndex, type DocumentNode } from "../../document/model.js";
 
 // Every element of the document by qname, in document order: `//cac:X` without a walk per rule. A read
 // document comes with it (the reader files its elements as it reads them); a built model gets it here.
-const NONE: readonly UblNode[] = Object.freeze([]);
+const NONE: readonly DocumentNode[] = Object.freeze([]);
 
-function indexByQname(root: UblNode): QnameIndex {
-  const index = new Map<string, UblNode[]>();
-  const stack: UblNode[] = [root];
+function indexByQname(root: DocumentNode): QnameIndex {
+  const index = new Map<string, DocumentNode[]>();
+  const stack: DocumentNode[] = [root];
   while (stack.length) {
     const node = stack.pop()!;
     const list = index.get(node.qname);
@@ -21,17 +21,17 @@ function indexByQname(root: UblNode): QnameIndex {
 }
 
 /** Every element named `qname` in the document of `root` (XPath `//qname`), in document order. */
-export function all(root: UblNode, qname: string): readonly UblNode[] {
+export function all(root: DocumentNode, qname: string): readonly DocumentNode[] {
   return memoOn<QnameIndex>(root, BY_QNAME, indexByQname).get(qname) ?? NONE;
 }
 
 /** The Schematron contexts `/ubl:Invoice` and `/cn:CreditNote`: the root in its UBL namespace. */
-export function isUblRoot(node: UblNode): boolean {
+export function isUblRoot(node: DocumentNode): boolean {
   return node.parent === null && ((node.ns === NS.invoice && node.name === "Invoice") || (node.ns === NS.creditNote && node.name === "CreditNote"));
 }
 
 /** True when the node's parent (then grandparent, ...) have these qnames: `hasParents(n, "cac:Party", "cac:AccountingCustomerParty")`. */
-export function hasParents(node: UblNode, ...qnames: string[]): boolean {
+export function hasParents(node: DocumentNode, ...qnames: string[]): boolean {
   let element = node.parent;
   for (const text of qnames) {
     if (!element || element.qname !== text) return false;
@@ -41,16 +41,16 @@ export function hasParents(node: UblNode, ...qnames: string[]): boolean {
 }
 
 /** True when some ancestor has this qname (XPath `ancestor::qname`). */
-export function hasAncestor(node: UblNode, qname: string): boolean {
+export function hasAncestor(node: DocumentNode, qname: string): boolean {
   for (let element = node.parent; element; element = element.parent) if (element.qname === qname) return true;
   return false;
 }
 
 /** Is a line: cac:InvoiceLine or cac:CreditNoteLine (the Schematron's alternation for credit notes). */
-export const isLine = (node: UblNode | null): boolean => node !== null && (node.qname === "cac:InvoiceLine" || node.qname === "cac:CreditNoteLine");
+export const isLine = (node: DocumentNode | null): boolean => node !== null && (node.qname === "cac:InvoiceLine" || node.qname === "cac:CreditNoteLine");
 
 /** Every cac:InvoiceLine and cac:CreditNoteLine of the document, in document order (`//(cac:InvoiceLine|cac:CreditNoteLine)`). */
-export function allLines(root: UblNode): UblNode[] {
+export function allLines(root: DocumentNode): DocumentNode[] {
   const inv = all(root, "cac:InvoiceLine"), cn = all(root, "cac:CreditNoteLine");
   return cn.length === 0 ? [...inv] : inv.length === 0 ? [...cn] : [...inv, ...cn];
 }
@@ -59,7 +59,7 @@ export function allLines(root: UblNode): UblNode[] {
  * `cbc:ChargeIndicator = true()` / `= false()`: the indicator's value cast to xs:boolean ("true"/"1",
  * "false"/"0", XML whitespace collapsed), or null when absent or not a boolean (neither predicate holds).
  */
-export function chargeIndicator(ac: UblNode): boolean | null {
+export function chargeIndicator(ac: DocumentNode): boolean | null {
   for (const ci of children(ac, "cbc:ChargeIndicator")) {
     const text = norm(ci);
     if (text === "true" || text === "1") return true;
@@ -69,7 +69,7 @@ export function chargeIndicator(ac: UblNode): boolean | null {
 }
 
 /** `cac:TaxScheme/normalize-space(upper-case(cbc:ID)) = 'VAT'`. */
-export function isVat(category: UblNode): boolean {
+export function isVat(category: DocumentNode): boolean {
   for (const ts of category.children) {
     if (ts.qname !== "cac:TaxScheme") continue;
     const id = child(ts, "cbc:ID");
@@ -80,10 +80,10 @@ export function isVat(category: UblNode): boolean {
 }
 
 /** `normalize-space(cbc:ID)` of a tax category: its VAT category code. */
-export const categoryCode = (category: UblNode): string => norm(child(category, "cbc:ID"));
+export const categoryCode = (category: DocumentNode): string => norm(child(category, "cbc:ID"));
 
 /** `xs:decimal(node)`: the decimal value of an element, or null when absent or not a decimal. */
-export function decOf(node: UblNode | null | undefined): Decimal | null {
+export function decOf(node: DocumentNode | null | undefined): Decimal | null {
   if (!node) return null;
   // Read once per element (the VAT sums read the same amounts and rates for each breakdown), kept on it.
   let amount = node.numeric as Decimal | null | undefined;
@@ -92,7 +92,7 @@ export function decOf(node: UblNode | null | undefined): Decimal | null {
 }
 
 /** `xs:decimal(path)` on the first element at a child path. */
-export function decAt(node: UblNode | null | undefined, qname: string): Decimal | null {
+export function decAt(node: DocumentNode | null | undefined, qname: string): Decimal | null {
   return decOf(child(node, qname));
 }
 
@@ -102,7 +102,7 @@ export function eq(amount: Decimal | null, value: Decimal | null): boolean {
 }
 
 /** `string-length(substring-after(path, '.'))`: the characters after the first '.' of the text as written. */
-export function fractionDigits(node: UblNode | null | undefined): number {
+export function fractionDigits(node: DocumentNode | null | undefined): number {
   if (!node) return 0;
   const text = stringValue(node);
   const i = text.indexOf(".");
@@ -140,14 +140,14 @@ export function show(amount: Decimal | null | undefined): string {
 }
 
 /** The text of an element for a message, quoted: "'ABC'" or "missing" / "empty". */
-export function quote(node: UblNode | null | undefined): string {
+export function quote(node: DocumentNode | null | undefined): string {
   if (!node) return "missing";
   const text = norm(node);
   return text === "" ? "empty" : `'${text}'`;
 }
 
 /** The tax categories of an element (`cac:TaxCategory` children) whose scheme is VAT. */
-export const vatCategories = (node: UblNode): UblNode[] => children(node, "cac:TaxCategory").filter(isVat);
+export const vatCategories = (node: DocumentNode): DocumentNode[] => children(node, "cac:TaxCategory").filter(isVat);
 
 /** An amount for a message, with at least 2 decimals ("120.00", "0.005"), "missing" when absent. */
 export function money(amount: Decimal | null | undefined): string {

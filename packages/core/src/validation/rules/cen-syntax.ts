@@ -15,7 +15,7 @@
 // context of and its `//` rules). The hundreds of path rules (cen-syntax-table.ts) are compiled at
 // load into a tree of steps that the walk follows from the root, so no path is split or searched per
 // document, and a 10,000-line invoice costs 10,000 times a line (about 17 µs for a 9 KiB invoice).
-import { NS, child, children, normalizeSpace, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { NS, child, children, normalizeSpace, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { ANYWHERE_ABSENT, ATTRIBUTE_ABSENT, DOCUMENT_ABSENT, DOCUMENT_AT_MOST_ONCE, LINE_ABSENT } from "./cen-syntax-table.js";
 
 type Flag = "fatal" | "warning";
@@ -173,9 +173,9 @@ function docWord(ctx: RuleContext): string {
 }
 
 /** The qnames from below the root down to the node, such as `cac:Delivery/cac:DeliveryLocation/cbc:ID`. */
-function pathOf(node: UblNode): string {
+function pathOf(node: DocumentNode): string {
   const parts: string[] = [];
-  for (let element: UblNode | null = node; element && element.parent; element = element.parent) parts.push(element.qname);
+  for (let element: DocumentNode | null = node; element && element.parent; element = element.parent) parts.push(element.qname);
   return parts.reverse().join("/") || node.qname;
 }
 
@@ -184,13 +184,13 @@ function quote(text: string): string {
 }
 
 /** How a message names a line: by its identifier, else by its place. */
-function lineName(node: UblNode): string {
+function lineName(node: DocumentNode): string {
   const id = stringValue(child(node, "cbc:ID")).trim();
   return id ? `Line ${quote(id)}` : `The line ${pathOf(node)}`;
 }
 
 /** count(a/b/...) from a node, child steps only. */
-function countAt(node: UblNode, steps: readonly string[], i = 0): number {
+function countAt(node: DocumentNode, steps: readonly string[], i = 0): number {
   const text = steps[i]!;
   let value = 0;
   const last = i === steps.length - 1;
@@ -199,7 +199,7 @@ function countAt(node: UblNode, steps: readonly string[], i = 0): number {
 }
 
 /** The string values at a path (child steps only). */
-function valuesAt(node: UblNode, steps: readonly string[], out: string[] = [], i = 0): string[] {
+function valuesAt(node: DocumentNode, steps: readonly string[], out: string[] = [], i = 0): string[] {
   const text = steps[i]!;
   const last = i === steps.length - 1;
   for (const element of node.children) if (element.qname === text) last ? out.push(stringValue(element)) : valuesAt(element, steps, out, i + 1);
@@ -220,12 +220,12 @@ function codePoints(text: string, from: number): number {
 }
 
 /** `upper-case(@schemeID)`: "" when absent. */
-function upperScheme(node: UblNode): string {
+function upperScheme(node: DocumentNode): string {
   return (node.attrs.schemeID ?? "").toUpperCase();
 }
 
 /** The xs:boolean values of the cbc:ChargeIndicator children (XPath `cbc:ChargeIndicator = false()`). */
-function chargeIndicators(ac: UblNode): { isFalse: boolean; isTrue: boolean } {
+function chargeIndicators(ac: DocumentNode): { isFalse: boolean; isTrue: boolean } {
   let isFalse = false, isTrue = false;
   for (const node of ac.children) {
     if (node.qname !== "cbc:ChargeIndicator") continue;
@@ -237,8 +237,8 @@ function chargeIndicators(ac: UblNode): { isFalse: boolean; isTrue: boolean } {
 }
 
 /** `role/cac:Party/cac:PartyTaxScheme[cac:TaxScheme/upper-case(cbc:ID) = 'VAT' (or, without `vat`, != 'VAT')]/cbc:CompanyID` of each role. */
-function taxIds(roles: readonly UblNode[], vat: boolean): UblNode[] {
-  const out: UblNode[] = [];
+function taxIds(roles: readonly DocumentNode[], vat: boolean): DocumentNode[] {
+  const out: DocumentNode[] = [];
   for (const role of roles) for (const party of children(role, "cac:Party")) for (const pts of children(party, "cac:PartyTaxScheme")) {
     const ids = taxSchemeIds(pts);
     if (vat ? ids.includes("VAT") : ids.some((text) => text !== "VAT")) out.push(...children(pts, "cbc:CompanyID"));
@@ -247,7 +247,7 @@ function taxIds(roles: readonly UblNode[], vat: boolean): UblNode[] {
 }
 
 /** `cac:TaxScheme/upper-case(cbc:ID)` of a PartyTaxScheme: one value per TaxScheme. */
-function taxSchemeIds(pts: UblNode): string[] {
+function taxSchemeIds(pts: DocumentNode): string[] {
   const out: string[] = [];
   for (const ts of pts.children) if (ts.qname === "cac:TaxScheme") out.push(stringValue(child(ts, "cbc:ID")).toUpperCase());
   return out;
@@ -272,14 +272,14 @@ class SyntaxRun {
   private fired: Uint8Array | null = null;
   // A plain array: a typed array of this length is allocated outside V8's heap, at a cost per document.
   private readonly counts: number[] = new Array<number>(COUNTED.length).fill(0);
-  private readonly second: (UblNode | undefined)[] = [];
-  private readonly top: UblNode[][] = [[], [], [], [], []];
+  private readonly second: (DocumentNode | undefined)[] = [];
+  private readonly top: DocumentNode[][] = [[], [], [], [], []];
   /** The root is /ubl:Invoice or /cn:CreditNote, so the root-context rules apply. */
   private readonly ubl: boolean;
   private readonly doc: string;
-  private paymentId: { first: UblNode; other: UblNode | null } | null = null;
-  private paymentMeansCode: { first: UblNode; other: UblNode | null } | null = null;
-  private sepa: UblNode[] = [];
+  private paymentId: { first: DocumentNode; other: DocumentNode | null } | null = null;
+  private paymentMeansCode: { first: DocumentNode; other: DocumentNode | null } | null = null;
+  private sepa: DocumentNode[] = [];
   private sellerNames: string[] | null = null;
 
   constructor(private readonly ctx: RuleContext) {
@@ -294,19 +294,19 @@ class SyntaxRun {
     if (this.ubl) this.afterWalk(root);
   }
 
-  private report(rule: string, flag: Flag, message: string, node: UblNode): void {
+  private report(rule: string, flag: Flag, message: string, node: DocumentNode): void {
     this.ctx.report(rule, flag, message, node);
   }
 
   /** Reports a root-context rule once per document. */
-  private once(slot: number, rule: string, flag: Flag, message: () => string, node: UblNode): void {
+  private once(slot: number, rule: string, flag: Flag, message: () => string, node: DocumentNode): void {
     const fired = (this.fired ??= new Uint8Array(SLOTS));
     if (fired[slot]) return;
     fired[slot] = 1;
     this.report(rule, flag, message(), node);
   }
 
-  private unused(pathRule: PathRule, node: UblNode): void {
+  private unused(pathRule: PathRule, node: DocumentNode): void {
     if (pathRule.attr === null) {
       this.once(pathRule.slot, pathRule.rule, "warning", () => `The ${this.doc} contains ${pathOf(node)}, which EN 16931 does not use; the recipient may ignore it.`, node);
     } else {
@@ -315,12 +315,12 @@ class SyntaxRun {
     }
   }
 
-  private unusedAttr(pathRule: PathRule, node: UblNode, attr: string, value: string): void {
+  private unusedAttr(pathRule: PathRule, node: DocumentNode, attr: string, value: string): void {
     this.once(pathRule.slot, pathRule.rule, "warning", () => `The ${this.doc} gives ${pathOf(node)} a ${attr} attribute (${quote(value)}), which EN 16931 does not use; the recipient may ignore it.`, node);
   }
 
   /** `el`: what is known of the node's qname (KNOWN.get, looked up by the caller); `step`: where it is in the path tree. */
-  private walk(node: UblNode, el: Known | undefined, step: Step | null, underPriceCharge: boolean): void {
+  private walk(node: DocumentNode, el: Known | undefined, step: Step | null, underPriceCharge: boolean): void {
     if (this.ubl) {
       // UBL-DT-08..28, UBL-CR-663: `not(//@attr)`; UBL-DT-18: @name only on cbc:PaymentMeansCode.
       const attrs = node.attrs;
@@ -383,7 +383,7 @@ class SyntaxRun {
     }
   }
 
-  private ancestorsAre(node: UblNode, up: readonly string[]): boolean {
+  private ancestorsAre(node: DocumentNode, up: readonly string[]): boolean {
     let element = node.parent;
     for (const text of up) {
       if (element === null || element.qname !== text) return false;
@@ -393,14 +393,14 @@ class SyntaxRun {
   }
 
   /** `count(//x[not(preceding::x/. = .)]) <= 1`: every x has the same string value. */
-  private distinct(seen: { first: UblNode; other: UblNode | null } | null, node: UblNode): { first: UblNode; other: UblNode | null } {
+  private distinct(seen: { first: DocumentNode; other: DocumentNode | null } | null, node: DocumentNode): { first: DocumentNode; other: DocumentNode | null } {
     if (seen === null) return { first: node, other: null };
     if (seen.other === null && stringValue(seen.first) !== stringValue(node)) seen.other = node;
     return seen;
   }
 
   // UBL-DT-01: string-length(substring-after(., '.')) <= 2
-  private amountDecimals(node: UblNode): void {
+  private amountDecimals(node: DocumentNode): void {
     const text = stringValue(node);
     const dot = text.indexOf(".");
     if (dot < 0 || text.length - dot - 1 <= 2) return;
@@ -412,7 +412,7 @@ class SyntaxRun {
   }
 
   // UBL-DT-06, UBL-DT-07
-  private binaryObject(node: UblNode): void {
+  private binaryObject(node: DocumentNode): void {
     if (node.attrs.mimeCode === undefined) {
       this.report("UBL-DT-06", "fatal", `The attached file ${pathOf(node)} has no mimeCode attribute; EN 16931 requires the file's MIME type (such as application/pdf).`, node);
     }
@@ -422,20 +422,20 @@ class SyntaxRun {
   }
 
   // UBL-SR-51: not(cac:AddressLine) or count(cac:AddressLine) = 1
-  private address(node: UblNode): void {
+  private address(node: DocumentNode): void {
     const count = children(node, "cac:AddressLine").length;
     if (count > 1) this.report("UBL-SR-51", "fatal", `The address ${pathOf(node)} has ${count} cac:AddressLine elements; EN 16931 allows one (the third address line).`, node);
   }
 
   // UBL-SR-42: count(cac:PartyTaxScheme) <= 2 in cac:AccountingSupplierParty/cac:Party
-  private supplierParty(node: UblNode): void {
+  private supplierParty(node: DocumentNode): void {
     const count = children(node, "cac:PartyTaxScheme").length;
     if (count > 2) this.report("UBL-SR-42", "fatal", `The seller has ${count} tax registrations (cac:PartyTaxScheme); EN 16931 allows two at most: the VAT identifier and one other tax registration.`, node);
   }
 
   // UBL-SR-33, UBL-SR-43 (context cac:AdditionalDocumentReference); UBL-CR-665, 666, 673 (root context, `//`)
-  private additionalDocument(node: UblNode): void {
-    let n130 = false, n50 = false, codes = 0, other = false, descriptions = 0, attachment = false, idScheme: UblNode | null = null;
+  private additionalDocument(node: DocumentNode): void {
+    let n130 = false, n50 = false, codes = 0, other = false, descriptions = 0, attachment = false, idScheme: DocumentNode | null = null;
     for (const element of node.children) {
       switch (element.qname) {
         case "cbc:DocumentTypeCode": {
@@ -475,13 +475,13 @@ class SyntaxRun {
   }
 
   // UBL-SR-25
-  private delivery(node: UblNode): void {
+  private delivery(node: DocumentNode): void {
     const nodeValue = countAt(node, P_DELIVERY_NAME);
     if (nodeValue > 1) this.report("UBL-SR-25", "fatal", `The delivery ${pathOf(node)} gives the deliver-to party ${nodeValue} names (cac:DeliveryParty/cac:PartyName/cbc:Name); EN 16931 allows one.`, node);
   }
 
   // UBL-SR-30 (context cac:AllowanceCharge[cbc:ChargeIndicator = false()]), UBL-SR-31 (= true())
-  private allowanceCharge(node: UblNode): void {
+  private allowanceCharge(node: DocumentNode): void {
     const { isFalse, isTrue } = chargeIndicators(node);
     if (!isFalse && !isTrue) return;
     const count = children(node, "cbc:AllowanceChargeReason").length;
@@ -491,7 +491,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-53: exists(cac:TaxScheme/cbc:ID) and exists(cbc:CompanyID)
-  private partyTaxScheme(node: UblNode): void {
+  private partyTaxScheme(node: DocumentNode): void {
     let schemeId = false, companyId = false;
     for (const element of node.children) {
       if (element.qname === "cbc:CompanyID") companyId = true;
@@ -504,7 +504,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-34, 35, 36, 37, 48, 50, 52 (context cac:InvoiceLine | cac:CreditNoteLine)
-  private line(node: UblNode): void {
+  private line(node: DocumentNode): void {
     let notes = 0, periods = 0, docRefs = 0;
     for (const element of node.children) {
       if (element.qname === "cbc:Note") notes++;
@@ -527,7 +527,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-19, 20, 21: count(...) <= 1 and ((cac:PartyName/cbc:Name) != (../cac:AccountingSupplierParty/.../cbc:RegistrationName))
-  private payee(node: UblNode): void {
+  private payee(node: DocumentNode): void {
     const names = valuesAt(node, P_PARTY_NAME);
     const parent = node.parent;
     let seller: string[];
@@ -552,7 +552,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-26, 27, 28 (context cac:PaymentMeans)
-  private paymentMeans(node: UblNode): void {
+  private paymentMeans(node: DocumentNode): void {
     let ids = 0, codes = 0;
     for (const element of node.children) {
       if (element.qname === "cbc:PaymentID") ids++;
@@ -565,7 +565,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-06, 07 (context cac:BillingReference)
-  private billingReference(node: UblNode): void {
+  private billingReference(node: DocumentNode): void {
     const refs = children(node, "cac:InvoiceDocumentReference");
     if (refs.length > 1) this.report("UBL-SR-06", "fatal", `The billing reference ${pathOf(node)} has ${refs.length} preceding invoice references (cac:InvoiceDocumentReference); give each preceding invoice its own cac:BillingReference.`, node);
     if (!refs.some((invoiceDocumentReference) => child(invoiceDocumentReference, "cbc:ID") !== null)) {
@@ -576,7 +576,7 @@ class SyntaxRun {
   }
 
   // UBL-SR-22, 23 (context cac:TaxRepresentativeParty)
-  private taxRepresentative(node: UblNode): void {
+  private taxRepresentative(node: DocumentNode): void {
     const names = countAt(node, P_PARTY_NAME);
     if (names > 1) this.report("UBL-SR-22", "fatal", `The seller's tax representative has ${names} names (cac:PartyName/cbc:Name); EN 16931 allows one.`, node);
     const vat = countAt(node, P_TAX_COMPANY_ID);
@@ -584,13 +584,13 @@ class SyntaxRun {
   }
 
   // UBL-SR-32 (context cac:TaxSubtotal)
-  private taxSubtotal(node: UblNode): void {
+  private taxSubtotal(node: DocumentNode): void {
     const nodeValue = countAt(node, P_EXEMPTION_REASON);
     if (nodeValue > 1) this.report("UBL-SR-32", "fatal", `The VAT breakdown ${pathOf(node)} has ${nodeValue} exemption reasons (cac:TaxCategory/cbc:TaxExemptionReason); EN 16931 allows one.`, node);
   }
 
   /** The root-context rules that need the whole document (counts, distinct values, predicates). */
-  private afterWalk(root: UblNode): void {
+  private afterWalk(root: DocumentNode): void {
     const doc = this.doc;
     for (const countRule of COUNTED) {
       const value = this.counts[countRule.slot]!;
@@ -618,7 +618,7 @@ class SyntaxRun {
 
     // UBL-SR-04: count(cac:AdditionalDocumentReference[cbc:DocumentTypeCode='130']/cbc:ID) <= 1
     let objects = 0;
-    let secondObject: UblNode | null = null;
+    let secondObject: DocumentNode | null = null;
     for (const adr of top[T_ADDITIONAL_DOCUMENT]!) {
       if (!children(adr, "cbc:DocumentTypeCode").some((documentTypeCode) => stringValue(documentTypeCode) === "130")) continue;
       for (const id of children(adr, "cbc:ID")) if (++objects === 2) secondObject = id;
@@ -634,7 +634,7 @@ class SyntaxRun {
     if (buyerVat.length > 1) this.report("UBL-SR-18", "fatal", `The ${doc} gives the buyer ${buyerVat.length} VAT identifiers (cac:PartyTaxScheme/cbc:CompanyID with tax scheme VAT); EN 16931 allows one.`, buyerVat[1]!);
 
     // UBL-SR-46: count(cac:PaymentMeans/cbc:PaymentMeansCode/@name) <= 1
-    const named: UblNode[] = [];
+    const named: DocumentNode[] = [];
     for (const pm of top[T_PAYMENT_MEANS]!) for (const paymentMeansCode of children(pm, "cbc:PaymentMeansCode")) if (paymentMeansCode.attrs.name !== undefined) named.push(paymentMeansCode);
     if (named.length > 1) this.report("UBL-SR-46", "fatal", `The ${doc} gives the payment means text (the name attribute of cbc:PaymentMeansCode) ${named.length} times; EN 16931 allows it once.`, named[1]!);
 

@@ -9,12 +9,12 @@
 // The published tests differ in small ways from family to family (whether the VAT scheme is required, whether the
 // ID is normalised); each difference is kept and commented where it is.
 import { HUNDRED, ONE, round2, sum, ZERO, type Decimal } from "../decimal.js";
-import { child, children, exists, memoOn, norm, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, memoOn, norm, select, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import {
   all, categoryCode, chargeIndicator, decAt, eq, hasParents, isLine, isUblRoot, isVat, codepoints, money, show, xpathDoubleShift,
 } from "./cen-common.js";
 
-type Report = (rule: string, message: string, node: UblNode | null) => void;
+type Report = (rule: string, message: string, node: DocumentNode | null) => void;
 
 /** The nine VAT categories: code, rule prefix, and a name for messages. */
 const CATEGORIES = [
@@ -41,7 +41,7 @@ export const cenVatRules: RuleFamily = (ctx) => {
 // ---------------------------------------------------------------------------------------------------------
 // The document's facts the -01..-04 rules look at, read once for the nine categories.
 interface Cat {
-  node: UblNode;
+  node: DocumentNode;
   code: string; // normalize-space(cbc:ID)
   vat: boolean; // cac:TaxScheme/normalize-space(upper-case(cbc:ID)) = 'VAT'
 }
@@ -61,19 +61,19 @@ interface Facts {
   buyerLegalId: boolean; // //cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:CompanyID
 }
 
-const cat = (node: UblNode): Cat => ({ node, code: categoryCode(node), vat: isVat(node) });
+const cat = (node: DocumentNode): Cat => ({ node, code: categoryCode(node), vat: isVat(node) });
 
 /** //party/cac:Party/cac:PartyTaxScheme */
-function partyTaxSchemes(root: UblNode, party: string): UblNode[] {
+function partyTaxSchemes(root: DocumentNode, party: string): DocumentNode[] {
   return all(root, party).flatMap((node) => select(node, "cac:Party/cac:PartyTaxScheme"));
 }
 
 /** One of the PartyTaxSchemes (of the VAT scheme, when `vat`) has a cbc:CompanyID. */
-function withId(list: UblNode[], vat: boolean): boolean {
+function withId(list: DocumentNode[], vat: boolean): boolean {
   return list.some((node) => (!vat || isVat(node)) && exists(node, "cbc:CompanyID"));
 }
 
-function facts(root: UblNode): Facts {
+function facts(root: DocumentNode): Facts {
   const sellerPts = partyTaxSchemes(root, "cac:AccountingSupplierParty"), buyerPts = partyTaxSchemes(root, "cac:AccountingCustomerParty");
   const taxRepPts = all(root, "cac:TaxRepresentativeParty").flatMap((taxRepresentativeParty) => children(taxRepresentativeParty, "cac:PartyTaxScheme"));
   const acs: AcCat[] = [];
@@ -158,7 +158,7 @@ function documentRules(ctx: RuleContext, report: Report): void {
 }
 
 /** BR-x-01: a category used on a line, allowance or charge appears in the VAT breakdown (exactly once for most). */
-function presenceRule(cat: Category, facts: Facts, node: UblNode, report: Report): void {
+function presenceRule(cat: Category, facts: Facts, node: DocumentNode, report: Report): void {
   const { code } = cat;
   let ok: boolean;
   let inBreakdown: number;
@@ -187,7 +187,7 @@ function presenceRule(cat: Category, facts: Facts, node: UblNode, report: Report
 }
 
 /** BR-x-02 (lines), -03 (document allowances), -04 (document charges): the VAT identifiers the category needs. */
-function identifierRules(cat: Category, facts: Facts, node: UblNode, report: Report): void {
+function identifierRules(cat: Category, facts: Facts, node: DocumentNode, report: Report): void {
   const { code } = cat;
   let idsOk: boolean, need: string;
   switch (code) {
@@ -224,7 +224,7 @@ function identifierRules(cat: Category, facts: Facts, node: UblNode, report: Rep
 }
 
 /** BR-x-02 (i = 0), -03 (1), -04 (2): broken when the category is used (`guard`) without the identifiers it needs. */
-function identifierRule(cat: Category, idsOk: boolean, need: string, i: number, first: boolean, guard: boolean, node: UblNode, report: Report): void {
+function identifierRule(cat: Category, idsOk: boolean, need: string, i: number, first: boolean, guard: boolean, node: DocumentNode, report: Report): void {
   if ((first && idsOk) || !guard) return;
   report(`${cat.prefix}-0${i + 2}`, cat.code === "O"
     ? `The invoice has ${WHAT[i]} of VAT category O (not subject to VAT), so it cannot have a VAT identifier for the seller (BT-31), the tax representative (BT-63) or the buyer (BT-48).`
@@ -239,7 +239,7 @@ const WHAT = ["lines (BG-25)", "document level allowances (BG-20)", "document le
 // ---------------------------------------------------------------------------------------------------------
 // Contexts cac:InvoiceLine/cac:Item/cac:ClassifiedTaxCategory (-05) and
 // cac:AllowanceCharge[cbc:ChargeIndicator=false()|true()]/cac:TaxCategory (-06 / -07), with the VAT scheme.
-function lineAndAllowanceRates(root: UblNode, report: Report): void {
+function lineAndAllowanceRates(root: DocumentNode, report: Report): void {
   for (const classifiedTaxCategory of all(root, "cac:ClassifiedTaxCategory")) {
     if (!hasParents(classifiedTaxCategory, "cac:Item") || !isLine(classifiedTaxCategory.parent!.parent) || !isVat(classifiedTaxCategory)) continue;
     const cat = byCode.get(categoryCode(classifiedTaxCategory));
@@ -257,7 +257,7 @@ function lineAndAllowanceRates(root: UblNode, report: Report): void {
 
 const byCode = new Map<string, Category>(CATEGORIES.map((category) => [category.code, category]));
 
-function rateRule(cat: Category, suffix: string, node: UblNode, where: string, report: Report): void {
+function rateRule(cat: Category, suffix: string, node: DocumentNode, where: string, report: Report): void {
   const percentEl = child(node, "cbc:Percent");
   const rate = decAt(node, "cbc:Percent");
   const rule = cat.prefix + suffix;
@@ -283,7 +283,7 @@ function near(taxable: Decimal | null, amount: Decimal): boolean {
   return taxable !== null && xpathDoubleShift(taxable, -1).lt(amount) && xpathDoubleShift(taxable, 1).gt(amount);
 }
 
-function breakdownRules(root: UblNode, report: Report): void {
+function breakdownRules(root: DocumentNode, report: Report): void {
   for (const taxCategory of select(root, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")) {
     if (!isVat(taxCategory)) continue;
     const cat = byCode.get(categoryCode(taxCategory));
@@ -380,7 +380,7 @@ interface CategorySums {
 /** Equal decimals get the same key (5, 5.00 and +5 are "5"; -0 is "0"). */
 const rateKey = (amount: Decimal): string => (amount.eq(ZERO) ? "0" : amount.toFixed());
 
-const matchedOf = (categories: UblNode[]): Matched => {
+const matchedOf = (categories: DocumentNode[]): Matched => {
   const codes = new Set<string>(), rates = new Set<string>();
   for (const category of categories) {
     codes.add(categoryCode(category));
@@ -392,14 +392,14 @@ const matchedOf = (categories: UblNode[]): Matched => {
 
 const SUMS = Symbol("VAT category sums");
 
-function categorySums(root: UblNode): CategorySums {
+function categorySums(root: DocumentNode): CategorySums {
   return memoOn(root, SUMS, computeCategorySums);
 }
 
 type Parts = Map<string, { shown: Part[]; count: number }>;
 
 /** Adds an amount (a line's, or an allowance's or charge's) to the sums of each category (and rate) it matched, of one kind of line. */
-function fileAmount(sums: Map<string, Decimal>, parts: Parts, kind: string, matched: Matched, amount: Decimal, negate: boolean, node: UblNode, charge: boolean | null): void {
+function fileAmount(sums: Map<string, Decimal>, parts: Parts, kind: string, matched: Matched, amount: Decimal, negate: boolean, node: DocumentNode, charge: boolean | null): void {
   for (const code of matched.codes) {
     if (!byCode.has(code)) continue;
     const keys = [code];
@@ -416,7 +416,7 @@ function fileAmount(sums: Map<string, Decimal>, parts: Parts, kind: string, matc
 }
 
 /** The S rates of the categories of `list`'s elements. */
-function sRates(list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNode[]): Set<string> {
+function sRates(list: readonly DocumentNode[], categoriesOf: (node: DocumentNode) => DocumentNode[]): Set<string> {
   const out = new Set<string>();
   for (const node of list) {
     const matched = matchedOf(categoriesOf(node));
@@ -425,15 +425,15 @@ function sRates(list: readonly UblNode[], categoriesOf: (node: UblNode) => UblNo
   return out;
 }
 
-function lineCategories(node: UblNode): UblNode[] {
+function lineCategories(node: DocumentNode): DocumentNode[] {
   return select(node, "cac:Item/cac:ClassifiedTaxCategory");
 }
 
-function acCategoriesOf(ac: UblNode): UblNode[] {
+function acCategoriesOf(ac: DocumentNode): DocumentNode[] {
   return children(ac, "cac:TaxCategory");
 }
 
-function computeCategorySums(root: UblNode): CategorySums {
+function computeCategorySums(root: DocumentNode): CategorySums {
   const sums = new Map<string, Decimal>();
   const parts: Parts = new Map();
   // Only the nine category codes are ever asked for (fileAmount).
@@ -464,7 +464,7 @@ const LINE_KINDS = ["cac:InvoiceLine", "cac:CreditNoteLine"] as const;
 const PARTS_SHOWN = 10;
 
 /** " (line 1: 100.00, line 3: 50.00, document allowance 1: -10.00)", or the note that nothing has the category. */
-function partsOf(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): string {
+function partsOf(root: DocumentNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): string {
   const found = categorySums(root).parts.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`);
   if (!found) return " (no line, document allowance or charge has that category" + (rate === null ? "" : " and rate") + ")";
   return ` (${found.shown.map(partText).join(", ")}${found.count > found.shown.length ? `, and ${found.count - found.shown.length} more` : ""})`;
@@ -472,7 +472,7 @@ function partsOf(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string
 
 /** One part of a Σ: a line's net amount (charge null), or a document allowance or charge. */
 interface Part {
-  node: UblNode;
+  node: DocumentNode;
   charge: boolean | null;
   amount: Decimal;
   negate: boolean;
@@ -492,6 +492,6 @@ function partText({ node, charge, amount, negate }: Part): string {
  * Σ line net amounts (lines of kind `lineQ`, children of the root) + Σ document charges - Σ document allowances
  * whose category is `code` (and whose rate is `rate`, when given). No VAT scheme test, as published.
  */
-function categorySum(root: UblNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): Decimal {
+function categorySum(root: DocumentNode, lineQ: (typeof LINE_KINDS)[number], code: string, rate: Decimal | null): Decimal {
   return categorySums(root).sums.get(`${lineQ}|${rate === null ? code : `${code} ${rateKey(rate)}`}`) ?? ZERO;
 }

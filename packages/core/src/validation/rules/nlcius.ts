@@ -7,7 +7,7 @@
 // element) only sees the empty elements no earlier rule matched. Most rules apply only when the supplier's
 // country (BT-40) is NL ("$s" in the Schematron); BR-NL-13 and SI-UBL-2 apply to every supplier.
 // One pass over the document; the few document-wide facts are computed once, when first needed.
-import { child, children, descendants, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, descendants, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { dec } from "../decimal.js";
 import { NL_DOCUMENT_TYPE_CODES, NL_LEGAL_ID_SCHEMES, NL_PAYMENT_MEANS_CODES } from "../codelists/nlcius.js";
 
@@ -16,7 +16,7 @@ const CUSTOMER = "cac:AccountingCustomerParty";
 const TAX_REP = "cac:TaxRepresentativeParty";
 
 /** True when `node`'s ancestors, nearest first, have these qnames (the XPath step pattern `a/b/node`). */
-function under(node: UblNode, ...qnames: string[]): boolean {
+function under(node: DocumentNode, ...qnames: string[]): boolean {
   let element = node.parent;
   for (const text of qnames) {
     if (!element || element.qname !== text) return false;
@@ -26,7 +26,7 @@ function under(node: UblNode, ...qnames: string[]): boolean {
 }
 
 /** `contains(concat(' ', string-join(@schemeID, ' '), ' '), ' X ')` for the KVK and OIN schemes. */
-function hasDutchLegalScheme(companyIds: readonly UblNode[]): boolean {
+function hasDutchLegalScheme(companyIds: readonly DocumentNode[]): boolean {
   const joined = companyIds.map((companyId) => companyId.attrs.schemeID).filter((text) => text !== undefined).join(" ");
   return joined.split(" ").some((text) => NL_LEGAL_ID_SCHEMES.has(text));
 }
@@ -35,18 +35,18 @@ const dutchSchemes = [...NL_LEGAL_ID_SCHEMES].join(" (KVK) or ") + " (OIN)";
 const documentTypeCodes = [...NL_DOCUMENT_TYPE_CODES].join(", ");
 const paymentMeansCodes = [...NL_PAYMENT_MEANS_CODES].join(", ");
 
-const missing = (node: UblNode, qnames: ReadonlyArray<readonly [string, string]>): string[] =>
+const missing = (node: DocumentNode, qnames: ReadonlyArray<readonly [string, string]>): string[] =>
   qnames.filter(([path]) => child(node, path) === null).map(([, label]) => label);
 const ADDRESS_PARTS = [
   ["cbc:StreetName", "street name"],
   ["cbc:CityName", "city"],
   ["cbc:PostalZone", "postal code"],
 ] as const;
-const countries = (address: UblNode) => select(address, "cac:Country/cbc:IdentificationCode").map(stringValue);
+const countries = (address: DocumentNode) => select(address, "cac:Country/cbc:IdentificationCode").map(stringValue);
 
 interface Env {
   ctx: RuleContext;
-  root: UblNode;
+  root: DocumentNode;
   /** The supplier's country is NL: most rules apply only then ("$s"). */
   s: boolean;
   lazy: { customerNl?: boolean; customerScheme?: boolean; paymentMeans?: boolean; currencies?: Set<string> };
@@ -60,16 +60,16 @@ export const nlciusRules: RuleFamily = (ctx) => {
   visit(env, root);
 };
 
-function visit(env: Env, node: UblNode): void {
+function visit(env: Env, node: DocumentNode): void {
   check(env, node);
   for (const element of node.children) visit(env, element);
 }
 
-const fatal = (env: Env, rule: string, message: string, node: UblNode) => env.ctx.report(rule, "fatal", message, node);
-const warning = (env: Env, rule: string, message: string, node: UblNode) => env.ctx.report(rule, "warning", message, node);
+const fatal = (env: Env, rule: string, message: string, node: DocumentNode) => env.ctx.report(rule, "fatal", message, node);
+const warning = (env: Env, rule: string, message: string, node: DocumentNode) => env.ctx.report(rule, "warning", message, node);
 
 /** The first rule whose context matches `node`, in the official order; returns once one matched. */
-function check(env: Env, node: UblNode): void {
+function check(env: Env, node: DocumentNode): void {
   const value = node.qname;
   const holds = env.s;
   if (holds) {
@@ -97,7 +97,7 @@ function check(env: Env, node: UblNode): void {
   }
 }
 
-function supplierParty(env: Env, party: UblNode): void {
+function supplierParty(env: Env, party: DocumentNode): void {
   const ids = select(party, "cac:PartyLegalEntity/cbc:CompanyID");
   if (!(hasDutchLegalScheme(ids) && ids.some((companyId) => norm(companyId) !== ""))) {
     const given = ids.length === 0 ? "none" : ids.map((companyId) => `"${norm(companyId)}"${companyId.attrs.schemeID === undefined ? " without scheme" : ` with scheme ${companyId.attrs.schemeID}`}`).join(", ");
@@ -105,20 +105,20 @@ function supplierParty(env: Env, party: UblNode): void {
   }
 }
 
-function documentLevel(env: Env, root: UblNode): void {
+function documentLevel(env: Env, root: DocumentNode): void {
   if (child(root, "cbc:BuyerReference") === null && first(root, "cac:OrderReference/cbc:ID") === null) {
     fatal(env, "BR-NL-2", "A supplier in the Netherlands must give either the buyer's reference (BT-10, cbc:BuyerReference) or the buyer's purchase order number (BT-13, cac:OrderReference/cbc:ID); the document has neither. Ask the buyer which reference to quote.", root);
   }
 }
 
-function supplierAddress(env: Env, address: UblNode): void {
+function supplierAddress(env: Env, address: DocumentNode): void {
   const absent = missing(address, ADDRESS_PARTS);
   if (absent.length > 0) {
     fatal(env, "BR-NL-3", `A supplier in the Netherlands must give its full address: street name (cbc:StreetName), city (cbc:CityName) and postal code (cbc:PostalZone); the ${absent.join(" and ")} ${absent.length === 1 ? "is" : "are"} missing.`, address);
   }
 }
 
-function dutchAddress(env: Env, address: UblNode, rule: string, who: string): void {
+function dutchAddress(env: Env, address: DocumentNode, rule: string, who: string): void {
   if (countries(address).some((text) => text !== "NL")) return;
   const absent = missing(address, ADDRESS_PARTS);
   if (absent.length > 0) {
@@ -126,7 +126,7 @@ function dutchAddress(env: Env, address: UblNode, rule: string, who: string): vo
   }
 }
 
-function typeCode(env: Env, node: UblNode): void {
+function typeCode(env: Env, node: DocumentNode): void {
   const value = stringValue(node);
   if (!NL_DOCUMENT_TYPE_CODES.has(value)) {
     fatal(env, "BR-NL-7", `The document type code (BT-3) is "${value}"; a Dutch supplier may only send ${documentTypeCodes} (invoice, credit note, corrective invoice, self-billed invoice).`, node);
@@ -143,7 +143,7 @@ function typeCode(env: Env, node: UblNode): void {
   }
 }
 
-function customerLegalEntity(env: Env, entity: UblNode): void {
+function customerLegalEntity(env: Env, entity: DocumentNode): void {
   const lazy = env.lazy;
   if (lazy.customerNl === undefined) {
     const parties = descendants(env.root, CUSTOMER).flatMap((node) => children(node, "cac:Party"));
@@ -161,7 +161,7 @@ function customerLegalEntity(env: Env, entity: UblNode): void {
   }
 }
 
-function paymentDue(env: Env, total: UblNode): void {
+function paymentDue(env: Env, total: DocumentNode): void {
   const amount = dec(stringValue(child(total, "cbc:PayableAmount")));
   if (amount !== null && amount.lte(0)) return;
   if (env.lazy.paymentMeans === undefined) env.lazy.paymentMeans = descendants(env.root, "cac:PaymentMeans").length > 0;
@@ -170,7 +170,7 @@ function paymentDue(env: Env, total: UblNode): void {
   }
 }
 
-function paymentMeans(env: Env, means: UblNode): void {
+function paymentMeans(env: Env, means: DocumentNode): void {
   const code = norm(child(means, "cbc:PaymentMeansCode"));
   if (!NL_PAYMENT_MEANS_CODES.has(code)) {
     fatal(env, "BR-NL-12", `The payment means code (BT-81) is "${code}"; a supplier in the Netherlands may only use ${paymentMeansCodes} (58 is a SEPA credit transfer, 59 a SEPA direct debit).`, means);
@@ -181,7 +181,7 @@ function paymentMeans(env: Env, means: UblNode): void {
 }
 
 /** The "not recommended" rules (warnings, Dutch suppliers only), in the official order; true when one matched. */
-function notRecommended(env: Env, node: UblNode): boolean {
+function notRecommended(env: Env, node: DocumentNode): boolean {
   const text = node.qname;
   const say = (rule: string, message: string) => {
     warning(env, rule, message, node);

@@ -3,7 +3,7 @@
 //
 // In a Schematron pattern an element is checked by the first rule whose context it matches, so the
 // visitors below are if/else chains in the official order of each pattern.
-import { child, children, exists, first, isBlankText, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
+import { child, children, exists, first, isBlankText, norm, normalizeSpace, select, stringValue, textAt, type DocumentNode } from "../../document/model.js";
 import { dec, HUNDRED, lit, ONE, round2, ZERO, type Decimal } from "../decimal.js";
 import {
   CREDIT_NOTE_TYPE_CODES, EAS_SCHEMES, INVOICE_TYPE_CODES, ISO4217_CURRENCIES, MIME_CODES,
@@ -22,7 +22,7 @@ const TOLERANCE = lit("0.02");
 const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 
 /** Pattern "empty elements": every element without child elements and without text (R008). */
-export function emptyElement(facts: PeppolFacts, node: UblNode): void {
+export function emptyElement(facts: PeppolFacts, node: DocumentNode): void {
   if (node.children.length === 0 && isBlankText(node.text)) {
     facts.report("PEPPOL-EN16931-R008", "fatal", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
   }
@@ -62,18 +62,18 @@ export function documentRules(facts: PeppolFacts): void {
   }
 }
 
-function taxAmountsIn(totals: UblNode[], currency: string): (Decimal | null)[] {
+function taxAmountsIn(totals: DocumentNode[], currency: string): (Decimal | null)[] {
   return totals.flatMap((total) => children(total, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === currency).map((taxAmount) => xnumber(stringValue(taxAmount)));
 }
 
 /** normalize-space(x/text()): the element's own text. */
-function normText(node: UblNode | null): string {
+function normText(node: DocumentNode | null): string {
   return node ? normalizeSpace(node.text) : "";
 }
 
 const AMOUNTS = new Set(["cbc:Amount", "cbc:BaseAmount", "cbc:PriceAmount", "cbc:TaxableAmount", "cbc:LineExtensionAmount", "cbc:TaxExclusiveAmount", "cbc:TaxInclusiveAmount", "cbc:AllowanceTotalAmount", "cbc:ChargeTotalAmount", "cbc:PrepaidAmount", "cbc:PayableRoundingAmount", "cbc:PayableAmount"]);
 
-const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (facts: PeppolFacts, node: UblNode) => void]> = [
+const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (facts: PeppolFacts, node: DocumentNode) => void]> = [
   ["0088", (facts, node) => { const text = norm(node); if (!(/^[0-9]+$/.test(text) && glnCheckDigitValid(text))) facts.report("PEPPOL-COMMON-R040", "fatal", `${what(node)} ${q(text)} (scheme 0088) is not a valid GLN: ${/^[0-9]+$/.test(text) ? "the check digit is wrong" : "it must be digits only"}.`, node); }],
   ["0192", (facts, node) => { const text = norm(node); if (!(/^[0-9]{9}$/.test(text) && mod11Valid(text))) facts.report("PEPPOL-COMMON-R041", "fatal", `${what(node)} ${q(text)} (scheme 0192) is not a valid Norwegian organisation number: ${/^[0-9]{9}$/.test(text) ? "the check digit is wrong" : "it must be nine digits"}.`, node); }],
   ["0184", (facts, node) => { const text = stringValue(node); const ok = (xlength(text) === 10 && xsubstring(text, 1, 2) === "DK" && /^[0-9]*$/.test(xsubstring(text, 3, 8))) || (xlength(text) === 8 && /^[0-9]*$/.test(xsubstring(text, 1, 8))); if (!ok) facts.report("PEPPOL-COMMON-R042", "fatal", `${what(node)} ${q(text)} (scheme 0184) is not a Danish CVR number: it must be eight digits, or DK followed by eight digits, with no spaces.`, node); }],
@@ -91,13 +91,13 @@ const ICD_RULES: ReadonlyArray<readonly [scheme: string, check: (facts: PeppolFa
   ["9944", (facts, node) => { const text = norm(node); if (!/^NL[0-9]{9}B[0-9]{2}$/.test(text)) facts.report("PEPPOL-COMMON-R056-1", "warning", `${what(node)} ${q(text)} (scheme 9944) is not a Dutch VAT number: it must look like NL123456789B12.`, node); }],
 ];
 
-function what(node: UblNode): string {
+function what(node: DocumentNode): string {
   if (node.qname === "cbc:EndpointID") return `The ${partyName(node)}electronic address`;
   if (node.qname === "cbc:CompanyID") return `The ${partyName(node)}${node.parent?.qname === "cac:PartyLegalEntity" ? "legal registration number" : "tax registration number"}`;
   return `The ${partyName(node)}identifier`;
 }
 
-function partyName(node: UblNode): string {
+function partyName(node: DocumentNode): string {
   for (let element = node.parent; element; element = element.parent) {
     switch (element.qname) {
       case "cac:AccountingSupplierParty": return "seller's ";
@@ -111,7 +111,7 @@ function partyName(node: UblNode): string {
 }
 
 /** Pattern "identifier schemes" (PEPPOL-COMMON): the check for the scheme of an identifier, if any. */
-function identifierRules(facts: PeppolFacts, node: UblNode): void {
+function identifierRules(facts: PeppolFacts, node: DocumentNode): void {
   const isId = node.qname === "cbc:EndpointID" || node.qname === "cbc:CompanyID" || (node.qname === "cbc:ID" && node.parent?.qname === "cac:PartyIdentification");
   if (!isId) return;
   const scheme = node.attrs.schemeID;
@@ -130,7 +130,7 @@ function identifierRules(facts: PeppolFacts, node: UblNode): void {
 }
 
 /** The main pattern (document, parties, allowances and charges, payment, amounts, lines, prices, identifiers). */
-export function mainRules(facts: PeppolFacts, node: UblNode): void {
+export function mainRules(facts: PeppolFacts, node: DocumentNode): void {
   const { root } = facts;
   const parent = node.parent;
   switch (node.qname) {
@@ -178,7 +178,7 @@ export function mainRules(facts: PeppolFacts, node: UblNode): void {
 }
 
 /** Price-level allowances are a separate context: cac:Price/cac:AllowanceCharge (R044, R046). */
-function priceAllowanceRules(facts: PeppolFacts, node: UblNode): void {
+function priceAllowanceRules(facts: PeppolFacts, node: DocumentNode): void {
   if (norm(child(node, "cbc:ChargeIndicator")) !== "false") {
     facts.report("PEPPOL-EN16931-R044", "fatal", `A charge on the item price is not allowed (charge indicator ${q(norm(child(node, "cbc:ChargeIndicator")))}); only a price discount with indicator 'false'.`, node);
   }
@@ -191,7 +191,7 @@ function priceAllowanceRules(facts: PeppolFacts, node: UblNode): void {
   }
 }
 
-function allowanceChargeRules(facts: PeppolFacts, node: UblNode): void {
+function allowanceChargeRules(facts: PeppolFacts, node: DocumentNode): void {
   const factor = child(node, "cbc:MultiplierFactorNumeric"), base = child(node, "cbc:BaseAmount");
   const kind = norm(child(node, "cbc:ChargeIndicator")) === "true" ? "charge" : "allowance";
   if (factor && !base) {
@@ -216,7 +216,7 @@ function allowanceChargeRules(facts: PeppolFacts, node: UblNode): void {
   if (indicator !== "true" && indicator !== "false") facts.report("PEPPOL-EN16931-R043", "fatal", `The charge indicator of an allowance or charge is ${q(indicator)}; it must be 'true' (charge) or 'false' (allowance).`, node);
 }
 
-function linePeriodRules(facts: PeppolFacts, node: UblNode): void {
+function linePeriodRules(facts: PeppolFacts, node: DocumentNode): void {
   const period = node.parent, line = period?.parent;
   const lineName = facts.isInvoice ? "cac:InvoiceLine" : facts.isCreditNote ? "cac:CreditNoteLine" : "";
   if (period?.qname !== "cac:InvoicePeriod" || line?.qname !== lineName || line.parent !== facts.root) return;
@@ -231,11 +231,11 @@ function linePeriodRules(facts: PeppolFacts, node: UblNode): void {
 }
 
 // The line's helpers live outside lineRules: a closure made per line costs more than the call.
-const lineNoOf = (line: UblNode): string => textAt(line, "cbc:ID") || String(line.index);
-const numOr = (node: UblNode | null, fallback: Decimal): Decimal | null => (node ? decOf(node) : fallback);
+const lineNoOf = (line: DocumentNode): string => textAt(line, "cbc:ID") || String(line.index);
+const numOr = (node: DocumentNode | null, fallback: Decimal): Decimal | null => (node ? decOf(node) : fallback);
 
 /** The line's allowances ("false") or charges ("true"), rounded: 0 without any, null when an amount is not a number. */
-function lineAcTotal(line: UblNode, indicator: string): Decimal | null {
+function lineAcTotal(line: DocumentNode, indicator: string): Decimal | null {
   let total = ZERO, any = false;
   for (const ac of children(line, "cac:AllowanceCharge")) {
     if (norm(child(ac, "cbc:ChargeIndicator")) !== indicator) continue;
@@ -249,7 +249,7 @@ function lineAcTotal(line: UblNode, indicator: string): Decimal | null {
   return any ? round2(total) : ZERO;
 }
 
-function lineRules(facts: PeppolFacts, line: UblNode): void {
+function lineRules(facts: PeppolFacts, line: DocumentNode): void {
   const lineExt = numOr(child(line, "cbc:LineExtensionAmount"), ZERO);
   const quantity = numOr(child(line, facts.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), ONE);
   const price = numOr(first(line, "cac:Price/cbc:PriceAmount"), ZERO);
@@ -272,7 +272,7 @@ function lineRules(facts: PeppolFacts, line: UblNode): void {
   }
 }
 
-function baseQuantityRule(facts: PeppolFacts, node: UblNode): void {
+function baseQuantityRule(facts: PeppolFacts, node: DocumentNode): void {
   const line = node.parent?.parent;
   const invoiced = child(line, "cbc:InvoicedQuantity"), credited = child(line, "cbc:CreditedQuantity");
   if (!invoiced && !credited) return;
@@ -282,7 +282,7 @@ function baseQuantityRule(facts: PeppolFacts, node: UblNode): void {
   }
 }
 
-function currencyRule(facts: PeppolFacts, node: UblNode): void {
+function currencyRule(facts: PeppolFacts, node: DocumentNode): void {
   const cur = node.attrs.currencyID;
   if (cur === undefined || !facts.documentCurrencies.includes(cur)) {
     facts.report("PEPPOL-EN16931-R051", "fatal", `The amount ${q(norm(node))} (${node.qname}) is in currency ${q(cur)}, not in the invoice currency ${q(facts.documentCurrencies[0])}; every amount except the VAT total in accounting currency must use the invoice currency.`, node);
@@ -302,7 +302,7 @@ const EXEMPTIONS: Readonly<Record<string, readonly [rule: string, category: stri
 };
 
 /** Pattern "restricted code lists and formatting" (CL*, P*, F001). */
-export function codeRules(facts: PeppolFacts, node: UblNode): void {
+export function codeRules(facts: PeppolFacts, node: DocumentNode): void {
   const parent = node.parent;
   switch (node.qname) {
     case "cbc:EmbeddedDocumentBinaryObject": {

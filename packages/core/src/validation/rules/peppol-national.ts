@@ -2,7 +2,7 @@
 // (DK-R-*), Italy (IT-R-*), Sweden (SE-R-*), Greece (GR-R-*, GR-S-*), Iceland (IS-R-*), the Netherlands
 // (NL-R-*) and Germany (DE-R-*). One visitor per Schematron pattern, in the official rule order (an element is
 // checked by the first rule of a pattern whose context it matches).
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type UblNode } from "../../document/model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, textAt, type DocumentNode } from "../../document/model.js";
 import { dec } from "../decimal.js";
 import { germanRulesIbanValid, greekTinValid, mod11Valid, swedishOrgNumberValid, isXsInteger } from "./peppol-checkdigits.js";
 import { filled, isNumber, normOne, q, xlength, xnumber, xsDate, xsubstring, type PeppolFacts } from "./peppol-support.js";
@@ -28,19 +28,19 @@ export interface NationalFacts {
   readonly any: boolean;
 }
 
-const vatSchemes = (party: UblNode | null, exact: boolean): UblNode[] =>
+const vatSchemes = (party: DocumentNode | null, exact: boolean): DocumentNode[] =>
   children(party, "cac:PartyTaxScheme").filter((pts) => select(pts, "cac:TaxScheme/cbc:ID").some((id) => (exact ? stringValue(id) : norm(id)) === "VAT"));
 
-const countryCodes = (party: UblNode | null): string[] => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").map(stringValue);
+const countryCodes = (party: DocumentNode | null): string[] => select(party, "cac:PostalAddress/cac:Country/cbc:IdentificationCode").map(stringValue);
 
 
 /** A party with a postal address in Sweden. */
-function seAddress(node: UblNode): boolean {
+function seAddress(node: DocumentNode): boolean {
   return countryCodes(node).includes("SE");
 }
 
 /** normalize-space(path) of the root, upper-cased, is `code` (one element only). */
-function countryIs(root: UblNode, path: string, code: string): boolean {
+function countryIs(root: DocumentNode, path: string, code: string): boolean {
   return normOne(select(root, path))?.toUpperCase() === code;
 }
 
@@ -87,7 +87,7 @@ export function nationalDocumentRules(facts: PeppolFacts, national: NationalFact
 }
 
 /** Every other national rule, for one element. */
-export function nationalRules(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+export function nationalRules(facts: PeppolFacts, national: NationalFacts, node: DocumentNode): void {
   if (facts.supplierCountry === "NO") norway(facts, node);
   if (national.dkBoth) denmark(facts, node);
   if (facts.supplierCountry === "IT") italy(facts, node);
@@ -99,12 +99,12 @@ export function nationalRules(facts: PeppolFacts, national: NationalFacts, node:
   if (national.deBoth) germany(facts, node);
 }
 
-const isSupplierParty = (node: UblNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingSupplierParty";
-const isCustomerParty = (node: UblNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingCustomerParty";
+const isSupplierParty = (node: DocumentNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingSupplierParty";
+const isCustomerParty = (node: DocumentNode) => node.qname === "cac:Party" && node.parent?.qname === "cac:AccountingCustomerParty";
 
 // ---------------------------------------------------------------------------------------------- Norway
 
-function norway(facts: PeppolFacts, node: UblNode): void {
+function norway(facts: PeppolFacts, node: DocumentNode): void {
   if (!isSupplierParty(node)) return;
   const tax = children(node, "cac:PartyTaxScheme").find((pts) => norm(first(pts, "cac:TaxScheme/cbc:ID")) === "TAX");
   if (norm(child(tax, "cbc:CompanyID")) !== "Foretaksregisteret") {
@@ -136,7 +136,7 @@ function denmarkDocument(facts: PeppolFacts, national: NationalFacts): void {
   }
 }
 
-function denmark(facts: PeppolFacts, node: UblNode): void {
+function denmark(facts: PeppolFacts, node: DocumentNode): void {
   const root = facts.root, parent = node.parent;
   switch (node.qname) {
     case "cac:PartyIdentification": {
@@ -176,7 +176,7 @@ function denmark(facts: PeppolFacts, node: UblNode): void {
   }
 }
 
-function denmarkPayment(facts: PeppolFacts, pm: UblNode): void {
+function denmarkPayment(facts: PeppolFacts, pm: DocumentNode): void {
   const codes = children(pm, "cbc:PaymentMeansCode").map(stringValue);
   const has = (text: string) => codes.includes(text);
   const code = codes[0];
@@ -208,7 +208,7 @@ function denmarkPayment(facts: PeppolFacts, pm: UblNode): void {
 
 // ----------------------------------------------------------------------------------------------- Italy
 
-function italy(facts: PeppolFacts, node: UblNode): void {
+function italy(facts: PeppolFacts, node: DocumentNode): void {
   if (node.qname === "cac:PartyTaxScheme" && node.parent && isSupplierParty(node.parent)) {
     const scheme = normOne(select(node, "cac:TaxScheme/cbc:ID"));
     if (scheme !== null && scheme !== "VAT" && !/^[A-Z0-9]{11,16}$/.test(textAt(node, "cbc:CompanyID"))) {
@@ -224,7 +224,7 @@ function italy(facts: PeppolFacts, node: UblNode): void {
 
 // ---------------------------------------------------------------------------------------------- Sweden
 
-function sweden(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+function sweden(facts: PeppolFacts, national: NationalFacts, node: DocumentNode): void {
   const parent = node.parent;
   if (isSupplierParty(node)) {
     const vat = vatSchemes(node, true);
@@ -325,13 +325,13 @@ function greekDocument(facts: PeppolFacts): void {
   if (urls > 1) facts.report("GR-R-008-2", "fatal", `A Greek seller's invoice may carry at most one invoice URL; it has ${urls}.`, facts.root);
 }
 
-function greekVat(party: UblNode): { ok: boolean; value: string } {
+function greekVat(party: DocumentNode): { ok: boolean; value: string } {
   const ids = vatSchemes(party, false).flatMap((pts) => children(pts, "cbc:CompanyID"));
   const value = stringValue(ids[0]);
   return { ok: ids.length === 1 && xsubstring(value, 1, 2) === "EL" && greekTinValid(xsubstring(value, 3)), value };
 }
 
-function greece(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+function greece(facts: PeppolFacts, national: NationalFacts, node: DocumentNode): void {
   const parent = node.parent;
   if (national.greekSender) {
     if (isSupplierParty(node)) {
@@ -363,7 +363,7 @@ function greece(facts: PeppolFacts, national: NationalFacts, node: UblNode): voi
   }
 }
 
-function greeceBoth(facts: PeppolFacts, node: UblNode): void {
+function greeceBoth(facts: PeppolFacts, node: DocumentNode): void {
   if (isCustomerParty(node)) {
     const vat = greekVat(node);
     if (!vat.ok) facts.report("GR-R-006", "fatal", `A Greek buyer's VAT number must be given once, as EL followed by a valid tax number (AFM); it is ${q(vat.value)}.`, node);
@@ -376,7 +376,7 @@ function greeceBoth(facts: PeppolFacts, node: UblNode): void {
 
 function icelandDocument(facts: PeppolFacts): void {
   const root = facts.root;
-  const typeOk = (node: UblNode | null) => { const text = normalizeSpace(stringValue(node)); return !text.includes(" ") && " 380 381 ".includes(` ${text} `); };
+  const typeOk = (node: DocumentNode | null) => { const text = normalizeSpace(stringValue(node)); return !text.includes(" ") && " 380 381 ".includes(` ${text} `); };
   if (!typeOk(child(root, "cbc:InvoiceTypeCode")) && !typeOk(child(root, "cbc:CreditNoteTypeCode"))) {
     facts.report("IS-R-001", "warning", `An Icelandic seller's invoice type should be 380 or 381 (Ef seljandi er íslenskur þá ætti gerð reiknings að vera 380 eða 381), not ${q(textAt(root, "cbc:InvoiceTypeCode") || textAt(root, "cbc:CreditNoteTypeCode"))}.`, root);
   }
@@ -402,7 +402,7 @@ function icelandDocument(facts: PeppolFacts): void {
   }
 }
 
-function iceland(facts: PeppolFacts, node: UblNode): void {
+function iceland(facts: PeppolFacts, node: DocumentNode): void {
   if (node.qname !== "cac:AccountingCustomerParty" || node.parent !== facts.root) return;
   const legal = select(node, "cac:Party/cac:PartyLegalEntity/cbc:CompanyID");
   if (!(legal.length > 0 && legal.some((companyId) => companyId.attrs.schemeID === "0196"))) facts.report("IS-R-004", "fatal", "When seller and buyer are Icelandic, the buyer's kennitala must be given as legal registration number with scheme 0196.", node);
@@ -411,10 +411,10 @@ function iceland(facts: PeppolFacts, node: UblNode): void {
 
 // ----------------------------------------------------------------------------------------- Netherlands
 
-const KVK_OR_OIN = (node: UblNode) => { const message = ` ${node.attrs.schemeID ?? ""} `; return (node.attrs.schemeID !== undefined && (message.includes(" 0106 ") || message.includes(" 0190 "))) && norm(node) !== ""; };
-const fullAddress = (node: UblNode) => !!(child(node, "cbc:StreetName") && child(node, "cbc:CityName") && child(node, "cbc:PostalZone"));
+const KVK_OR_OIN = (node: DocumentNode) => { const message = ` ${node.attrs.schemeID ?? ""} `; return (node.attrs.schemeID !== undefined && (message.includes(" 0106 ") || message.includes(" 0190 "))) && norm(node) !== ""; };
+const fullAddress = (node: DocumentNode) => !!(child(node, "cbc:StreetName") && child(node, "cbc:CityName") && child(node, "cbc:PostalZone"));
 
-function netherlands(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+function netherlands(facts: PeppolFacts, national: NationalFacts, node: DocumentNode): void {
   const parent = node.parent;
   switch (node.qname) {
     case "cbc:CreditNoteTypeCode":
@@ -490,8 +490,8 @@ function germanyDocument(facts: PeppolFacts): void {
   }
 }
 
-function germanSkontoOk(root: UblNode): boolean {
-  const notes = children(root, "cac:PaymentTerms").map((pt) => child(pt, "cbc:Note")).filter((node): node is UblNode => node !== null).map(stringValue);
+function germanSkontoOk(root: DocumentNode): boolean {
+  const notes = children(root, "cac:PaymentTerms").map((pt) => child(pt, "cbc:Note")).filter((node): node is DocumentNode => node !== null).map(stringValue);
   const lines = notes.flatMap((note) => (note === "" ? [] : note.split(/\r?\n/))).filter((text) => normalizeSpace(text).startsWith("#"));
   if (lines.length === 0) return true;
   const tails = notes.map((note) => { const items = note === "" ? [] : note.split(/#.+#/); return items[items.length - 1]; }).filter((text): text is string => text !== undefined);
@@ -499,7 +499,7 @@ function germanSkontoOk(root: UblNode): boolean {
   return lines.every((line) => SKONTO.test(normalizeSpace(line))) && tailOk;
 }
 
-function germany(facts: PeppolFacts, node: UblNode): void {
+function germany(facts: PeppolFacts, node: DocumentNode): void {
   const root = facts.root, parent = node.parent;
   switch (node.qname) {
     case "cac:ExternalReference":

@@ -1,7 +1,7 @@
 // What the Peppol rule files share: the document-wide variables of the Peppol Schematron ($profile,
 // $supplierCountry, ...) computed once, and the few XPath behaviours the rules depend on (number(),
 // xs:date, substring on code points), written out so each rule reads like its official test.
-import { children, norm, normalizeSpace, select, stringValue, xmlTrim, type RuleContext, type UblNode } from "../../document/model.js";
+import { children, norm, normalizeSpace, select, stringValue, xmlTrim, type RuleContext, type DocumentNode } from "../../document/model.js";
 import { dec, lit, type Decimal } from "../decimal.js";
 
 export type Flag = "fatal" | "warning";
@@ -9,7 +9,7 @@ export type Flag = "fatal" | "warning";
 /** The facts of one document every Peppol rule reads (the Schematron's document-wide variables), computed once per document. */
 export interface PeppolFacts {
   readonly ctx: RuleContext;
-  readonly root: UblNode;
+  readonly root: DocumentNode;
   /** The root is a UBL Invoice (`/ubl-invoice:Invoice`). */
   readonly isInvoice: boolean;
   /** The root is a UBL CreditNote. */
@@ -30,7 +30,7 @@ export interface PeppolFacts {
   readonly customerAddressCountryRaw: Value;
   /** Every cbc:DocumentCurrencyCode of the root, as written. */
   readonly documentCurrencies: readonly string[];
-  report(rule: string, flag: Flag, message: string, node: UblNode | null): void;
+  report(rule: string, flag: Flag, message: string, node: DocumentNode | null): void;
 }
 
 /**
@@ -41,7 +41,7 @@ export interface PeppolFacts {
 export type Value = string | null;
 
 /** The VAT number prefixes: /.../cac:PartyTaxScheme[cac:TaxScheme/cbc:ID = 'VAT']/substring(cbc:CompanyID, 1, 2). */
-function vatPrefixes(parties: UblNode[]): string[] {
+function vatPrefixes(parties: DocumentNode[]): string[] {
   const out: string[] = [];
   for (const party of parties) {
     for (const pts of children(party, "cac:PartyTaxScheme")) {
@@ -65,16 +65,16 @@ function fromPrefixes(prefixes: string[]): Value | undefined {
 }
 
 /** normalize-space(nodes) for a path the rules expect once: null when it matches more than one element. */
-export function normOne(nodes: UblNode[]): Value {
+export function normOne(nodes: DocumentNode[]): Value {
   return nodes.length > 1 ? null : normalizeSpace(stringValue(nodes[0]));
 }
 
 /** The string value for concat() of a path the rules expect once: null when repeated. */
-export function rawOne(nodes: UblNode[]): Value {
+export function rawOne(nodes: DocumentNode[]): Value {
   return nodes.length > 1 ? null : stringValue(nodes[0]);
 }
 
-const upperOne = (nodes: UblNode[]): Value => { const value = normOne(nodes); return value === null ? null : value.toUpperCase(); };
+const upperOne = (nodes: DocumentNode[]): Value => { const value = normOne(nodes); return value === null ? null : value.toUpperCase(); };
 
 /** Computes the document-wide variables of the Peppol rules. */
 export function peppolFacts(ctx: RuleContext): PeppolFacts {
@@ -194,7 +194,7 @@ export function daysFromCivil(year: number, month: number, day: number): number 
 }
 
 /** `normalize-space(x) != ''` for an element: present and not blank. */
-export function filled(node: UblNode | null | undefined): boolean {
+export function filled(node: DocumentNode | null | undefined): boolean {
   return norm(node) !== "";
 }
 

@@ -1,7 +1,7 @@
 // Rule family: PEPPOL-EN16931-*, PEPPOL-COMMON-* and the national rules of Peppol BIS Billing 3.0 release
 // 2026.5 (the official PEPPOL-EN16931-UBL.sch, "2026 May release 3.0.21"), in one pass over the document.
 // The rules live in peppol-bis.ts (Peppol's own) and peppol-national.ts (NO, DK, IT, SE, GR, IS, NL, DE).
-import type { RuleFamily, UblNode } from "../../document/model.js";
+import type { RuleFamily, DocumentNode } from "../../document/model.js";
 import { codeRules, documentRules, emptyElement, mainRules } from "./peppol-bis.js";
 import { nationalDocumentRules, nationalFacts, nationalRules, type NationalFacts } from "./peppol-national.js";
 import { peppolFacts, type PeppolFacts } from "./peppol-support.js";
@@ -14,7 +14,7 @@ export const peppolRules: RuleFamily = (ctx) => {
   visit(facts, national, ctx.root);
 };
 
-function visit(facts: PeppolFacts, national: NationalFacts, node: UblNode): void {
+function visit(facts: PeppolFacts, national: NationalFacts, node: DocumentNode): void {
   emptyElement(facts, node);
   mainRules(facts, node);
   if (national.any) nationalRules(facts, national, node);

@@ -16,7 +16,7 @@
 import * as CEN from "../codelists/cen.js";
 import * as BE from "../codelists/ublbe.js";
 import { sum, type Decimal } from "../decimal.js";
-import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, norm, normalizeSpace, select, stringValue, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { all, categoryCode, chargeIndicator, codePointPrefix, decAt, decOf, isUblRoot, isVat, money } from "./cen-common.js";
 import { q, xlength } from "./peppol-support.js";
 import { AMOUNTS } from "./ublbe-peppol.js";
@@ -42,7 +42,7 @@ const CEN_VAT_PREFIX_TEXT = ` ${CEN.VAT_PREFIXES.join(" ")} `;
 
 /** The code is valid under CEN 1.3.16 but not in UBL.BE's older list. */
 const onlyCen = (lists: Lists, code: string) => lists.cen.has(code) && !lists.be.has(code);
-const attr = (node: UblNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
+const attr = (node: DocumentNode, name: string) => normalizeSpace(node.attrs[name] ?? "");
 
 /** The categories whose breakdown sum UBL.BE computes from the lines' VAT breakdowns, with their flags. */
 const LINE_BREAKDOWN_RULES: readonly [string, string, "fatal" | "warning", string][] = [
@@ -158,9 +158,9 @@ export const ublbeCenRules: RuleFamily = (ctx) => {
  * representative's). As UBL.BE writes them, BR-IG-01 finds the breakdown's category by its exact text, and the
  * seller may give any tax scheme's identifier.
  */
-function canaryCeutaRules(root: UblNode, code: string, prefix: string, name: string, fatal: (rule: string, message: string, node: UblNode | null) => void): void {
-  const isCode = (cat: UblNode) => categoryCode(cat) === code && isVat(cat);
-  const exactly = (cat: UblNode) => children(cat, "cbc:ID").some((id) => stringValue(id) === code);
+function canaryCeutaRules(root: DocumentNode, code: string, prefix: string, name: string, fatal: (rule: string, message: string, node: DocumentNode | null) => void): void {
+  const isCode = (cat: DocumentNode) => categoryCode(cat) === code && isVat(cat);
+  const exactly = (cat: DocumentNode) => children(cat, "cbc:ID").some((id) => stringValue(id) === code);
   const acCats = (charge: boolean | null) => all(root, "cac:AllowanceCharge").filter((ac) => charge === null || chargeIndicator(ac) === charge).flatMap((ac) => children(ac, "cac:TaxCategory"));
   const itemCats = all(root, "cac:ClassifiedTaxCategory").filter(isCode);
   const used = acCats(null).filter(isCode).length + itemCats.length;
@@ -187,7 +187,7 @@ function canaryCeutaRules(root: UblNode, code: string, prefix: string, name: str
  * charges minus the document allowances of that category. (UBL.BE's test only looks at invoice lines, so a credit
  * note always passes it.)
  */
-function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" | "warning", message: string, node: UblNode | null) => void): void {
+function lineBreakdownRules(root: DocumentNode, report: (rule: string, flag: "fatal" | "warning", message: string, node: DocumentNode | null) => void): void {
   const invoiceLines = all(root, "cac:InvoiceLine");
   if (!invoiceLines.some((invoiceLine) => select(invoiceLine, "cac:TaxTotal/cac:TaxSubtotal").length > 0)) return;
   const lines = children(root, "cac:InvoiceLine");
@@ -214,7 +214,7 @@ function lineBreakdownRules(root: UblNode, report: (rule: string, flag: "fatal" 
 }
 
 /** Σ document-level charges (or allowances) of a VAT category, or null when an amount is not a decimal. */
-function docAllowanceCharges(root: UblNode, code: string, charge: boolean): Decimal | null {
+function docAllowanceCharges(root: DocumentNode, code: string, charge: boolean): Decimal | null {
   const amounts = children(root, "cac:AllowanceCharge")
     .filter((ac) => chargeIndicator(ac) === charge && children(ac, "cac:TaxCategory").some((taxCategory) => norm(child(taxCategory, "cbc:ID")) === code))
     .map((ac) => decOf(child(ac, "cbc:Amount")));

@@ -5,7 +5,7 @@
 // required of every Greek seller, the URL described '##INVOICE-URL##') and GR-R-007-1 to 3 (VAT number or tax
 // representative) and DK-R-015 (only UBL.BE has it) are written here. Left at their 2026.5 form (Danish seller and
 // buyer only): DK-R-003, DK-R-004 and DK-R-008, which UBL.BE's older copy words slightly more strictly.
-import { child, children, first, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, first, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { greekTinValid } from "./peppol-checkdigits.js";
 import { nationalDocumentRules, nationalFacts, nationalRules } from "./peppol-national.js";
@@ -35,7 +35,7 @@ export const ublbeNationalRules: RuleFamily = (ctx) => {
   const national = nationalFacts(facts);
   nationalDocumentRules(facts, national);
   if (national.any) {
-    const visit = (node: UblNode): void => {
+    const visit = (node: DocumentNode): void => {
       nationalRules(facts, national, node);
       for (const element of node.children) visit(element);
     };
@@ -63,7 +63,7 @@ function danishVatNumber(ctx: RuleContext): void {
 function greekRules(ctx: RuleContext): void {
   const root = ctx.root;
   const refs = children(root, "cac:AdditionalDocumentReference");
-  const described = (node: UblNode, text: string) => children(node, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === text);
+  const described = (node: DocumentNode, text: string) => children(node, "cbc:DocumentDescription").some((documentDescription) => stringValue(documentDescription) === text);
   const marks = refs.filter((additionalDocumentReference) => described(additionalDocumentReference, "##M.AR.K##")).length, urls = refs.filter((additionalDocumentReference) => described(additionalDocumentReference, "##INVOICE-URL##")).length;
   if (marks !== 1) ctx.report("GR-R-004-1", "fatal", `A Greek seller's invoice must carry exactly one MARK number (a document reference described '##M.AR.K##'); it has ${marks}.`, root);
   if (urls !== 1) ctx.report("GR-S-008-1", "warning", `A Greek seller's invoice should carry one invoice URL (a document reference described '##INVOICE-URL##'); it has ${urls}.`, root);
@@ -77,7 +77,7 @@ function greekRules(ctx: RuleContext): void {
       ctx.report("GR-R-008-3", "fatal", "The invoice URL reference of a Greek seller must give the URL (Attachment/ExternalReference/URI).", ref);
     }
   }
-  const vatIds = (party: UblNode) => children(party, "cac:PartyTaxScheme").filter((partyTaxScheme) => normalizeSpace(stringValue(first(partyTaxScheme, "cac:TaxScheme/cbc:ID"))) === "VAT").flatMap((partyTaxScheme) => children(partyTaxScheme, "cbc:CompanyID"));
+  const vatIds = (party: DocumentNode) => children(party, "cac:PartyTaxScheme").filter((partyTaxScheme) => normalizeSpace(stringValue(first(partyTaxScheme, "cac:TaxScheme/cbc:ID"))) === "VAT").flatMap((partyTaxScheme) => children(partyTaxScheme, "cbc:CompanyID"));
   for (const party of select(root, "cac:AccountingSupplierParty/cac:Party")) {
     if (vatIds(party).length !== 1 && !(ctx.rootElement === "Invoice" && children(root, "cac:TaxRepresentativeParty").length === 1)) {
       ctx.report("GR-R-007-1", "fatal", "A Greek seller must give exactly one VAT number, or a tax representative.", party);

@@ -7,7 +7,7 @@
 // countries only; see docs/validation-ublbe.md).
 import * as L from "../codelists/ublbe.js";
 import { dec, type Decimal } from "../decimal.js";
-import { child, children, isBlankText, norm, normalizeSpace, select, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, isBlankText, norm, normalizeSpace, select, stringValue, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { glnCheckDigitValid, mod11Valid } from "./peppol-checkdigits.js";
 import { q, xlength, xsDate, xsubstring } from "./peppol-support.js";
@@ -35,7 +35,7 @@ const VATEX_CATEGORY: Readonly<Record<string, [string, string]>> = {
 };
 
 /** $profile: the process number NN of 'urn:fdc:peppol.eu:2017:poacc:billing:NN:1.0' (matched anywhere), else Unknown. */
-export function ublbeProfile(root: UblNode): string {
+export function ublbeProfile(root: DocumentNode): string {
   const ids = children(root, "cbc:ProfileID");
   if (ids.length !== 1) return "Unknown";
   const text = norm(ids[0]);
@@ -43,7 +43,7 @@ export function ublbeProfile(root: UblNode): string {
 }
 
 /** `xs:decimal(x)` of one element, or null (absent, repeated or not a decimal). */
-const decOne = (nodes: readonly UblNode[]): Decimal | null => (nodes.length === 1 ? dec(stringValue(nodes[0])) : null);
+const decOne = (nodes: readonly DocumentNode[]): Decimal | null => (nodes.length === 1 ? dec(stringValue(nodes[0])) : null);
 
 export const ublbePeppolRules: RuleFamily = (ctx) => {
   const root = ctx.root;
@@ -53,7 +53,7 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
   const docCurrencies = children(root, "cbc:DocumentCurrencyCode").map(stringValue);
 
   // R008: no empty elements.
-  const walk = (node: UblNode): void => {
+  const walk = (node: DocumentNode): void => {
     if (node.children.length === 0 && isBlankText(node.text)) {
       fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
     }
@@ -92,7 +92,7 @@ export const ublbePeppolRules: RuleFamily = (ctx) => {
   }
   if (taxCurrency.length > 0) {
     // R055: the VAT totals in the accounting currency and in the invoice currency have the same sign.
-    const amountsIn = (currencyNode: UblNode | undefined) => {
+    const amountsIn = (currencyNode: DocumentNode | undefined) => {
       const cur = normalizeSpace(stringValue(currencyNode));
       return taxTotals.flatMap((taxTotal) => children(taxTotal, "cbc:TaxAmount")).filter((taxAmount) => taxAmount.attrs.currencyID === cur).map((taxAmount) => dec(stringValue(taxAmount)));
     };

@@ -3,7 +3,7 @@
 // (codelists/ublbe.ts, scripts/generate-ublbe-codelists.mjs).
 import * as L from "../codelists/ublbe.js";
 import { dec } from "../decimal.js";
-import { child, children, norm, normalizeSpace, stringValue, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, norm, normalizeSpace, stringValue, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { all } from "./cen-common.js";
 import { q, xlength, xsDate } from "./peppol-support.js";
 
@@ -11,7 +11,7 @@ const BELM = new Set(L.BELM_CODES), BELM_TEXT = new Set(L.BELM_TEXTS);
 const BTCC = new Set(L.BTCC_CODES), BVERC = new Set(L.BVERC_CODES), BVERC_TEXT = new Set(L.BVERC_TEXTS);
 
 /** `//cbc:X[text() = 'v']`: the element's own text is the value exactly (not trimmed). */
-const countText = (root: UblNode, qname: string, ...values: string[]) => all(root, qname).filter((node) => values.includes(node.text)).length;
+const countText = (root: DocumentNode, qname: string, ...values: string[]) => all(root, qname).filter((node) => values.includes(node.text)).length;
 
 export const ublbeRules: RuleFamily = (ctx) => {
   const root = ctx.root;

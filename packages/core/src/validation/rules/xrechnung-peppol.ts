@@ -6,11 +6,11 @@
 // Within the pattern an element is checked by the first (highest-priority) rule whose context matches it.
 import Big from "big.js";
 import { dec, round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, isBlankText, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, isBlankText, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import { isUblRoot } from "./cen-common.js";
 import { q, xsDate } from "./peppol-support.js";
 
-type Report = (rule: string, message: string, node: UblNode | null) => void;
+type Report = (rule: string, message: string, node: DocumentNode | null) => void;
 
 export const xrechnungPeppolRules: RuleFamily = (ctx) => {
   const root = ctx.root;
@@ -26,13 +26,13 @@ export const xrechnungPeppolRules: RuleFamily = (ctx) => {
 
 interface Env {
   readonly ctx: RuleContext;
-  readonly root: UblNode;
+  readonly root: DocumentNode;
   readonly fatal: Report;
   readonly isInvoice: boolean;
   readonly slack: Decimal;
 }
 
-function visit(env: Env, node: UblNode): void {
+function visit(env: Env, node: DocumentNode): void {
   // Pattern 1: R008, every element without child elements and without text.
   if (node.children.length === 0 && isBlankText(node.text)) {
     env.fatal("PEPPOL-EN16931-R008", `The element ${node.qname} is empty; leave it out instead of sending it without a value.`, node);
@@ -46,10 +46,10 @@ function withinSlack(exp: Decimal, val: Decimal, slack: Decimal): boolean {
   return exp.plus(slack).gte(val) && exp.minus(slack).lte(val);
 }
 
-const isRootLine = (env: Env, node: UblNode | null): boolean =>
+const isRootLine = (env: Env, node: DocumentNode | null): boolean =>
   node !== null && node.parent === env.root && isUblRoot(env.root) && node.qname === (env.isInvoice ? "cac:InvoiceLine" : "cac:CreditNoteLine");
 
-function mainPattern(env: Env, node: UblNode): void {
+function mainPattern(env: Env, node: DocumentNode): void {
   const { root, fatal } = env;
   const parent = node.parent;
   if (node === root && isUblRoot(root)) return documentRules(env);
@@ -110,7 +110,7 @@ function documentRules(env: Env): void {
   }
 }
 
-function allowanceChargeRules(env: Env, node: UblNode): void {
+function allowanceChargeRules(env: Env, node: DocumentNode): void {
   const factor = child(node, "cbc:MultiplierFactorNumeric"), base = child(node, "cbc:BaseAmount");
   const kind = normalizeSpace(child(node, "cbc:ChargeIndicator")?.text ?? "") === "true" ? "charge" : "allowance";
   if (factor && !base) {
@@ -136,7 +136,7 @@ function allowanceChargeRules(env: Env, node: UblNode): void {
   }
 }
 
-function priceAllowanceRules(env: Env, node: UblNode): void {
+function priceAllowanceRules(env: Env, node: DocumentNode): void {
   if (normalizeSpace(stringValue(child(node, "cbc:ChargeIndicator"))) !== "false") {
     env.fatal("PEPPOL-EN16931-R044", `A charge on the item price is not allowed (charge indicator ${q(norm(child(node, "cbc:ChargeIndicator")))}); only a price discount with indicator 'false'.`, node);
   }
@@ -150,7 +150,7 @@ function priceAllowanceRules(env: Env, node: UblNode): void {
 }
 
 /** R110 / R111: a line's period lies within the invoice period (when the invoice gives that date). */
-function linePeriodRule(env: Env, node: UblNode): void {
+function linePeriodRule(env: Env, node: DocumentNode): void {
   const { root } = env;
   const period = node.parent, line = period?.parent ?? null;
   if (period?.qname !== "cac:InvoicePeriod" || !isRootLine(env, line)) return;
@@ -165,8 +165,8 @@ function linePeriodRule(env: Env, node: UblNode): void {
   }
 }
 
-function lineRules(env: Env, line: UblNode): void {
-  const decOr = (node: UblNode | null, fallback: string): Decimal | null => (node ? dec(stringValue(node)) : new Big(fallback));
+function lineRules(env: Env, line: DocumentNode): void {
+  const decOr = (node: DocumentNode | null, fallback: string): Decimal | null => (node ? dec(stringValue(node)) : new Big(fallback));
   const lineAmount = decOr(child(line, "cbc:LineExtensionAmount"), "0");
   const quantity = decOr(child(line, env.isInvoice ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"), "1");
   const price = decOr(first(line, "cac:Price/cbc:PriceAmount"), "0");
@@ -194,12 +194,12 @@ function lineRules(env: Env, line: UblNode): void {
   }
 }
 
-function first(node: UblNode | null, path: string): UblNode | null {
+function first(node: DocumentNode | null, path: string): DocumentNode | null {
   return select(node, path)[0] ?? null;
 }
 
 /** R130: the price base quantity's unit is the invoiced quantity's. */
-function baseQuantityRule(env: Env, node: UblNode): void {
+function baseQuantityRule(env: Env, node: DocumentNode): void {
   const line = node.parent?.parent ?? null;
   const has = child(line, "cbc:InvoicedQuantity") || child(line, "cbc:CreditedQuantity");
   if (!has) return;

@@ -1,7 +1,7 @@
 // What the XRechnung rule families share: the CustomizationIDs, the Schematron's way of searching its code lists,
 // its regular expressions in JavaScript form, and the IBAN check of BR-DE-19/20 done exactly.
 import { CVD_VERSION, XR_VERSION } from "../codelists/xrechnung.js";
-import { NS, type UblNode } from "../../document/model.js";
+import { NS, type DocumentNode } from "../../document/model.js";
 
 /** $XR-CIUS-ID: XRechnung 3.0 (the CIUS). */
 export const XR_CIUS_ID = `urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_${XR_VERSION}`;
@@ -40,7 +40,7 @@ export function xpathRegex(source: string): RegExp {
 }
 
 /** The root's cbc:CustomizationID's own text equals `id` (the rules' `cbc:CustomizationID[text() = id]`, untrimmed). */
-export function customizationTextIs(root: UblNode, id: string): boolean {
+export function customizationTextIs(root: DocumentNode, id: string): boolean {
   return root.children.some((node) => node.ns === NS.cbc && node.name === "CustomizationID" && node.text === id);
 }
 

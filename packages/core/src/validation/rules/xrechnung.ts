@@ -5,7 +5,7 @@
 // context (a missing element at the element that should hold it), with the official flag; BR-DE-TMP-32, flagged
 // "information", is reported as a warning here and levelled to information by the rule set (rulesets/xrechnung.ts).
 import { dec, round2, sum, type Decimal } from "../decimal.js";
-import { child, children, exists, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type UblNode } from "../../document/model.js";
+import { child, children, exists, first, norm, normalizeSpace, select, stringValue, type RuleContext, type RuleFamily, type DocumentNode } from "../../document/model.js";
 import {
   CEF_EAS_CODES, CVA_CODES, CVD_CODE, CVD_VEHICLE_CATEGORIES, DIGA_CODES, EMAIL_REGEX, ISO6523_ICD_CODES, SKONTO_REGEX,
   UNTDID7143_CODES, URL_REGEX,
@@ -16,7 +16,7 @@ import {
   XR_CIUS_ID, XR_CVD_ID, XR_EXTENSION_ID, customizationTextIs, ibanValid, inCodeList, withoutWhitespace, xpathRegex,
 } from "./xrechnung-support.js";
 
-type Report = (rule: string, message: string, node: UblNode | null) => void;
+type Report = (rule: string, message: string, node: DocumentNode | null) => void;
 
 const SKONTO = xpathRegex(SKONTO_REGEX);
 const EMAIL = xpathRegex(EMAIL_REGEX);
@@ -29,10 +29,10 @@ const VAT_CODES_NEEDING_SELLER_VAT = new Set(["S", "Z", "E", "AE", "K", "G", "L"
 /** BR-DE-17: the invoice type codes XRechnung expects. */
 const TYPE_CODES = new Set(["326", "380", "384", "389", "381", "875", "876", "877"]);
 
-const filled = (node: UblNode | null | undefined): boolean => norm(node) !== "";
+const filled = (node: DocumentNode | null | undefined): boolean => norm(node) !== "";
 /** `x[boolean(normalize-space(.))]`: some child x that is not blank. */
-const someFilled = (node: UblNode | null, qname: string): boolean => children(node, qname).some(filled);
-const docName = (root: UblNode): string => (root.name === "CreditNote" ? "credit note" : "invoice");
+const someFilled = (node: DocumentNode | null, qname: string): boolean => children(node, qname).some(filled);
+const docName = (root: DocumentNode): string => (root.name === "CreditNote" ? "credit note" : "invoice");
 
 // ---------------------------------------------------------------------------------------------------------
 // Pattern ubl-pattern: BR-DE-1..31, BR-DE-TMP-32, BR-TMP-2
@@ -165,8 +165,8 @@ function documentRules(ctx: RuleContext, fatal: Report, warning: Report): void {
  * line (#SKONTO#TAGE=n#PROZENT=n.nn# with an optional #BASISBETRAG=n.nn#), and the text after the last one starts
  * with a line break.
  */
-function skontoRule(root: UblNode, fatal: Report): void {
-  const notes = children(root, "cac:PaymentTerms").map((paymentTerms) => child(paymentTerms, "cbc:Note")).filter((node): node is UblNode => node !== null);
+function skontoRule(root: DocumentNode, fatal: Report): void {
+  const notes = children(root, "cac:PaymentTerms").map((paymentTerms) => child(paymentTerms, "cbc:Note")).filter((node): node is DocumentNode => node !== null);
   const bad: string[] = [];
   let any = false;
   for (const note of notes) {
@@ -199,7 +199,7 @@ function lastToken(text: string): string {
   return end < 0 ? text : text.slice(end);
 }
 
-function contactRules(contact: UblNode, fatal: Report, warning: Report): void {
+function contactRules(contact: DocumentNode, fatal: Report, warning: Report): void {
   if (!someFilled(contact, "cbc:Name")) fatal("BR-DE-5", "The seller contact point (BT-41, cbc:Name) is missing: give the name of a person or department.", contact);
   if (!someFilled(contact, "cbc:Telephone")) fatal("BR-DE-6", "The seller contact's telephone number (BT-42) is missing.", contact);
   if (!someFilled(contact, "cbc:ElectronicMail")) fatal("BR-DE-7", "The seller contact's e-mail address (BT-43) is missing.", contact);
@@ -219,7 +219,7 @@ function contactRules(contact: UblNode, fatal: Report, warning: Report): void {
   }
 }
 
-function paymentMeansRules(means: UblNode, fatal: Report, warning: Report): void {
+function paymentMeansRules(means: DocumentNode, fatal: Report, warning: Report): void {
   const code = normalizeSpace(stringValue(child(means, "cbc:PaymentMeansCode")));
   const has = (qname: string) => child(means, qname) !== null;
   if (code === "30" || code === "58") {
@@ -276,7 +276,7 @@ export const xrechnungExtensionRules: RuleFamily = (ctx) => {
   }
   if (root.name === "Invoice") subLineRules(ctx, root);
   for (const total of all(root, "cac:LegalMonetaryTotal")) dueAmountRule(total, fatal);
-  const scheme = (rule: string, nodes: readonly UblNode[], list: string, what: string, sepaOk = false) => {
+  const scheme = (rule: string, nodes: readonly DocumentNode[], list: string, what: string, sepaOk = false) => {
     for (const id of nodes) {
       const raw = id.attrs.schemeID;
       if (raw === undefined) continue;
@@ -294,19 +294,19 @@ export const xrechnungExtensionRules: RuleFamily = (ctx) => {
   if (root.name === "Invoice") for (const payment of children(root, "cac:PrepaidPayment")) thirdPartyPaymentRules(root, payment, fatal);
 };
 
-function ancestorNamed(node: UblNode, ...qnames: string[]): boolean {
+function ancestorNamed(node: DocumentNode, ...qnames: string[]): boolean {
   for (let element = node.parent; element; element = element.parent) if (qnames.includes(element.qname)) return true;
   return false;
 }
 
 /** BR-DEX-02 (warning) and BR-DEX-03 on the sub invoice lines of an extension invoice. */
-function subLineRules(ctx: RuleContext, root: UblNode): void {
-  const amount = (node: UblNode): Decimal | null => dec(stringValue(child(node, "cbc:LineExtensionAmount")));
-  const sumOf = (subs: UblNode[]): Decimal | null => {
+function subLineRules(ctx: RuleContext, root: DocumentNode): void {
+  const amount = (node: DocumentNode): Decimal | null => dec(stringValue(child(node, "cbc:LineExtensionAmount")));
+  const sumOf = (subs: DocumentNode[]): Decimal | null => {
     const values = subs.map((sub) => dec(stringValue(child(sub, "cbc:LineExtensionAmount"))));
     return values.every((value) => value !== null) ? sum(values as Decimal[]) : null;
   };
-  const mismatch = (node: UblNode): boolean => {
+  const mismatch = (node: DocumentNode): boolean => {
     const subs = children(node, "cac:SubInvoiceLine");
     const own = amount(node), total = sumOf(subs);
     return own === null || total === null || !own.eq(total);
@@ -325,7 +325,7 @@ function subLineRules(ctx: RuleContext, root: UblNode): void {
 }
 
 /** BR-DEX-09: amount due = total with VAT - paid amount + rounding + third party payments (replaces BR-CO-16). */
-function dueAmountRule(total: UblNode, fatal: Report): void {
+function dueAmountRule(total: DocumentNode, fatal: Report): void {
   const at = (qname: string): Decimal | null => dec(stringValue(child(total, qname)));
   const optional = (qname: string): Decimal | null => (child(total, qname) ? at(qname) : dec("0"));
   const payments = select(total.parent, "cac:PrepaidPayment/cbc:PaidAmount");
@@ -344,7 +344,7 @@ function sumOrNull(values: (Decimal | null)[]): Decimal | null {
 }
 
 /** BR-DEX-10..14 on a third party payment (BG-DEX-09, cac:PrepaidPayment). */
-function thirdPartyPaymentRules(root: UblNode, payment: UblNode, fatal: Report): void {
+function thirdPartyPaymentRules(root: DocumentNode, payment: DocumentNode, fatal: Report): void {
   if (!someFilled(payment, "cbc:ID")) fatal("BR-DEX-10", "The third party payment (BG-DEX-09) has no payment type (BT-DEX-001, cbc:ID).", payment);
   if (!someFilled(payment, "cbc:PaidAmount")) fatal("BR-DEX-11", "The third party payment (BG-DEX-09) has no amount (BT-DEX-002, cbc:PaidAmount).", payment);
   if (!someFilled(payment, "cbc:InstructionID")) fatal("BR-DEX-12", "The third party payment (BG-DEX-09) has no description (BT-DEX-003, cbc:InstructionID).", payment);
@@ -372,8 +372,8 @@ export const xrechnungCvdRules: RuleFamily = (ctx) => {
   if (!select(root, "cac:OriginatorDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-02", "A clean vehicles (CVD) invoice needs the tender or lot reference (BT-17).", root);
   if (!select(root, "cac:ContractDocumentReference/cbc:ID").some(filled)) fatal("BR-DE-CVD-01", "A clean vehicles (CVD) invoice needs the contract reference (BT-12).", root);
   const items = select(root, root.name === "Invoice" ? "cac:InvoiceLine/cac:Item" : "cac:CreditNoteLine/cac:Item");
-  const cvdCodes = (item: UblNode) => select(item, "cac:CommodityClassification/cbc:ItemClassificationCode").filter((itemClassificationCode) => itemClassificationCode.attrs.listID === "CVD");
-  const cvaProps = (item: UblNode) => children(item, "cac:AdditionalItemProperty").filter((additionalItemProperty) => children(additionalItemProperty, "cbc:Name").some((name) => stringValue(name) === "cva"));
+  const cvdCodes = (item: DocumentNode) => select(item, "cac:CommodityClassification/cbc:ItemClassificationCode").filter((itemClassificationCode) => itemClassificationCode.attrs.listID === "CVD");
+  const cvaProps = (item: DocumentNode) => children(item, "cac:AdditionalItemProperty").filter((additionalItemProperty) => children(additionalItemProperty, "cbc:Name").some((name) => stringValue(name) === "cva"));
   const allItems = select(root, "cac:InvoiceLine/cac:Item").concat(select(root, "cac:CreditNoteLine/cac:Item"));
   if (!allItems.some((item) => cvdCodes(item).length > 0 && cvaProps(item).length > 0)) {
     fatal("BR-DE-CVD-03", "A clean vehicles (CVD) invoice needs at least one line whose item has a classification with scheme 'CVD' (BT-158) and an attribute named 'cva' (BT-160).", root);

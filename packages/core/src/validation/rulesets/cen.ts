@@ -9,6 +9,7 @@ import type { RuleSet } from "./types.js";
 export const cen: RuleSet = {
   id: "CEN-EN16931-UBL-2026.5",
   title: "EN 16931",
+  syntax: "ubl",
   version: "1.3.16",
   licence: "EUPL-1.2 (CEN/TC 434 and the European Commission, ConnectingEurope/eInvoicing-EN16931)",
   customizationIds: ["urn:cen.eu:en16931:2017"],

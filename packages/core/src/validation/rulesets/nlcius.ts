@@ -9,6 +9,7 @@ const NLCIUS = "urn:cen.eu:en16931:2017#compliant#urn:fdc:nen.nl:nlcius:v1.0";
 export const nlcius: RuleSet = {
   id: "NLCIUS-SI-UBL-2.0.3.13",
   title: "NLCIUS / SI-UBL 2.0 (SimplerInvoicing)",
+  syntax: "ubl",
   version: "2.0.3.13",
   licence: "MIT (Stichting Simplerinvoicing, peppolautoriteit-nl/validation)",
   customizationIds: [NLCIUS],

@@ -8,6 +8,7 @@ const BIS3 = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:bil
 export const peppol: RuleSet = {
   id: "PEPPOL-EN16931-UBL-2026.5",
   title: "Peppol BIS Billing 3.0",
+  syntax: "ubl",
   version: "2026.5 (3.0.21)",
   licence: "OpenPeppol AISBL, derived works allowed with no additional licensing requirements (OpenPEPPOL/peppol-bis-invoice-3)",
   customizationIds: [BIS3],

@@ -2,10 +2,13 @@
 // with everything they are basedOn, each once, every set after the sets it is based on.
 import type { RuleFamily } from "../../document/model.js";
 import { RULE_SETS } from "./index.js";
-import type { RuleLevel, RuleSet } from "./types.js";
+import type { DocumentRoot, RuleLevel, RuleSet, RuleSyntax } from "./types.js";
 
-/** The sets that run on a document with this CustomizationID, in run order (basedOn first). */
-export function ruleSetsApplying(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS): RuleSet[] {
+/**
+ * The sets that run on a document of `syntax` with this CustomizationID (UBL's cbc:CustomizationID, CII's guideline
+ * id: BT-24), in run order (basedOn first). A set runs only on its own syntax's documents.
+ */
+export function ruleSetsApplying(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS, syntax: RuleSyntax = "ubl"): RuleSet[] {
   const byId = new Map(registry.map((s) => [s.id, s]));
   const ordered: RuleSet[] = [];
   const state = new Map<string, "visiting" | "done">();
@@ -13,6 +16,7 @@ export function ruleSetsApplying(customizationId: string | null, registry: reado
     const s = state.get(set.id);
     if (s === "done") return;
     if (s === "visiting") throw new Error(`rule set ${set.id} is basedOn itself (through ${from})`);
+    if (set.syntax !== syntax) throw new Error(`rule set ${set.id} reads ${set.syntax}, but ${from ?? "a document"} is ${syntax}`);
     state.set(set.id, "visiting");
     for (const id of set.basedOn) {
       const base = byId.get(id);
@@ -22,7 +26,7 @@ export function ruleSetsApplying(customizationId: string | null, registry: reado
     state.set(set.id, "done");
     ordered.push(set);
   };
-  for (const set of registry) if (set.appliesTo(customizationId)) visit(set, null);
+  for (const set of registry) if (set.syntax === syntax && set.appliesTo(customizationId)) visit(set, null);
   return ordered;
 }
 
@@ -37,7 +41,7 @@ export function familiesOf(sets: readonly RuleSet[]): RuleFamily[] {
  */
 export function levelsOf(
   sets: readonly RuleSet[],
-  document: { rootElement: "Invoice" | "CreditNote"; customizationId: string | null },
+  document: { rootElement: DocumentRoot; customizationId: string | null },
 ): Readonly<Record<string, RuleLevel>> | null {
   let out: Record<string, RuleLevel> | null = null;
   for (const s of sets) if (s.levels) out = { ...(out ?? {}), ...s.levels(document) };
@@ -45,8 +49,8 @@ export function levelsOf(
 }
 
 /** The rule-set ids for a CustomizationID (what `ruleSets` of the report will say). */
-export function ruleSetIdsFor(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS): string[] {
-  return ruleSetsApplying(customizationId, registry).map((s) => s.id);
+export function ruleSetIdsFor(customizationId: string | null, registry: readonly RuleSet[] = RULE_SETS, syntax: RuleSyntax = "ubl"): string[] {
+  return ruleSetsApplying(customizationId, registry, syntax).map((s) => s.id);
 }
 
 // "urn:cen.eu:en16931:2017#compliant#<CIUS>", "#conformant#<extension>", "#extended#<ext>"

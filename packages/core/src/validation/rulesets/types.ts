@@ -2,6 +2,12 @@
 // the sets it builds on, and its rule families. One module per set; see docs/validation.md.
 import type { RuleFamily } from "../../document/model.js";
 
+/** The XML syntaxes rule sets are written for. */
+export type RuleSyntax = "ubl" | "cii";
+
+/** The root element of a document the rules judge: a UBL Invoice or CreditNote, or a CII CrossIndustryInvoice. */
+export type DocumentRoot = "Invoice" | "CreditNote" | "CrossIndustryInvoice";
+
 /** A rule's severity: "information" is reported neither as an error nor as a warning. */
 export type RuleLevel = "fatal" | "warning" | "information";
 
@@ -11,6 +17,11 @@ export interface RuleSet {
   /** Human name for docs and reports. */
   readonly title: string;
   readonly version: string;
+  /**
+   * The syntax whose tree the set's rules read (document/syntaxes/: "ubl" or "cii"), as the official Schematron
+   * of that syntax does: a set runs only on documents of its syntax.
+   */
+  readonly syntax: RuleSyntax;
   /** Licence of the official source the rules were written from. */
   readonly licence: string;
   /** The CustomizationIDs the set is documented for. */
@@ -25,5 +36,5 @@ export interface RuleSet {
    * Severities this set's official validator configuration gives, overriding the rules' own flags, also for rules
    * of the sets it is based on (KoSIT's scenarios.xml `customLevel` for XRechnung), for one document.
    */
-  levels?(document: { rootElement: "Invoice" | "CreditNote"; customizationId: string | null }): Readonly<Record<string, RuleLevel>>;
+  levels?(document: { rootElement: DocumentRoot; customizationId: string | null }): Readonly<Record<string, RuleLevel>>;
 }

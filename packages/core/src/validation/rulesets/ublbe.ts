@@ -12,6 +12,7 @@ import type { RuleSet } from "./types.js";
 export const ublbe: RuleSet = {
   id: "UBL-BE-1.31",
   title: "UBL.BE (GLOBALUBL.BE)",
+  syntax: "ubl",
   version: "1.31",
   licence: "UBL.BE (ubl.be); no licence allowing redistribution found: rules written from the published Schematron, which is not bundled",
   customizationIds: [UBLBE_CUSTOMIZATION],

@@ -23,6 +23,7 @@ export const KOSIT_LEVELS = {
 export const xrechnung: RuleSet = {
   id: "XRECHNUNG-UBL-3.0.2",
   title: "XRechnung 3.0.2",
+  syntax: "ubl",
   version: "3.0.2 (KoSIT XRechnung Schematron 2.5.0; validator configuration 2026-01-31)",
   licence: "Apache-2.0 (KoSIT, itplr-kosit/xrechnung-schematron and itplr-kosit/validator-configuration-xrechnung)",
   customizationIds: [XR_CIUS_ID, XR_EXTENSION_ID],

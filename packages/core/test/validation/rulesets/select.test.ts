@@ -9,6 +9,7 @@ const set = (id: string, basedOn: string[], appliesTo: (cid: string | null) => b
   id,
   title: id,
   version: "1",
+  syntax: "ubl",
   licence: "test",
   customizationIds: [],
   appliesTo,
