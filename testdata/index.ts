@@ -20,7 +20,17 @@ export const RULE_SETS = {
   peppol: "PEPPOL-EN16931-UBL-2026.5",
   xrechnung: "XRechnung-UBL-3.0.2",
   nlcius: "SI-UBL-2.0.3.13",
+  ciiCen: "CEN-EN16931-CII-1.3.16",
+  ciiXrechnung: "XRechnung-CII-3.0.2",
 } as const;
+
+/** UN/CEFACT CII D16B test documents (CEN examples, KoSIT's XRechnung CII test suite): cii/SOURCES.md. */
+export const CII_DIR = join(TESTDATA_DIR, "cii");
+
+/** The path of a CII test document, from its path relative to `cii/` (as cii/SOURCES.md names it). */
+export function ciiPath(relative: string): string {
+  return join(CII_DIR, relative);
+}
 
 /** The path of a corpus file, from its path relative to the corpus (as INDEX.tsv names it). */
 export function corpusPath(relative: string): string {

@@ -50,6 +50,7 @@ describe("validateInvoice", () => {
   it("reports a valid Peppol BIS 3 invoice with both rule sets and no errors", () => {
     expect(validateInvoice(Buffer.from(valid))).toEqual({
       valid: true,
+      syntax: "ubl",
       rootElement: "Invoice",
       documentType: "Invoice",
       customizationId: "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0",

@@ -1,6 +1,7 @@
 // The rule-set registry: every rule set einvoice checks, one line each. Adding a set is one module
 // (see types.ts) and one line here; select.ts picks the sets that apply to a document.
 import { cen } from "./cen.js";
+import { cenCii } from "./cen-cii.js";
 import { nlcius } from "./nlcius.js";
 import { peppol } from "./peppol.js";
 import type { RuleSet } from "./types.js";
@@ -15,4 +16,5 @@ export const RULE_SETS: readonly RuleSet[] = [
   nlcius,
   ublbe,
   xrechnung,
+  cenCii,
 ];
