@@ -23,9 +23,29 @@ export type DocumentReport = Omit<ValidationReport, "syntax"> & {
   document?: string;
   /** For a PDF: the attached invoice XML that was read and judged. */
   attachment?: { name: string; afRelationship: string | null };
-  /** For `xml` and `document`: the invoice read from the document (values as written), when it can be read. */
+  /** For `xml` and `document`: the invoice read from the document (values as written), when it can be read and is small enough (see MAX_REPORTED_INVOICE_BYTES). */
   invoice?: InvoiceData;
+  /** Why `invoice` is absent although the document was read: it is larger than an answer carries. */
+  invoiceOmitted?: string;
 };
+
+/**
+ * The largest `invoice` (as JSON, in bytes) a report carries: an answer stays small whatever the document held (a
+ * 30,000-line invoice is 2.4 MB as data). Past it the report says so in `invoiceOmitted`.
+ */
+export const MAX_REPORTED_INVOICE_BYTES = 64 * 1024;
+
+/** The report with the invoice read from its document, or with why it is left out. */
+function withInvoice<R extends object>(report: R, root: DocumentNode): R & Pick<DocumentReport, "invoice" | "invoiceOmitted"> {
+  const invoice = invoiceOf(root);
+  if (!invoice) return report;
+  const size = Buffer.byteLength(JSON.stringify(invoice));
+  if (size <= MAX_REPORTED_INVOICE_BYTES) return { ...report, invoice };
+  return {
+    ...report,
+    invoiceOmitted: `The invoice read from the document is ${Math.ceil(size / 1024)} KiB as JSON, more than the ${MAX_REPORTED_INVOICE_BYTES / 1024} KiB this answer carries. After a submit, GET /v1/invoices/{id}/document with Accept: application/json gives it whole; in the library, readDocumentData does.`,
+  };
+}
 
 /** The invoice of a parsed document as InvoiceData, or undefined when its reader cannot make one of it. */
 function invoiceOf(root: DocumentNode): InvoiceData | undefined {
@@ -40,9 +60,7 @@ function invoiceOf(root: DocumentNode): InvoiceData | undefined {
 function reportOnXml(input: Buffer | string, limits: XmlLimits, maxItems: number | undefined): DocumentReport {
   const root = readXml(input, limits).root;
   requireKnownSyntax(root);
-  const report = validateModel(root, { maxItems });
-  const invoice = invoiceOf(root);
-  return invoice ? { ...report, invoice } : report;
+  return withInvoice(validateModel(root, { maxItems }), root);
 }
 
 /**
@@ -132,7 +150,5 @@ export function validateCheckedBody(body: { xml?: string; document?: string; inv
   }
   // Strict base64 first (row 5), exactly as submit: XML text where base64 belongs is invalid_base64_xml. `xml` is UBL only.
   const root = requireUblRoot(readXml(decodeDocument(body.xml!, limits), limits), ["Invoice", "CreditNote"]);
-  const report = validateModel(root, { maxItems: MAX_REPORTED_ERRORS });
-  const invoice = invoiceOf(root);
-  return { ...report, syntax: "ubl", ...(invoice ? { invoice } : {}) };
+  return withInvoice({ ...validateModel(root, { maxItems: MAX_REPORTED_ERRORS }), syntax: "ubl" as const }, root);
 }

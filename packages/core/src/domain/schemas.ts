@@ -598,8 +598,9 @@ export const ValidationReportSchema = z
       .optional()
       .meta({
         description:
-          "For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it. A document that breaks rules may lack fields a submit as data requires.",
+          "For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it, or when it is over 64 KiB as JSON (then `invoiceOmitted` says so). A document that breaks rules may lack fields a submit as data requires.",
       }),
+    invoiceOmitted: z.string().optional().meta({ description: "Why `invoice` is absent although the document was read: it is over 64 KiB as JSON (an answer stays small)." }),
   })
   .meta({ id: "ValidationReport" });
 /** The body of `bad_request` (400). */
