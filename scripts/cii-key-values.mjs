@@ -2,7 +2,7 @@
 // unit-test sets of cen-en16931/test/cii are not invoices and are left out), the BT values an independent reader
 // finds, as the team's reference oracle computes them (`keyValues` of oracle/cii/cii.mjs, the official CII XPaths run
 // with SaxonJS: BT-1, BT-2 as written and as a date, BT-5, BT-27, BT-31, BT-44, BT-49, the line count, BT-109,
-// BT-110, BT-112, BT-115). Test-time only: packages/core/test/document/syntaxes/cii-read.test.ts compares the CII
+// BT-110, BT-112, BT-115). Test-time only: packages/core/test/document/syntaxes/cii/read.test.ts compares the CII
 // reader with this file.
 // Run from the repository: node scripts/cii-key-values.mjs [path of oracle/cii/cii.mjs]
 //   (default: $CII_ORACLE, else the shared oracle, ../shared/oracle/cii/cii.mjs beside the checkout or a worktree folder above it). The oracle's

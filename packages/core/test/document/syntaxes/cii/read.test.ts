@@ -1,23 +1,23 @@
-// The CII reader (syntaxes/cii/read.ts): against the reference oracle's key values on every CII invoice of testdata/cii,
+// The CII reader (src/document/syntaxes/cii/read.ts): against the reference oracle's key values on every CII invoice of testdata/cii,
 // against the UBL reader on KoSIT's business cases written in both syntaxes, and on odd and hostile input.
 import Big from "big.js";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
-import { ciiPath, corpusPath } from "../../../../../testdata/index.js";
-import type { InvoiceData } from "../../../src/domain/invoice-data.js";
-import { invoiceDataOf } from "../../../src/document/invoice-data/read.js";
-import type { DocumentNode } from "../../../src/document/model.js";
-import { cii } from "../../../src/document/syntaxes/cii/index.js";
-import { ciiDate, invoiceDataOfCii } from "../../../src/document/syntaxes/cii/read.js";
-import { syntaxOf } from "../../../src/document/syntaxes/index.js";
-import { parseXml } from "../../../src/document/xml.js";
+import { ciiPath, corpusPath } from "../../../../../../testdata/index.js";
+import type { InvoiceData } from "../../../../src/domain/invoice-data.js";
+import { invoiceDataOf } from "../../../../src/document/invoice-data/read.js";
+import type { DocumentNode } from "../../../../src/document/model.js";
+import { cii } from "../../../../src/document/syntaxes/cii/index.js";
+import { ciiDate, invoiceDataOfCii } from "../../../../src/document/syntaxes/cii/read.js";
+import { syntaxOf } from "../../../../src/document/syntaxes/index.js";
+import { parseXml } from "../../../../src/document/xml.js";
 
 // The work the reader asks of the model's helpers, counted (for the linear-time test): a call costs 1, plus the children
 // it scans (a node with fewer than 16 children is scanned; a larger one is indexed by qname), plus the nodes of a list it
 // returns (a copy). A reader that looks a line's siblings up once per line costs lines² here, whatever the machine's load.
 const work = vi.hoisted(() => ({ cost: 0 }));
-vi.mock("../../../src/document/model.js", async (importOriginal) => {
-  const m = await importOriginal<typeof import("../../../src/document/model.js")>();
+vi.mock("../../../../src/document/model.js", async (importOriginal) => {
+  const m = await importOriginal<typeof import("../../../../src/document/model.js")>();
   type N = Parameters<typeof m.child>[0];
   const scan = (n: N) => (n && n.children.length < 16 ? n.children.length : 0);
   return {
@@ -58,7 +58,7 @@ interface KeyValues {
   grandTotal: string | null;
   duePayable: string | null;
 }
-const KEY_VALUES = JSON.parse(readFileSync(new URL("../../fixtures/cii-key-values.json", import.meta.url), "utf8")) as Record<string, KeyValues>;
+const KEY_VALUES = JSON.parse(readFileSync(new URL("../../../fixtures/cii-key-values.json", import.meta.url), "utf8")) as Record<string, KeyValues>;
 
 /** What the reader's InvoiceData says for each key (absent, or "" for a required field, is the oracle's null). */
 function keysOf(d: InvoiceData): Omit<KeyValues, "issueDateRaw" | "issueDateFormat"> {
