@@ -3,7 +3,7 @@
 // (document/invoice-data/read.ts): values as written (amounts and totals never recomputed), text tidied with xmlTrim,
 // payment terms with termsText, absent stays absent, nothing validated (the rule sets judge the document).
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../../domain/invoice-data.js";
-import { child, children, first, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
+import { child, children, first, select, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Exemptions = NonNullable<Mutable<InvoiceData["vatExemptions"]>>;
@@ -64,7 +64,18 @@ function noteOf(n: DocumentNode): string | undefined {
   return subject === undefined ? content : `#${subject}#${content}`;
 }
 
-/** The element's first child at `path` whose `ram:TypeCode` is `code`. */
+/**
+ * BT-20: the payment terms' descriptions. EN 16931 CII has one (CII-SR-452, CII-SR-453); Factur-X EXTENDED may have
+ * several terms, each with a description: they are kept, one a line, in document order (InvoiceData's paymentTerms is
+ * "one term a line"). Each is tidied as the schema tidies the field: one closing line break stays (DE-R-018's syntax).
+ */
+function paymentTermsOf(terms: DocumentNode[]): string | undefined {
+  const texts = terms.flatMap((t) => children(t, "ram:Description")).map((d) => val(d, termsText)).filter((s): s is string => s !== undefined);
+  if (texts.length === 0) return undefined;
+  return texts.map((s, i) => (i < texts.length - 1 && s.endsWith("\n") ? s.slice(0, -1) : s)).join("\n");
+}
+
+/** The first of `nodes` whose `ram:TypeCode` is `code`. */
 const byTypeCode = (nodes: DocumentNode[], code: string) => nodes.find((d) => at(d, "ram:TypeCode") === code);
 
 /**
@@ -175,8 +186,7 @@ export function invoiceDataOfCii(root: DocumentNode): InvoiceData {
     tenderReference: at(tenderRef, "ram:IssuerAssignedID"),
     objectId: objectRef ? referenceId(objectRef) : undefined,
     accountingCost: at(settlement, "ram:ReceivableSpecifiedTradeAccountingAccount/ram:ID"),
-    // One closing line break stays, as in the schema (DE-R-018's syntax).
-    paymentTerms: val(firstTerm("ram:Description"), termsText),
+    paymentTerms: paymentTermsOf(terms),
     notes: nonEmpty(children(doc, "ram:IncludedNote").map(noteOf).filter((s): s is string => s !== undefined)),
     period,
     precedingInvoices: nonEmpty(
@@ -351,10 +361,9 @@ function line(l: DocumentNode): InvoiceLine {
     buyerItemId: at(product, "ram:BuyerAssignedID"),
     standardItemId: std && val(std) !== undefined ? { scheme: attr(std, "schemeID") ?? "", id: val(std)! } : undefined,
     classifications: nonEmpty(
-      children(product, "ram:DesignatedProductClassification")
-        .map((c) => child(c, "ram:ClassCode"))
-        .filter((c): c is DocumentNode => c !== null && val(c) !== undefined)
-        .map((c) => compact({ code: val(c)!, listId: attr(c, "listID") ?? "", listVersion: attr(c, "listVersionID") })),
+      select(product, "ram:DesignatedProductClassification/ram:ClassCode").map((c) =>
+        compact({ code: val(c) ?? "", listId: attr(c, "listID") ?? "", listVersion: attr(c, "listVersionID") }),
+      ),
     ),
     originCountry: at(product, "ram:OriginTradeCountry/ram:ID"),
     attributes: nonEmpty(

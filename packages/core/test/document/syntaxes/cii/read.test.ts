@@ -360,6 +360,14 @@ describe("the CII mapping", () => {
     expect(d.dueDate).toBe("2024-02-29");
   });
 
+  it("keeps every payment terms description (Factur-X EXTENDED may have several terms), one a line, and the first due date", () => {
+    const term = (description: string, due: string) =>
+      `<ram:SpecifiedTradePaymentTerms><ram:Description>${description}</ram:Description><ram:DueDateDateTime>${dt(due)}</ram:DueDateDateTime></ram:SpecifiedTradePaymentTerms>`;
+    const d = readCii(doc(tx({ settlement: term("  50% within 10 days\n", "20240210") + term("<!-- none -->", "20240215") + term("50% within 30 days ", "20240301") })));
+    expect(d.paymentTerms).toBe("50% within 10 days\n50% within 30 days");
+    expect(d.dueDate).toBe("2024-02-10");
+  });
+
   it("reads parties: identifiers (ID, then GlobalID), VAT (VA) and tax (FC) registrations, legal organisation, endpoint, contact, tax representative, payee, delivery", () => {
     const address = (city: string) => `<ram:PostalTradeAddress><ram:PostcodeCode>1000</ram:PostcodeCode><ram:LineOne>Street 1</ram:LineOne><ram:CityName>${city}</ram:CityName><ram:CountryID>BE</ram:CountryID></ram:PostalTradeAddress>`;
     const d = readCii(
