@@ -97,9 +97,11 @@ export function invoiceDataOfCii(root: DocumentNode): InvoiceData {
   const currency = at(settlement, "ram:InvoiceCurrencyCode") ?? "";
   const taxCurrency = at(settlement, "ram:TaxCurrencyCode");
   const taxTotals = children(sums, "ram:TaxTotalAmount");
-  // BT-110 is the TaxTotalAmount in the invoice currency; one without currencyID counts as that when it is the only one.
+  // BT-110 is the TaxTotalAmount in the invoice currency; one without currencyID counts as that only when it is the
+  // only one and there is no VAT accounting currency (BT-6) it could be in.
   const vatTotalNode =
-    taxTotals.find((t) => attr(t, "currencyID") === currency) ?? (taxTotals.length === 1 && attr(taxTotals[0], "currencyID") === undefined ? taxTotals[0] : undefined);
+    taxTotals.find((t) => attr(t, "currencyID") === currency) ??
+    (taxTotals.length === 1 && taxCurrency === undefined && attr(taxTotals[0], "currencyID") === undefined ? taxTotals[0] : undefined);
   const accountingTotalNode = taxCurrency !== undefined ? taxTotals.find((t) => t !== vatTotalNode && attr(t, "currencyID") === taxCurrency) : undefined;
 
   const adrs = children(agreement, "ram:AdditionalReferencedDocument");

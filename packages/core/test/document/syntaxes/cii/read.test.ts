@@ -312,6 +312,8 @@ describe("the CII mapping", () => {
     expect(one.totals?.vatTotal).toBe("7.00");
     const foreign = readCii(doc(tx({ settlement: `<ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode><ram:SpecifiedTradeSettlementHeaderMonetarySummation><ram:TaxTotalAmount currencyID="USD">7.00</ram:TaxTotalAmount></ram:SpecifiedTradeSettlementHeaderMonetarySummation>` })));
     expect(foreign.totals?.vatTotal).toBeUndefined();
+    const unsure = readCii(doc(tx({ settlement: settlement(`<ram:TaxTotalAmount>7.00</ram:TaxTotalAmount>`) })));
+    expect([unsure.totals?.vatTotal, unsure.vatAccountingCurrency]).toEqual([undefined, { code: "PLN", vatTotal: "0" }]);
   });
 
   it("maps BT-8's UNCL 2475 codes (5, 29, 72) to InvoiceData's UNCL 2005 (3, 35, 432) and keeps another code as written", () => {
