@@ -51,7 +51,11 @@ export function ciiDate(n: DocumentNode | null | undefined): string | undefined 
  * BT-8 is written with UNCL 2005 in UBL and InvoiceData (3 invoice date, 35 delivery date, 432 payment date) and with
  * UNCL 2475 in CII (5, 29, 72: EN 16931-3-3). Another code stays as written.
  */
-const VAT_POINT_CODES: Record<string, "3" | "35" | "432"> = { "5": "3", "29": "35", "72": "432" };
+const VAT_POINT_CODES: ReadonlyMap<string, "3" | "35" | "432"> = new Map([
+  ["5", "3"],
+  ["29", "35"],
+  ["72", "432"],
+]);
 
 /** Invoice note subject code (BT-21) as UBL writes it: `#code#` before the note's text, as the UBL reader keeps it. */
 function noteOf(n: DocumentNode): string | undefined {
@@ -132,7 +136,7 @@ export function invoiceDataOfCii(root: DocumentNode): InvoiceData {
   const period = someOf({
     start: ciiDate(child(periodNode, "ram:StartDateTime")),
     end: ciiDate(child(periodNode, "ram:EndDateTime")),
-    descriptionCode: dueDateTypeCode === undefined ? undefined : (VAT_POINT_CODES[dueDateTypeCode] ?? (dueDateTypeCode as "3")),
+    descriptionCode: dueDateTypeCode === undefined ? undefined : (VAT_POINT_CODES.get(dueDateTypeCode) ?? (dueDateTypeCode as "3")),
   });
 
   const payment = (() => {

@@ -321,6 +321,8 @@ describe("the CII mapping", () => {
       readCii(doc(tx({ settlement: `<ram:ApplicableTradeTax><ram:CalculatedAmount>0</ram:CalculatedAmount><ram:TypeCode>VAT</ram:TypeCode><ram:DueDateTypeCode>${c}</ram:DueDateTypeCode></ram:ApplicableTradeTax>` }))).period;
     expect([code("5"), code("29"), code("72"), code("3")]).toEqual([{ descriptionCode: "3" }, { descriptionCode: "35" }, { descriptionCode: "432" }, { descriptionCode: "3" }]);
     expect(code("99")).toEqual({ descriptionCode: "99" });
+    // A code that names a property of every object is a code like any other.
+    expect([code("constructor"), code("__proto__"), code("toString")]).toEqual([{ descriptionCode: "constructor" }, { descriptionCode: "__proto__" }, { descriptionCode: "toString" }]);
   });
 
   it("writes a note's subject code (BT-21) before its text as UBL does, #code#text, on the invoice and on a line", () => {
