@@ -2,8 +2,12 @@
 // read.ts reads it into InvoiceData, write.ts writes InvoiceData as EN 16931 CII; its rule sets are
 // validation/rulesets/ with syntax "cii".
 import { ApiError } from "../../../domain/errors.js";
-import { NS, type DocumentNode } from "../../model.js";
+import { NS, first, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
+import { CREDIT_NOTE_TYPE_CODES } from "../../invoice-data/normalise.js";
 import type { Syntax } from "../types.js";
+import { invoiceDataOfCii } from "./read.js";
+
+export { invoiceDataOfCii, ciiDate } from "./read.js";
 
 /** The CII root element's qualified name as the model writes it. */
 export const CII_ROOT = "rsm:CrossIndustryInvoice";
@@ -12,10 +16,10 @@ export const cii: Syntax = {
   id: "cii",
   title: "UN/CEFACT CII D16B",
   recognises: (root: DocumentNode) => root.name === "CrossIndustryInvoice" && root.ns === NS.rsm,
-  kindOf: () => "invoice",
-  read: () => {
-    throw new ApiError("invalid_ubl_xml", "Reading CII is not available yet.");
-  },
+  // CII has one root for both: a credit note is a document whose type code (BT-3) is a credit note's.
+  kindOf: (root: DocumentNode) =>
+    CREDIT_NOTE_TYPE_CODES.includes(xmlTrim(stringValue(first(root, "rsm:ExchangedDocument/ram:TypeCode")))) ? "creditNote" : "invoice",
+  read: (root) => invoiceDataOfCii(root),
   write: () => {
     throw new ApiError("invalid_ubl_xml", "Writing CII is not available yet.");
   },
