@@ -381,8 +381,9 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node, options: 
 
   function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
     const n = add(wrapper, "cac:Party");
-    // Always there in data parsed with the schema; absent only in data read from another syntax (options.asWritten).
-    if (p.endpoint as InvoiceData["seller"]["endpoint"] | undefined) ptr(add(n, "cbc:EndpointID", p.endpoint.id, { schemeID: p.endpoint.scheme }), `${at}/endpoint`);
+    // Always there in data parsed with the schema; absent (or read as "") only in data read from another syntax
+    // (options.asWritten), whose party then has no EndpointID, as the sender wrote it (the Peppol rules say it is missing).
+    if ((p.endpoint as InvoiceData["seller"]["endpoint"] | undefined) && !(options.asWritten && p.endpoint.id === "")) ptr(add(n, "cbc:EndpointID", p.endpoint.id, { schemeID: p.endpoint.scheme }), `${at}/endpoint`);
     (p.identifiers ?? []).forEach((id, i) => ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", id.id, { schemeID: id.scheme }), `${at}/identifiers/${i}`));
     if (sepa !== undefined) ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", sepa, { schemeID: "SEPA" }), "/payment/directDebit/creditorId");
     if (p.tradingName !== undefined) ptr(add(add(n, "cac:PartyName"), "cbc:Name", p.tradingName), `${at}/tradingName`);
