@@ -94,7 +94,8 @@ function submitRoute(r: Operation & {
       { codes: codesOf(403), description: "The company is not eligible for the Peppol API." },
       { codes: ["idempotency_in_progress"], description: "A request with this `Idempotency-Key` is still being processed: retry once it has been answered." },
       {
-        codes: codesOf(422).filter((c) => c !== "ksef_token_key_not_configured"),
+        // The PDF codes are the library's (extractInvoiceXml): no route takes a PDF yet.
+        codes: codesOf(422).filter((c) => c !== "ksef_token_key_not_configured" && c !== "invalid_pdf" && c !== "pdf_encrypted" && c !== "pdf_without_invoice"),
         description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`. \`idempotency_key_reused\`: this \`Idempotency-Key\` was used with another body or endpoint in the last 24 hours.`,
       },
     ],
