@@ -38,12 +38,12 @@ export async function loadPdf(bytes: Uint8Array): Promise<PDFDocument> {
  * parser is turned into `invalid_pdf` too.
  */
 export async function extractFromPdf(bytes: Uint8Array, limits: Required<PdfLimits>): Promise<PdfExtraction> {
-  const scan = scanPdf(bytes, limits.maxObjects, limits.maxDepth);
+  // An /Encrypt entry is enough: nothing is ever decrypted, so its strings and streams could not be read.
+  if (scanPdf(bytes, limits).encrypted) throw new ApiError("pdf_encrypted", ENCRYPTED_MESSAGE);
   let doc: PDFDocument;
   try {
     doc = await loadPdf(bytes);
   } catch (e) {
-    if (scan.encrypted) throw new ApiError("pdf_encrypted", ENCRYPTED_MESSAGE);
     throw unreadable(e);
   }
   if (doc.isEncrypted) throw new ApiError("pdf_encrypted", ENCRYPTED_MESSAGE);
@@ -51,6 +51,9 @@ export async function extractFromPdf(bytes: Uint8Array, limits: Required<PdfLimi
     const count = doc.context.enumerateIndirectObjects().length;
     if (count > limits.maxObjects) {
       throw new ApiError("invalid_pdf", `The PDF has ${count} objects, more than ${limits.maxObjects} (the limit of objects in a PDF); send the invoice XML or a smaller Factur-X PDF.`);
+    }
+    if (!(catalogOf(doc) instanceof PDFDict)) {
+      throw new ApiError("invalid_pdf", "The PDF has no document catalog (its trailer names none: the file may be cut short); send the invoice XML or a complete Factur-X PDF.");
     }
     const attachments = listAttachments(doc);
     const chosen = choose(attachments);
@@ -70,6 +73,11 @@ export async function extractFromPdf(bytes: Uint8Array, limits: Required<PdfLimi
   } catch (e) {
     throw e instanceof ApiError ? e : unreadable(e);
   }
+}
+
+/** The document catalog, whatever the trailer's /Root resolves to (the library types it as a catalog unchecked). */
+function catalogOf(doc: PDFDocument): unknown {
+  return doc.catalog as unknown;
 }
 
 /** A parser failure as `invalid_pdf`, in words a person can act on (the parser's own words, cut short). */

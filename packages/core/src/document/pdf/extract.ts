@@ -85,7 +85,7 @@ export async function extractInvoiceXml(pdf: Uint8Array, limits?: PdfLimits): Pr
 function workerFailure(e: unknown, l: Required<PdfLimits>, timedOut: boolean): Error {
   const code = (e as { code?: unknown }).code;
   if (timedOut || (e instanceof Error && e.name === "AbortError")) {
-    return new ApiError("invalid_pdf", `Reading the PDF took longer than ${l.timeoutMs / 1000} seconds (the time limit of a PDF); send the invoice XML or a simpler Factur-X PDF.`);
+    return new ApiError("invalid_pdf", `Reading the PDF took longer than ${l.timeoutMs >= 1000 ? `${l.timeoutMs / 1000} seconds` : `${l.timeoutMs} ms`} (the time limit of a PDF); send the invoice XML or a simpler Factur-X PDF.`);
   }
   if (code === "ERR_WORKER_OUT_OF_MEMORY") {
     return new ApiError("invalid_pdf", `Reading the PDF needed more than ${l.maxHeapMb} MiB of memory (the memory limit of a PDF); send the invoice XML or a simpler Factur-X PDF.`);

@@ -1,6 +1,9 @@
 // The cheap checks of a PDF's bytes before any parser sees them: the header, and one linear pass that
-// counts objects and the nesting of arrays and dictionaries, and notices an /Encrypt entry.
+// counts objects and the nesting of arrays and dictionaries, notices an /Encrypt entry, and inflates the
+// streams the parser would inflate on loading (object and cross-reference streams) under a cap first.
+import { inflateSync, constants as zlib } from "node:zlib";
 import { ApiError } from "../../domain/errors.js";
+import { bytesText, type PdfLimits } from "./limits.js";
 
 const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 /** How far into the file the header may start: PDF readers (Acrobat, pdf.js, poppler) look in the first 1024 bytes. */
@@ -30,7 +33,12 @@ export interface PdfScan {
   depth: number;
   /** Whether an `/Encrypt` name appears (outside streams and strings): the PDF is encrypted. */
   encrypted: boolean;
+  /** The object and cross-reference streams checked (inflated under the cap). */
+  decodedStreams: number;
 }
+
+const FLATE = new Set(["FlateDecode", "Fl"]);
+const OTHER_FILTERS = new Set(["LZWDecode", "LZW", "ASCII85Decode", "A85", "ASCIIHexDecode", "AHx", "RunLengthDecode", "RL", "CCITTFaxDecode", "CCF", "DCTDecode", "DCT", "JBIG2Decode", "JPXDecode", "Crypt"]);
 
 const isWhite = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelimiter = (c: number | undefined) => c === undefined || isWhite(c) || c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x2f || c === 0x25;
@@ -45,12 +53,18 @@ function at(bytes: Uint8Array, i: number, word: string): boolean {
  * data skipped to `endstream`), stopping with `invalid_pdf` as soon as the objects or the nesting pass
  * their limit. Linear in the size; builds nothing.
  */
-export function scanPdf(bytes: Uint8Array, maxObjects: number, maxDepth: number): PdfScan {
+export function scanPdf(bytes: Uint8Array, limits: Required<PdfLimits>): PdfScan {
+  const { maxObjects, maxDepth } = limits;
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let objects = 0;
   let depth = 0;
   let deepest = 0;
   let encrypted = false;
+  let decodedStreams = 0;
+  /** What the current object's dictionary said so far: an object or xref stream, and its filters. */
+  let loadsDecoded = false;
+  let flate = false;
+  let otherFilter: string | null = null;
   const n = bytes.length;
   let i = 0;
   while (i < n) {
@@ -90,20 +104,41 @@ export function scanPdf(bytes: Uint8Array, maxObjects: number, maxDepth: number)
     } else if (c === 0x5d) {
       if (depth > 0) depth--;
     } else if (c === 0x2f) {
-      // a name: /Encrypt is the one that matters here
-      if (at(bytes, i + 1, "Encrypt") && isDelimiter(bytes[i + 8])) encrypted = true;
-      i++;
+      // a name: /Encrypt, the stream types the parser inflates on loading, and filters matter here
+      const start = ++i;
+      while (i < n && !isDelimiter(bytes[i]) && i - start < 64) i++;
+      if (i - start < 64) {
+        const name = buf.toString("latin1", start, i);
+        if (name === "Encrypt") encrypted = true;
+        else if (name === "ObjStm" || name === "XRef") loadsDecoded = true;
+        else if (FLATE.has(name)) flate = true;
+        else if (OTHER_FILTERS.has(name)) otherFilter = name;
+      }
       while (i < n && !isDelimiter(bytes[i])) i++;
       continue;
     } else if (c === 0x73 && isDelimiter(bytes[i - 1]) && at(bytes, i, "stream") && (bytes[i + 6] === 0x0a || bytes[i + 6] === 0x0d)) {
-      // stream data: skipped whole, up to endstream (or the end of a cut file)
-      const end = buf.indexOf("endstream", i + 6);
-      i = end < 0 ? n : end + 9;
+      // stream data: skipped whole, up to endstream
+      let start = i + 6;
+      if (bytes[start] === 0x0d) start++;
+      if (bytes[start] === 0x0a) start++;
+      const end = buf.indexOf("endstream", start);
+      if (end < 0) {
+        throw new ApiError("invalid_pdf", "The PDF has a stream without an end (no endstream: the file is cut short or broken); send the invoice XML or a complete Factur-X PDF.");
+      }
+      if (loadsDecoded) {
+        checkInflate(buf.subarray(start, end), flate, otherFilter, limits);
+        decodedStreams++;
+      }
+      i = end + 9;
       depth = 0;
+      loadsDecoded = flate = false;
+      otherFilter = null;
       continue;
     } else if (c === 0x6f && isWhite(bytes[i - 1]) && at(bytes, i, "obj") && isDelimiter(bytes[i + 3])) {
       if (++objects > maxObjects) throw new ApiError("invalid_pdf", `The PDF has more than ${maxObjects} objects (the limit of objects in a PDF); send the invoice XML or a smaller Factur-X PDF.`);
       depth = 0;
+      loadsDecoded = flate = false;
+      otherFilter = null;
       i += 3;
       continue;
     } else if (c === 0x65 && at(bytes, i, "endobj")) {
@@ -113,7 +148,30 @@ export function scanPdf(bytes: Uint8Array, maxObjects: number, maxDepth: number)
     }
     i++;
   }
-  return { objects, depth: deepest, encrypted };
+  return { objects, depth: deepest, encrypted, decodedStreams };
+}
+
+/**
+ * An object or cross-reference stream, which the parser inflates while loading with no bound of its own,
+ * is inflated here first with zlib's output capped (the attachment's cap: `maxAttachmentBytes`, and
+ * `maxInflateRatio` times its size past 1 MiB). Data zlib cannot read is left to the parser to refuse.
+ */
+function checkInflate(data: Buffer, flate: boolean, otherFilter: string | null, limits: Required<PdfLimits>): void {
+  if (otherFilter !== null) {
+    throw new ApiError("invalid_pdf", `The PDF has an object stream encoded with /${otherFilter}, which is not read (only /FlateDecode is); send the invoice XML or a Factur-X PDF.`);
+  }
+  if (!flate) return;
+  const cap = Math.min(limits.maxAttachmentBytes, Math.max(1024 * 1024, data.length * limits.maxInflateRatio));
+  try {
+    inflateSync(data, { maxOutputLength: cap, finishFlush: zlib.Z_SYNC_FLUSH });
+  } catch (e) {
+    if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError) {
+      throw new ApiError(
+        "invalid_pdf",
+        `The PDF has an object stream that decompresses to more than ${bytesText(cap)} (the limit of decompression in a PDF: ${bytesText(limits.maxAttachmentBytes)}, or ${limits.maxInflateRatio} times the compressed size); send the invoice XML or a Factur-X PDF.`,
+      );
+    }
+  }
 }
 
 function depthError(maxDepth: number): ApiError {
