@@ -26,6 +26,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["discovery", async () => (await import("./metrics/discovery.ts")).discoveryMetrics()],
   ["ksef", async () => (await import("./metrics/ksef.ts")).ksefMetrics()],
   ["invoice-data", async () => (await import("./metrics/invoice-data.ts")).invoiceDataMetrics()],
+  ["facturx", async () => (await import("./metrics/facturx.ts")).facturxMetrics()],
 ];
 
 for (const [name, run] of groups) {

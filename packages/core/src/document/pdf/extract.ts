@@ -28,7 +28,8 @@ function pool(limits: Required<PdfLimits>): Piscina<PdfTask, PdfReply> {
       idleTimeout: 30_000,
       // A worker past these is ended by V8 (ERR_WORKER_OUT_OF_MEMORY), not the process.
       resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: limits.maxYoungHeapMb },
-      ...(process.platform === "linux" ? { niceIncrement: 10 } : {}),
+      // Not niced (the invoice pool is): the deadline is wall-clock time, and a niced thread on a busy machine
+      // would miss it with an ordinary PDF; a PDF costs milliseconds of CPU, bounded by that deadline.
       recordTiming: false,
     });
     // A worker that dies outside a task (it cannot, but piscina reports it here) must not crash the process.
