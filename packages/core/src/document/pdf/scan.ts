@@ -65,6 +65,8 @@ export function scanPdf(bytes: Uint8Array, limits: Required<PdfLimits>): PdfScan
   let loadsDecoded = false;
   let flate = false;
   let otherFilter: string | null = null;
+  /** The current object's `/Length`, when it is written as a number (not a reference). */
+  let length: number | null = null;
   const n = bytes.length;
   let i = 0;
   while (i < n) {
@@ -110,6 +112,7 @@ export function scanPdf(bytes: Uint8Array, limits: Required<PdfLimits>): PdfScan
       if (i - start < 64) {
         const name = buf.toString("latin1", start, i);
         if (name === "Encrypt") encrypted = true;
+        else if (name === "Length") length = directInteger(bytes, i);
         else if (name === "ObjStm" || name === "XRef") loadsDecoded = true;
         else if (FLATE.has(name)) flate = true;
         else if (OTHER_FILTERS.has(name)) otherFilter = name;
@@ -121,7 +124,9 @@ export function scanPdf(bytes: Uint8Array, limits: Required<PdfLimits>): PdfScan
       let start = i + 6;
       if (bytes[start] === 0x0d) start++;
       if (bytes[start] === 0x0a) start++;
-      const end = buf.indexOf("endstream", start);
+      // Where /Length says the data ends, when endstream is there; else the first endstream (data that holds
+      // the word, such as an uncompressed PDF attached, is then read on as PDF syntax: counted, never trusted).
+      const end = endAt(bytes, length === null ? -1 : start + length) ?? buf.indexOf("endstream", start);
       if (end < 0) {
         throw new ApiError("invalid_pdf", "The PDF has a stream without an end (no endstream: the file is cut short or broken); send the invoice XML or a complete Factur-X PDF.");
       }
@@ -133,12 +138,14 @@ export function scanPdf(bytes: Uint8Array, limits: Required<PdfLimits>): PdfScan
       depth = 0;
       loadsDecoded = flate = false;
       otherFilter = null;
+      length = null;
       continue;
     } else if (c === 0x6f && isWhite(bytes[i - 1]) && at(bytes, i, "obj") && isDelimiter(bytes[i + 3])) {
       if (++objects > maxObjects) throw new ApiError("invalid_pdf", `The PDF has more than ${maxObjects} objects (the limit of objects in a PDF); send the invoice XML or a smaller Factur-X PDF.`);
       depth = 0;
       loadsDecoded = flate = false;
       otherFilter = null;
+      length = null;
       i += 3;
       continue;
     } else if (c === 0x65 && at(bytes, i, "endobj")) {
@@ -172,6 +179,38 @@ function checkInflate(data: Buffer, flate: boolean, otherFilter: string | null, 
       );
     }
   }
+}
+
+/** The integer after a name at `i` (`/Length 1234`), or null when it is not one or is a reference (`12 0 R`). */
+function directInteger(bytes: Uint8Array, i: number): number | null {
+  while (isWhite(bytes[i])) i++;
+  let value = 0;
+  let digits = 0;
+  while (bytes[i]! >= 0x30 && bytes[i]! <= 0x39 && digits < 12) {
+    value = value * 10 + (bytes[i]! - 0x30);
+    digits++;
+    i++;
+  }
+  if (digits === 0 || !isDelimiter(bytes[i])) return null;
+  // `12 0 R` is a reference: the length is elsewhere
+  let j = i;
+  while (isWhite(bytes[j])) j++;
+  const second = j;
+  while (bytes[j]! >= 0x30 && bytes[j]! <= 0x39) j++;
+  if (j > second) {
+    while (isWhite(bytes[j])) j++;
+    if (bytes[j] === 0x52 && isDelimiter(bytes[j + 1])) return null;
+  }
+  return value;
+}
+
+/** Where `endstream` starts when it follows `pos` (after an optional end of line), else null. */
+function endAt(bytes: Uint8Array, pos: number): number | null {
+  if (pos < 0 || pos >= bytes.length) return null;
+  let i = pos;
+  if (bytes[i] === 0x0d) i++;
+  if (bytes[i] === 0x0a) i++;
+  return at(bytes, i, "endstream") ? i : null;
 }
 
 function depthError(maxDepth: number): ApiError {

@@ -168,3 +168,16 @@ describe("isPdf", () => {
     expect(isPdf("%PDF-1.7" as unknown as Uint8Array)).toBe(false);
   });
 });
+
+describe("extractInvoiceXml: attachments that look like PDF syntax", () => {
+  it("skips an uncompressed attachment by its /Length, even when it holds endstream and /Encrypt (an attached PDF)", async () => {
+    const attached = Buffer.from("%PDF-1.4\n1 0 obj\n<< /Length 3 >>\nstream\nabc\nendstream\nendobj\ntrailer\n<< /Encrypt 5 0 R >>\n%%EOF\n");
+    const r = await extractInvoiceXml(
+      facturxPdf([
+        { name: "delivery-note.pdf", data: attached, filter: null, relationship: "Supplement" },
+        { name: "factur-x.xml", data: xml("Invoice") },
+      ]),
+    );
+    expect([r.attachmentName, r.xml.toString()]).toEqual(["factur-x.xml", xml("Invoice").toString()]);
+  });
+});
