@@ -12,12 +12,13 @@ import type { Metric } from "../run.ts";
 
 const FILE = "invoice_EN16931.pdf"; // akretion's EN 16931 Factur-X: 296 KiB, two attachments
 const BATCH = 20;
+const ROUNDS = 25;
 
 export async function facturxMetrics(): Promise<Record<string, Metric>> {
   const pdf = readFileSync(join(FACTURX_DIR, FILE));
   try {
     const r = await alternate({
-      rounds: 15,
+      rounds: ROUNDS,
       warmup: 3,
       a: () => perCall(BATCH, () => extractInvoiceXml(pdf)),
       b: () => perCall(BATCH, () => loadPdf(pdf)),

@@ -14,13 +14,24 @@ function workerFile(): string {
   return fileURLToPath(new URL(here.endsWith(".ts") ? "./pdf-worker-source.mjs" : "./pdf-worker.js", here));
 }
 
-/** One pool per pair of heap limits (V8's limits are a worker's, fixed when it starts). */
+/** One pool per pair of heap limits (V8's limits are a worker's, fixed when it starts), the latest used last. */
 const pools = new Map<string, Piscina<PdfTask, PdfReply>>();
+/** The most pools kept: a caller that varies the heap limits call by call does not pile up threads. */
+const MAX_POOLS = 4;
 
 function pool(limits: Required<PdfLimits>): Piscina<PdfTask, PdfReply> {
   const key = `${limits.maxHeapMb}/${limits.maxYoungHeapMb}`;
   let p = pools.get(key);
-  if (!p) {
+  if (p) {
+    pools.delete(key);
+    pools.set(key, p);
+  } else {
+    if (pools.size >= MAX_POOLS) {
+      // the least recently used pool ends once its running readings are done
+      const [oldest, old] = pools.entries().next().value!;
+      pools.delete(oldest);
+      void old.close().catch(() => {});
+    }
     p = new Piscina<PdfTask, PdfReply>({
       filename: workerFile(),
       minThreads: 0,
