@@ -150,16 +150,16 @@ function rank(name: string): number {
   return folded >= 0 ? INVOICE_ATTACHMENT_NAMES.length + folded : -1;
 }
 
-/** The invoice attachment: one the /AF array names with a known name, else a known name of the tree; by name order. */
+/**
+ * The invoice attachment: one the /AF array names with a known name, else a known name of the tree; by name
+ * order. One with an embedded file (/EF) first; a known name without one is still chosen, to be refused as
+ * such rather than reported missing.
+ */
 function choose(attachments: Attachment[]): Attachment | null {
-  const known = attachments.filter((a) => rank(a.name) >= 0 && embeddedStream(a) !== null);
-  const best = (list: Attachment[]) => list.sort((a, b) => rank(a.name) - rank(b.name))[0] ?? null;
-  return best(known.filter((a) => a.associated)) ?? best(known);
-}
-
-/** The embedded file stream of a file specification (/EF /UF, else /EF /F), unresolved. */
-function embeddedStream(a: Attachment): PDFObject | null {
-  return a.spec.get(PDFName.of("EF")) ?? null;
+  const known = attachments.filter((a) => rank(a.name) >= 0);
+  const embedded = known.filter((a) => a.spec.get(PDFName.of("EF")) !== undefined);
+  const best = (list: Attachment[]) => [...list].sort((a, b) => rank(a.name) - rank(b.name))[0] ?? null;
+  return best(embedded.filter((a) => a.associated)) ?? best(embedded) ?? best(known);
 }
 
 /** The attachment's bytes: the embedded file stream, decompressed under the limits. */

@@ -181,3 +181,15 @@ describe("extractInvoiceXml: attachments that look like PDF syntax", () => {
     expect([r.attachmentName, r.xml.toString()]).toEqual(["factur-x.xml", xml("Invoice").toString()]);
   });
 });
+
+describe("extractInvoiceXml: a file specification without its file", () => {
+  it("refuses a factur-x.xml that names no embedded file (invalid_pdf), rather than saying there is none", async () => {
+    const pdf = writePdf([
+      "<< /Type /Catalog /Pages 2 0 R /AF [3 0 R] /Names << /EmbeddedFiles << /Names [(factur-x.xml) 3 0 R] >> >> >>",
+      "<< /Type /Pages /Kids [] /Count 0 >>",
+      "<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /AFRelationship /Data >>",
+    ]);
+    const e = await failure(extractInvoiceXml(pdf));
+    expect([e.code, e.message]).toEqual(["invalid_pdf", 'The PDF\'s attachment "factur-x.xml" has no embedded file stream; send the invoice XML or a Factur-X PDF.']);
+  });
+});
