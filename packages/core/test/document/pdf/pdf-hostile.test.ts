@@ -15,13 +15,16 @@ import { facturxPdf, stream, writePdf, zeroBomb } from "../../support/pdf.js";
 const MIB = 1024 * 1024;
 /** CPU a hostile PDF may cost, worker threads included (a fresh worker's start under tsx is about 1 s of it). */
 const CPU_BUDGET_MS = 5_000;
+/** How much the process (worker threads included) may grow while a bomb is answered: far below its 1 GiB. */
+const RSS_BUDGET_MB = 400;
 const REAL = readFileSync(join(FACTURX_DIR, "pdf_zf_en16931_1.pdf"));
 const xml = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Invoice/>');
 
 afterAll(() => closePdfWorkers());
 
 /** The error an extraction ends with and the CPU it cost; a PDF that is read fails the test. */
-async function answer(pdf: Uint8Array, limits?: PdfLimits): Promise<{ code: ErrorCode; message: string; cpuMs: number }> {
+async function answer(pdf: Uint8Array, limits?: PdfLimits): Promise<{ code: ErrorCode; message: string; cpuMs: number; rssGrowthMb: number }> {
+  const rss = process.memoryUsage.rss();
   const before = process.cpuUsage();
   let error: unknown = null;
   try {
@@ -33,7 +36,7 @@ async function answer(pdf: Uint8Array, limits?: PdfLimits): Promise<{ code: Erro
   if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${error === null ? "an invoice" : String(error)}`);
   expect(error.status).toBe(422);
   expect(error.message).not.toMatch(/\n\s+at /); // no stack
-  return { code: error.code, message: error.message, cpuMs: (used.user + used.system) / 1000 };
+  return { code: error.code, message: error.message, cpuMs: (used.user + used.system) / 1000, rssGrowthMb: (process.memoryUsage.rss() - rss) / MIB };
 }
 
 function qpdf(): boolean {
@@ -53,6 +56,7 @@ describe("zip bombs", () => {
     expect(a.code).toBe("invalid_pdf");
     expect(a.message).toBe('The PDF\'s attachment "factur-x.xml" is larger than 10 MiB decompressed (the limit of an invoice attachment); send the invoice XML or a smaller Factur-X PDF.');
     expect(a.cpuMs).toBeLessThan(CPU_BUDGET_MS);
+    expect(a.rssGrowthMb).toBeLessThan(RSS_BUDGET_MB);
   });
 
   it("stops a smaller bomb at its ratio: 64 MiB of zeros in 65 KiB passes 100 times its size long before 10 MiB", async () => {
@@ -60,6 +64,7 @@ describe("zip bombs", () => {
     expect(a.code).toBe("invalid_pdf");
     expect(a.message).toMatch(/^The PDF's attachment "factur-x.xml" decompresses to more than 100 times its compressed size of \d+ KiB \(the limit of decompression in a PDF\)/);
     expect(a.cpuMs).toBeLessThan(CPU_BUDGET_MS);
+    expect(a.rssGrowthMb).toBeLessThan(RSS_BUDGET_MB);
   });
 
   it("stops a 1 GiB bomb in an object stream (which the parser would inflate while loading) before the parser sees it", async () => {
@@ -70,6 +75,7 @@ describe("zip bombs", () => {
       "The PDF has an object stream that decompresses to more than 10 MiB (the limit of decompression in a PDF: 10 MiB, or 100 times the compressed size); send the invoice XML or a Factur-X PDF.",
     );
     expect(a.cpuMs).toBeLessThan(CPU_BUDGET_MS);
+    expect(a.rssGrowthMb).toBeLessThan(RSS_BUDGET_MB);
   });
 
   it("leaves a 1 GiB bomb as a page's content alone (content is never decoded): the PDF has no invoice", async () => {
@@ -77,6 +83,7 @@ describe("zip bombs", () => {
     const a = await answer(pdf);
     expect(a.code).toBe("pdf_without_invoice");
     expect(a.cpuMs).toBeLessThan(CPU_BUDGET_MS);
+    expect(a.rssGrowthMb).toBeLessThan(RSS_BUDGET_MB);
   });
 });
 
