@@ -27,6 +27,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["ksef", async () => (await import("./metrics/ksef.ts")).ksefMetrics()],
   ["invoice-data", async () => (await import("./metrics/invoice-data.ts")).invoiceDataMetrics()],
   ["cii", async () => (await import("./metrics/cii.ts")).ciiMetrics()],
+  ["facturx", async () => (await import("./metrics/facturx.ts")).facturxMetrics()],
 ];
 
 for (const [name, run] of groups) {

@@ -41,3 +41,6 @@ export function corpusPath(relative: string): string {
 export function rulesPath(name: (typeof RULE_SETS)[keyof typeof RULE_SETS]): string {
   return join(RULES_DIR, `${name}.sef.json`);
 }
+
+/** Factur-X / ZUGFeRD PDFs and `expected.jsonl`, the independent reader's results on them: facturx/SOURCES.md. */
+export const FACTURX_DIR = join(TESTDATA_DIR, "facturx");

@@ -156,6 +156,13 @@ export {
   type ReadInvoice,
   type InvoiceFields,
   type XmlLimits,
+  extractInvoiceXml,
+  closePdfWorkers,
+  isPdf,
+  DEFAULT_PDF_LIMITS,
+  INVOICE_ATTACHMENT_NAMES,
+  type ExtractedInvoice,
+  type PdfLimits,
 } from "./document/index.js";
 export {
   createWebhook,

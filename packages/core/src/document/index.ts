@@ -11,3 +11,4 @@ export { readInvoiceAsync, readRequestAsync, closeInvoiceWorkers, configureInvoi
 export { DEFAULT_WORKER_THRESHOLD, type InvoiceWorkerOptions, createInvoiceWorkers, type InvoiceWorkers } from "./pool.js";
 export type { ReadRequest } from "./pool.js";
 export { parseJsonBody, parseSubmitBody } from "./request.js";
+export { extractInvoiceXml, closePdfWorkers, isPdf, DEFAULT_PDF_LIMITS, INVOICE_ATTACHMENT_NAMES, type ExtractedInvoice, type PdfLimits } from "./pdf/index.js";

@@ -38,12 +38,6 @@ export const ERROR_STATUS = {
    * send instead).
    */
   unsupported_document: 422,
-  /** A PDF `document` that is not a PDF a reader can open: broken, truncated, or past a limit (size, objects, nesting, decompression, time). */
-  invalid_pdf: 422,
-  /** An encrypted PDF `document`: its attachments cannot be read. */
-  pdf_encrypted: 422,
-  /** A PDF `document` with no Factur-X / ZUGFeRD / XRechnung invoice attached. */
-  pdf_without_invoice: 422,
   missing_recipient: 422,
   no_legal_entity: 422,
   peppol_sending_not_enabled: 422,
@@ -55,6 +49,12 @@ export const ERROR_STATUS = {
   ksef_token_key_not_configured: 422,
   /** An `Idempotency-Key` used before with another request (another body or endpoint). */
   idempotency_key_reused: 422,
+  /** Not a PDF, a broken one, or one past a limit of reading a PDF (the message names the limit). */
+  invalid_pdf: 422,
+  /** An encrypted PDF: it cannot be read; the unencrypted PDF or the XML can. */
+  pdf_encrypted: 422,
+  /** A PDF without a Factur-X / ZUGFeRD / XRechnung attachment (the message lists the attachments it has). */
+  pdf_without_invoice: 422,
   internal_error: 500,
   participant_lookup_failed: 502,
   server_busy: 503,
