@@ -50,6 +50,31 @@ function pool(limits: Required<PdfLimits>): Piscina<PdfTask, PdfReply> {
   return p;
 }
 
+/** Each pool's start: one empty task run to completion, so that a worker (and the PDF library in it) is loaded. */
+const warm = new WeakMap<Piscina<PdfTask, PdfReply>, Promise<void>>();
+/** The longest a worker may take to start (it loads the PDF library) before the PDF worker is said to be unavailable. */
+const START_TIMEOUT_MS = 60_000;
+
+function warmed(p: Piscina<PdfTask, PdfReply>): Promise<void> {
+  let ready = warm.get(p);
+  if (!ready) {
+    ready = (async () => {
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), START_TIMEOUT_MS);
+      try {
+        await p.run({ warm: true } as unknown as PdfTask, { signal: abort.signal });
+      } catch (e) {
+        warm.delete(p);
+        throw new Error(`the PDF worker could not start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      } finally {
+        clearTimeout(timer);
+      }
+    })();
+    warm.set(p, ready);
+  }
+  return ready;
+}
+
 /** Ends the PDF worker threads (the next extraction starts them again). For tests and a clean shutdown. */
 export async function closePdfWorkers(): Promise<void> {
   const all = [...pools.values()];
@@ -79,12 +104,18 @@ export async function extractInvoiceXml(pdf: Uint8Array, limits?: PdfLimits): Pr
   }
   // The worker gets a copy of its own, transferred: the caller's buffer stays as it was.
   const copy = new Uint8Array(pdf).buffer;
+  const p = pool(l);
+  // The deadline is the PDF's reading time, not a worker's start (loading the PDF library takes hundreds of ms, and
+  // seconds on a busy machine or under tsx): a pool's worker is started, untimed, before its first PDF is handed over.
+  await warmed(p);
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), l.timeoutMs);
   let reply: PdfReply;
   try {
-    reply = await pool(l).run({ pdf: copy, limits: l }, { transferList: [copy], signal: abort.signal });
+    reply = await p.run({ pdf: copy, limits: l }, { transferList: [copy], signal: abort.signal });
   } catch (e) {
+    // An aborted task ends its worker: the next PDF starts (and warms) another one.
+    if (abort.signal.aborted) warm.delete(p);
     throw workerFailure(e, l, abort.signal.aborted);
   } finally {
     clearTimeout(timer);

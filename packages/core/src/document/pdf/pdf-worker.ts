@@ -15,6 +15,8 @@ export type PdfReply =
   | { ok: false; code: "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice"; message: string };
 
 export default async function extractOnWorker(task: PdfTask): Promise<PdfReply> {
+  // The pool's start (extract.ts `warmed`): the module, and the PDF library with it, is loaded; nothing to read.
+  if ((task as { warm?: boolean }).warm === true) return { ok: false, code: "invalid_pdf", message: "warm" };
   try {
     const r = await extractFromPdf(new Uint8Array(task.pdf), task.limits);
     // A copy of its own: the bytes may be a view into the PDF or zlib's larger buffer.
