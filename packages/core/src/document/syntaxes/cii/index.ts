@@ -4,6 +4,7 @@
 import { ApiError } from "../../../domain/errors.js";
 import { NS, type DocumentNode } from "../../model.js";
 import type { Syntax } from "../types.js";
+import { writeCii } from "./write.js";
 
 /** The CII root element's qualified name as the model writes it. */
 export const CII_ROOT = "rsm:CrossIndustryInvoice";
@@ -16,7 +17,5 @@ export const cii: Syntax = {
   read: () => {
     throw new ApiError("invalid_ubl_xml", "Reading CII is not available yet.");
   },
-  write: () => {
-    throw new ApiError("invalid_ubl_xml", "Writing CII is not available yet.");
-  },
+  write: (data, options) => writeCii(data, options),
 };
