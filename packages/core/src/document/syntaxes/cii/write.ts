@@ -155,8 +155,12 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
       if (i === 0 && pay.directDebit?.debitedAccount !== undefined)
         o.push("<ram:PayerPartyDebtorFinancialAccount>", leaf("ram:IBANID", pay.directDebit.debitedAccount), "</ram:PayerPartyDebtorFinancialAccount>");
       if (acct) {
-        o.push("<ram:PayeePartyCreditorFinancialAccount>", leaf(IBAN_SHAPE.test(acct.iban) ? "ram:IBANID" : "ram:ProprietaryID", acct.iban));
+        // The schema's order: IBANID, AccountName, ProprietaryID.
+        const iban = IBAN_SHAPE.test(acct.iban);
+        o.push("<ram:PayeePartyCreditorFinancialAccount>");
+        if (iban) o.push(leaf("ram:IBANID", acct.iban));
         if (acct.name !== undefined) o.push(leaf("ram:AccountName", acct.name));
+        if (!iban) o.push(leaf("ram:ProprietaryID", acct.iban));
         o.push("</ram:PayeePartyCreditorFinancialAccount>");
         if (acct.bic !== undefined) o.push("<ram:PayeeSpecifiedCreditorFinancialInstitution>", leaf("ram:BICID", acct.bic), "</ram:PayeeSpecifiedCreditorFinancialInstitution>");
       }
@@ -280,7 +284,10 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
 
   function party(element: string, p: InvoiceData["seller"], seller: boolean): void {
     o.push(`<${element}>`);
-    for (const id of p.identifiers ?? []) o.push(identifier(id));
+    // The schema puts every ram:ID before every ram:GlobalID: identifiers without a scheme first, each kind in order.
+    const ids = p.identifiers ?? [];
+    for (const id of ids) if (id.scheme === undefined) o.push(identifier(id));
+    for (const id of ids) if (id.scheme !== undefined) o.push(identifier(id));
     o.push(leaf("ram:Name", p.name));
     if (seller && p.legalInfo !== undefined) o.push(leaf("ram:Description", p.legalInfo));
     if (p.legalId || p.tradingName !== undefined) {
