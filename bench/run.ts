@@ -26,6 +26,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["discovery", async () => (await import("./metrics/discovery.ts")).discoveryMetrics()],
   ["ksef", async () => (await import("./metrics/ksef.ts")).ksefMetrics()],
   ["invoice-data", async () => (await import("./metrics/invoice-data.ts")).invoiceDataMetrics()],
+  ["cii", async () => (await import("./metrics/cii.ts")).ciiMetrics()],
 ];
 
 for (const [name, run] of groups) {

@@ -31,8 +31,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Submit one UBL invoice
-         * @description HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).
+         * Submit one invoice: UBL, CII or Factur-X
+         * @description The invoice as `xml` (a UBL Invoice, base64), as `document` (base64 of a UBL Invoice, a UN/CEFACT CII invoice — EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML — or a Factur-X / ZUGFeRD PDF; told apart by content; a CII is sent on Peppol as the Peppol BIS Billing 3.0 UBL made of it, every value kept), or as data (`invoice`). HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).
          */
         post: operations["submitInvoice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Submit one UBL credit note
+         * Submit one credit note: UBL, CII or Factur-X
          * @description The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is sent as a KSeF correction (KOR) when the server has a KSeF connection, and `failed` otherwise. The record is listed and read under /v1/invoices with `kind: "creditNote"`.
          */
         post: operations["submitCreditNote"];
@@ -71,8 +71,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Validate a UBL invoice or credit note against the official rules, without submitting it
-         * @description Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.
+         * Validate an invoice or credit note (UBL, CII, Factur-X PDF) against the official rules, without submitting it
+         * @description Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (a UBL document in base64), `document` (base64 of a UBL or CII document or of a Factur-X / ZUGFeRD PDF, told apart by content), or the invoice or credit note as data. A CII document is judged by the official CII rules on its own tree: EN 16931 CII always, XRechnung CII for an XRechnung guideline id. The answer names the `syntax` and carries `invoice`, the document read as InvoiceData. For UBL, the rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.
          */
         post: operations["validateInvoice"];
         delete?: never;
@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Get the document of an invoice as it was sent
-         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
+         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
          */
         get: operations["getInvoiceDocument"];
         put?: never;
@@ -441,8 +441,10 @@ export interface components {
             country: string;
         };
         InvoiceRequest: {
-            /** @description The UBL document, base64. Exactly one of `xml` and the document as data. */
+            /** @description The UBL document, base64. Exactly one of `xml`, `document` and the document as data. */
             xml?: string;
+            /** @description The document, base64, in any syntax einvoice reads, told apart by its content: a UBL Invoice or CreditNote, a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML), or a Factur-X / ZUGFeRD PDF (the invoice XML attached to it is read). Exactly one of `xml`, `document` and the document as data. */
+            document?: string;
             invoice?: components["schemas"]["InvoiceData"];
             /**
              * @description `auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked.
@@ -869,8 +871,10 @@ export interface components {
             taxAmount: string;
         };
         CreditNoteRequest: {
-            /** @description The UBL document, base64. Exactly one of `xml` and the document as data. */
+            /** @description The UBL document, base64. Exactly one of `xml`, `document` and the document as data. */
             xml?: string;
+            /** @description The document, base64, in any syntax einvoice reads, told apart by its content: a UBL Invoice or CreditNote, a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML), or a Factur-X / ZUGFeRD PDF (the invoice XML attached to it is read). Exactly one of `xml`, `document` and the document as data. */
+            document?: string;
             creditNote?: components["schemas"]["InvoiceData"];
             /**
              * @description `auto` (default): the issuer decides, a company in PL issues through KSeF, every other company sends through Peppol, whatever the recipient. `peppol` (companies in NL, BE, DE) and `ksef` (companies in PL): as asked.
@@ -880,8 +884,10 @@ export interface components {
             targetNetwork: "auto" | "peppol" | "ksef";
         };
         ValidateRequest: {
-            /** @description The UBL document, base64. Exactly one of `xml` and the document as data. */
+            /** @description The UBL document, base64. Exactly one of `xml`, `document` and the document as data. */
             xml?: string;
+            /** @description The document, base64, in any syntax einvoice reads, told apart by its content: a UBL Invoice or CreditNote, a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML), or a Factur-X / ZUGFeRD PDF (the invoice XML attached to it is read). Exactly one of `xml`, `document` and the document as data. */
+            document?: string;
             invoice?: components["schemas"]["InvoiceData"];
             creditNote?: components["schemas"]["InvoiceData"];
         };
@@ -965,21 +971,29 @@ export interface components {
             message: string;
             /** @description Where, such as /Invoice/cac:InvoiceLine[3]/cbc:LineExtensionAmount (at most 1,000 characters). */
             location: string;
-            /** @description For a document sent as data: the JSON pointer of the field behind the broken rule, in `invoice` or `creditNote`, such as `/lines/2/vat/rate` ("" for the whole document). */
+            /** @description For a document sent as data: the JSON pointer of the field behind the broken rule, in `invoice` or `creditNote`, such as `/lines/2/vat/rate` ("" for the whole document). For a CII document converted to UBL: the InvoiceData field behind it. */
             path?: string;
+            /** @description For a CII document converted to Peppol BIS UBL (`document`): where the field behind the broken rule is in the CII as sent, such as `/rsm:CrossIndustryInvoice/rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeAgreement/ram:BuyerReference` (the rule's `location` is in the converted UBL). */
+            source?: string;
         };
         ValidationReport: {
             valid: boolean;
             /**
-             * @description The document's root element: a UBL `Invoice` or a UBL `CreditNote`.
+             * @description The syntax of the document sent: `ubl` (OASIS UBL 2.1), `cii` (UN/CEFACT CII D16B), or `pdf` for a Factur-X / ZUGFeRD PDF, whose attached invoice (`attachment`) was read and judged. The rules that ran are those of the XML's own syntax (`ruleSets`).
              * @enum {string}
              */
-            rootElement: "Invoice" | "CreditNote";
+            syntax: "ubl" | "cii" | "pdf";
+            /**
+             * @description The root element of the XML judged: a UBL `Invoice` or `CreditNote`, or a CII `CrossIndustryInvoice`.
+             * @enum {string}
+             */
+            rootElement: "Invoice" | "CreditNote" | "CrossIndustryInvoice";
             /**
              * @description Deprecated: the same as `rootElement`, under its former name, kept for existing clients.
              * @enum {string}
              */
-            documentType: "Invoice" | "CreditNote";
+            documentType: "Invoice" | "CreditNote" | "CrossIndustryInvoice";
+            /** @description The specification identifier (BT-24): UBL's cbc:CustomizationID, CII's guideline id (GuidelineSpecifiedDocumentContextParameter/ID). */
             customizationId: string | null;
             ruleSets: string[];
             /** @description The broken fatal rules, in the order the rule sets report them: the first 100 (see `truncated`). */
@@ -996,6 +1010,19 @@ export interface components {
             truncated: boolean;
             /** @description For `invoice` or `creditNote` (data): the UBL document built from it, base64 (a preview of what a submit would send). */
             document?: string;
+            /** @description For a PDF (`syntax` `pdf`): the invoice XML attached to it, which was read and judged. */
+            attachment?: {
+                /** @description The attached file's name, such as `factur-x.xml`. */
+                name: string;
+                /** @description Its `/AFRelationship` in the PDF (`Data`, `Alternative`, `Source`), or null when it has none. */
+                afRelationship: string | null;
+            };
+            /** @description For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it, or when it is over 64 KiB as JSON (then `invoiceOmitted` says so). A document that breaks rules may lack fields a submit as data requires. */
+            invoice?: {
+                [key: string]: unknown;
+            };
+            /** @description Why `invoice` is absent although the document was read: it is over 64 KiB as JSON (an answer stays small). */
+            invoiceOmitted?: string;
         };
         RuleCount: {
             rule: string;
@@ -1442,7 +1469,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The invoice or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
+            /** @description The invoice or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`; a CII `document` is judged by the EN 16931 CII rules, then converted to Peppol BIS Billing 3.0 UBL and judged by the UBL rules, each error then naming the InvoiceData field (`path`) and its place in the CII (`source`). `unsupported_document`: a `document` that is neither UBL, CII nor a Factur-X PDF (ZUGFeRD 1.0 included). `invalid_pdf`, `pdf_encrypted`, `pdf_without_invoice`: a PDF that is broken or past a limit, encrypted, or carries no invoice XML. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1450,7 +1477,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1590,7 +1617,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The credit note or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
+            /** @description The credit note or the account failed validation (`ksef_not_configured`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is `invalid_ubl_xml` with the broken rules in `errors`; a CII `document` is judged by the EN 16931 CII rules, then converted to Peppol BIS Billing 3.0 UBL and judged by the UBL rules, each error then naming the InvoiceData field (`path`) and its place in the CII (`source`). `unsupported_document`: a `document` that is neither UBL, CII nor a Factur-X PDF (ZUGFeRD 1.0 included). `invalid_pdf`, `pdf_encrypted`, `pdf_without_invoice`: a PDF that is broken or past a limit, encrypted, or carries no invoice XML. `idempotency_key_reused`: this `Idempotency-Key` was used with another body or endpoint in the last 24 hours. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1598,7 +1625,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1705,7 +1732,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, or not a UBL Invoice or CreditNote. */
+            /** @description The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, an `xml` that is not a UBL Invoice or CreditNote (`invalid_ubl_xml`), a `document` that is neither UBL, CII nor a PDF (`unsupported_document`, ZUGFeRD 1.0 named), a broken, encrypted or invoice-less PDF. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1713,7 +1740,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -2151,8 +2178,8 @@ export interface operations {
     getInvoiceDocument: {
         parameters: {
             query?: {
-                /** @description `ubl` (the default): the UBL stored at submission. `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). */
-                format?: "ubl" | "fa3";
+                /** @description `ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). */
+                format?: "ubl" | "original" | "cii" | "fa3";
             };
             header?: never;
             path: {

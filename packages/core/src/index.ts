@@ -1,7 +1,10 @@
 // @einvoice/core: submit UBL invoices to Peppol and KSeF, track them, read invoices and clients.
 export { ApiError, ERROR_STATUS, hasCodeBody, isApiError, badRequest, quoteId, type ErrorCode, type RuleError } from "./domain/errors.js";
-export { validateDocument, validateDocumentBody, validateDocumentJson } from "./use-cases/validate.js";
-export { validateInvoice } from "./document/validate.js";
+export { validateDocument, validateDocumentBody, validateDocumentJson, validateDocumentAsync } from "./use-cases/validate.js";
+export { validateInvoice, validateAnyDocument, type DocumentReport } from "./document/validate.js";
+export { SYNTAXES, syntaxOf, syntaxById, type Syntax, type DocumentSyntax, type InvoiceKind, type WriteOptions } from "./document/syntaxes/index.js";
+export { readAnyDocument, readAnyDocumentAsync, convertCiiToUbl, readDocumentData, type ConvertedCii } from "./document/any.js";
+export { ciiPathOf } from "./document/syntaxes/cii/paths.js";
 export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";
 export {
   validateModel,
@@ -99,7 +102,7 @@ export {
   type IdempotentAnswer,
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
-export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, documentFormat } from "./use-cases/document.js";
+export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, getInvoiceOriginal, getInvoiceCii, documentFormat } from "./use-cases/document.js";
 export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";

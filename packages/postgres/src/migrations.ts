@@ -596,6 +596,22 @@ export const MIGRATIONS: readonly Migration[] = [
       $do$`,
     ],
   },
+  {
+    version: 20,
+    name: "the document as submitted when it was converted to the UBL sent (a CII, a Factur-X PDF), served at GET /v1/invoices/{id}/document?format=original",
+    statements: (s) => [
+      // One row per accepted submission whose document came in another syntax, written in the same transaction as the
+      // submission; apart from the documents table (the UBL that is sent), as the transmitted FA(3) is.
+      `CREATE TABLE ${s}.original_documents (
+        invoice_id uuid PRIMARY KEY,
+        company_id uuid NOT NULL,
+        syntax text NOT NULL,
+        media_type text NOT NULL,
+        content bytea NOT NULL,
+        content_encoding text NOT NULL DEFAULT 'identity' CHECK (content_encoding IN ('identity', 'deflate'))
+      )`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -17,6 +17,7 @@ export interface Tables {
   webhookEvents: string;
   deliveryEvidence: string;
   transmittedDocuments: string;
+  originalDocuments: string;
   idempotencyKeys: string;
 }
 
@@ -35,6 +36,7 @@ export function tablesOf(s: string): Tables {
     webhookEvents: `${s}.webhook_events`,
     deliveryEvidence: `${s}.delivery_evidence`,
     transmittedDocuments: `${s}.transmitted_documents`,
+    originalDocuments: `${s}.original_documents`,
     idempotencyKeys: `${s}.idempotency_keys`,
   };
 }

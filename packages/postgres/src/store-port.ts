@@ -50,7 +50,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
   }
 
   /** Inserts an accepted submission in one call (migration 4's insert_accepted); returns its client's id (null without a client). */
-  async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null): Promise<string | null> {
+  async function insertAccepted(inv: InvoiceRecord, client: NewSubmission["client"], document: Uint8Array | null, original: NewSubmission["original"] = null): Promise<string | null> {
     const doc = document ? await documents.encode(document) : null;
     const params: unknown[] = [
       ...INVOICES.params(inv, INVOICE_WRITE),
@@ -63,10 +63,23 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       doc?.bytes ?? null,
       doc?.encoding ?? null,
     ];
-    // Every accepted submission runs it: prepared once per connection where the driver was opened with `prepare`.
-    const { rows } = await db.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params, { prepare: true });
-    if (rows.length !== 1) throw new DbError("the submission was not stored");
-    return rows[0]!.client_id ?? null;
+    const insert = async (q: Queryable): Promise<string | null> => {
+      // Every accepted submission runs it: prepared once per connection where the driver was opened with `prepare`.
+      const { rows } = await q.query<{ client_id: string | null }>(`SELECT ${t.insertAccepted}(${INSERT_ACCEPTED_ARGS})::text AS client_id`, params, { prepare: true });
+      if (rows.length !== 1) throw new DbError("the submission was not stored");
+      return rows[0]!.client_id ?? null;
+    };
+    if (!original) return insert(db);
+    // A converted document (a CII, a PDF) keeps what was submitted too, in the same transaction: both or neither.
+    const kept = await documents.encode(original.content);
+    return db.transaction(async (tx) => {
+      const clientId = await insert(tx);
+      await tx.query(
+        `INSERT INTO ${t.originalDocuments} (invoice_id, company_id, syntax, media_type, content, content_encoding) VALUES ($1::uuid, $2::uuid, $3, $4, $5::bytea, $6)`,
+        [inv.id, inv.companyId, original.syntax, original.mediaType, kept.bytes, kept.encoding],
+      );
+      return clientId;
+    });
   }
 
   async function activeSubmission(q: Queryable, companyId: string, sha256: string): Promise<string | null> {
@@ -188,7 +201,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       await db.query(`UPDATE ${t.apiKeys} SET last_used_at = $2::timestamptz WHERE id = $1::uuid`, [id, at]);
     },
 
-    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+    async insertSubmission({ invoice, document, client, original }: NewSubmission): Promise<InsertSubmissionResult> {
       const stored: InvoiceRecord = { ...invoice, clientId: null };
       if (stored.status === "failed") {
         // A failed submission is always stored and creates no client.
@@ -224,7 +237,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
           // One statement, so one round trip and atomic by itself: the client upsert, the invoice
           // (with its client), the document. The unique partial index refuses a second active
           // submission of the document; the error undoes the whole statement, client count included.
-          const clientId = await insertAccepted(stored, client, document);
+          const clientId = await insertAccepted(stored, client, document, document ? original : null);
           // What was written is what the caller gave, with the client's id: nothing read back, nothing cloned.
           return { inserted: true, invoice: { ...stored, clientId } };
         } catch (e) {
@@ -276,6 +289,18 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       const r = rows[0];
       if (!r) return null;
       return decodeDocument(Buffer.from(String(r.document_hex), "hex"), typeof r.content_encoding === "string" ? r.content_encoding : "identity");
+    },
+
+    async getOriginalDocument(companyId, invoiceId) {
+      if (!isId(companyId) || !isId(invoiceId)) return null;
+      const { rows } = await db.query(
+        `SELECT encode(content, 'hex') AS content_hex, content_encoding, media_type, syntax FROM ${t.originalDocuments} WHERE company_id = $1::uuid AND invoice_id = $2::uuid`,
+        [companyId, invoiceId],
+      );
+      const r = rows[0];
+      if (!r) return null;
+      const content = await decodeDocument(Buffer.from(String(r.content_hex), "hex"), String(r.content_encoding));
+      return { content, mediaType: String(r.media_type), syntax: String(r.syntax) };
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {

@@ -3,7 +3,7 @@
 import type { ReadInvoice } from "./read.js";
 import { createInvoiceWorkers, type InvoiceWorkerOptions, type InvoiceWorkers, type ReadRequest, type ReadRequestOptions } from "./pool.js";
 import type { UblRoot } from "./ubl.js";
-import type { ValidationReport } from "../validation/validate.js";
+import type { DocumentReport } from "./validate.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
 let defaultOptions: InvoiceWorkerOptions = {};
@@ -61,7 +61,7 @@ export function readRequestAsync(
  * when the body is over the threshold: the report with at most MAX_REPORTED_ERRORS items a list and the
  * counts of every rule. Rejects with the body's 400 or the document's 422, as `validateDocument`.
  */
-export function validateRequestAsync(body: Uint8Array | readonly Uint8Array[], limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<ValidationReport> {
+export function validateRequestAsync(body: Uint8Array | readonly Uint8Array[], limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<DocumentReport> {
   return workers().validateRequest(body, limits, options);
 }
 

@@ -5,6 +5,7 @@ import { ApiError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
 import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./worker-protocol.js";
 import { decodeDocument, readDocument } from "./read.js";
+import { readAnyDocumentAsync } from "./any.js";
 import { validateBody } from "./validate.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import { readDataDocument } from "./invoice-data/pipeline.js";
@@ -17,25 +18,26 @@ function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
 }
 
 /** Reads one request, or validates one; never throws (every failure is in the reply). */
-export default function readOnWorker(req: WorkerRequest | ValidateTask): WorkerReply | ValidateReply {
+export default function readOnWorker(req: WorkerRequest | ValidateTask): Promise<WorkerReply | ValidateReply> {
   return "validate" in req ? validateOnWorker(req) : readOne(req);
 }
 
-function validateOnWorker({ validate }: ValidateTask): ValidateReply {
+async function validateOnWorker({ validate }: ValidateTask): Promise<ValidateReply> {
   try {
-    return { ok: true, report: validateBody(validate.chunks.map((c) => new Uint8Array(c)), validate.limits) };
+    return { ok: true, report: await validateBody(validate.chunks.map((c) => new Uint8Array(c)), validate.limits) };
   } catch (e) {
     return { ok: false, error: describe(e) };
   }
 }
 
-function readOne(req: WorkerRequest): WorkerReply {
+async function readOne(req: WorkerRequest): Promise<WorkerReply> {
   let xml: string | undefined;
+  let document: string | undefined;
   let data: InvoiceData | undefined;
   let targetNetwork: TargetNetwork | undefined;
   if ("chunks" in req) {
     try {
-      ({ xml, data, targetNetwork } = parseSubmitBody(joinChunks(req.chunks.map((c) => new Uint8Array(c))), req.root ?? "Invoice"));
+      ({ xml, document, data, targetNetwork } = parseSubmitBody(joinChunks(req.chunks.map((c) => new Uint8Array(c))), req.root ?? "Invoice"));
     } catch (e) {
       return { ok: false, stage: "body", error: describe(e) };
     }
@@ -46,7 +48,9 @@ function readOne(req: WorkerRequest): WorkerReply {
     const optional = Array.isArray(req.recipientOptional) ? targetNetwork !== undefined && req.recipientOptional.includes(targetNetwork) : req.recipientOptional === true;
     const doc = data
       ? readDataDocument(data, req.limits, req.root ?? "Invoice", optional)
-      : readDocument(decodeDocument(xml!, req.limits, true), req.limits, req.root ?? "Invoice", optional);
+      : document !== undefined
+        ? await readAnyDocumentAsync(decodeDocument(document, req.limits, true), req.limits, req.root ?? "Invoice", optional)
+        : readDocument(decodeDocument(xml!, req.limits, true), req.limits, req.root ?? "Invoice", optional);
     const buffer = doc.bytes.buffer as ArrayBuffer;
     const reply: WorkerReply = {
       ok: true,
@@ -59,6 +63,8 @@ function readOne(req: WorkerRequest): WorkerReply {
       warnings: doc.warnings,
       ruleSets: doc.ruleSets,
       ...(doc.fromData ? { fromData: true } : {}),
+      // The original (a CII, a PDF) is copied back: it is kept, never sent, and rarely large.
+      ...(doc.original ? { original: { ...doc.original, bytes: new Uint8Array(doc.original.bytes) as Buffer } } : {}),
       ...(targetNetwork ? { targetNetwork } : {}),
     };
     // piscina posts the value and transfers the buffer with it.

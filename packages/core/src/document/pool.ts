@@ -7,12 +7,12 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { TargetNetwork } from "../domain/types.js";
-import type { ValidationReport } from "../validation/validate.js";
+import { readAnyDocumentAsync } from "./any.js";
 import { readDataDocument } from "./invoice-data/pipeline.js";
-import { readInvoice, type ReadInvoice } from "./read.js";
+import { decodeDocument, readInvoice, type ReadInvoice } from "./read.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import type { UblRoot } from "./ubl.js";
-import { validateBody } from "./validate.js";
+import { validateBody, type DocumentReport } from "./validate.js";
 import { chunkBuffers, docOf, rebuild, type ValidateReply, type ValidateTask, type WorkerReply, type WorkerRequest } from "./worker-protocol.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
@@ -61,7 +61,7 @@ export interface InvoiceWorkers {
   /** `readInvoice`, on a worker thread when the document is above the threshold. */
   readInvoice(xmlBase64: string, limits?: XmlLimits, root?: UblRoot, recipientOptional?: boolean): Promise<ReadInvoice>;
   /** Validates the document of a `POST /v1/validate` raw JSON body (see `validateRequestAsync`). */
-  validateRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<ValidationReport>;
+  validateRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<DocumentReport>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
   readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: ReadRequestOptions): Promise<ReadRequest>;
   /** Waits for the documents being read, then ends the threads. Later documents start them again. */
@@ -131,11 +131,16 @@ function refusedByWorkers(execArgv: string[]): Set<string> {
   }
 }
 
-function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblRoot, recipientOptionalFor: readonly TargetNetwork[]): ReadRequest {
-  const { xml, data, targetNetwork } = parseSubmitBody(joinChunks(chunks), root);
+async function readRequestInline(chunks: readonly Uint8Array[], limits: XmlLimits, root: UblRoot, recipientOptionalFor: readonly TargetNetwork[]): Promise<ReadRequest> {
+  const { xml, document, data, targetNetwork } = parseSubmitBody(joinChunks(chunks), root);
   try {
     const optional = recipientOptionalFor.includes(targetNetwork);
-    return { targetNetwork, doc: data ? readDataDocument(data, limits, root, optional) : readInvoice(xml!, limits, root, optional), error: null };
+    const doc = data
+      ? readDataDocument(data, limits, root, optional)
+      : document !== undefined
+        ? await readAnyDocumentAsync(decodeDocument(document, limits), limits, root, optional)
+        : readInvoice(xml!, limits, root, optional);
+    return { targetNetwork, doc, error: null };
   } catch (e) {
     return { targetNetwork, doc: null, error: e };
   }
@@ -221,7 +226,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   }
 
   /** Runs one request on a worker; a worker module that cannot be loaded turns the pool off and reads inline. */
-  function run<T, R extends WorkerReply | ValidateReply = WorkerReply>(request: () => [WorkerRequest | ValidateTask, ArrayBuffer[]], answer: (m: R) => T, inline: () => T): Promise<T> {
+  function run<T, R extends WorkerReply | ValidateReply = WorkerReply>(request: () => [WorkerRequest | ValidateTask, ArrayBuffer[]], answer: (m: R) => T, inline: () => T | Promise<T>): Promise<T> {
     const p = workerLoads().then(async (ok) => {
       if (!ok) return inline();
       const [task, transferList] = request();
@@ -264,7 +269,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
       const chunks = body instanceof Uint8Array ? [body] : body;
       let length = 0;
       for (const c of chunks) length += c.byteLength;
-      if (unavailable || length <= config.threshold) return settled(() => readRequestInline(chunks, limits, root, optionalFor));
+      if (unavailable || length <= config.threshold) return readRequestInline(chunks, limits, root, optionalFor);
       return run(
         () => {
           const buffers = chunkBuffers(chunks, opts.transfer === true);
@@ -282,8 +287,8 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
       const chunks = body instanceof Uint8Array ? [body] : body;
       let length = 0;
       for (const c of chunks) length += c.byteLength;
-      if (unavailable || length <= config.threshold) return settled(() => validateBody(chunks, limits));
-      return run<ValidationReport, ValidateReply>(
+      if (unavailable || length <= config.threshold) return validateBody(chunks, limits);
+      return run<DocumentReport, ValidateReply>(
         () => {
           const buffers = chunkBuffers(chunks, opts.transfer === true);
           return [{ validate: { chunks: buffers, limits } }, buffers];

@@ -32,6 +32,20 @@ export interface ReadInvoice {
   ruleSets: string[];
   /** True when the document was built from the invoice as data (`readDataDocument`), not read from `xml`. */
   fromData?: boolean;
+  /**
+   * The document as it was submitted, when it is not the UBL in `bytes` (a CII converted to UBL, a Factur-X PDF): kept
+   * with the record and served as `format=original`. `sha256` and the record's size are then the original's.
+   */
+  original?: OriginalDocument;
+}
+
+/** A submitted document that was converted to the UBL sent: its bytes as received and what they are. */
+export interface OriginalDocument {
+  bytes: Buffer;
+  /** `cii` for a CII XML, `pdf` for a Factur-X / ZUGFeRD PDF (the CII attached to it was read). */
+  syntax: "cii" | "pdf";
+  /** `application/xml` or `application/pdf`. */
+  mediaType: string;
 }
 
 function tooLarge(bytes: number, limits: XmlLimits): ApiError {
@@ -111,7 +125,12 @@ export function readXml(input: Buffer | string, limits: XmlLimits): XmlDocument 
  * the Peppol route's): `recipient` is then null.
  */
 export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "Invoice", recipientOptional = false): ReadInvoice {
-  const invoice = requireSubmitRoot(readXml(bytes, limits), root);
+  return readParsedDocument(readXml(bytes, limits), bytes, root, recipientOptional);
+}
+
+/** `readDocument` after its read (`readXml`): the root, recipient, fields, rules and hash of a UBL document. */
+export function readParsedDocument(xml: XmlDocument, bytes: Buffer, root: UblRoot = "Invoice", recipientOptional = false): ReadInvoice {
+  const invoice = requireSubmitRoot(xml, root);
   const recipient = recipientOptional ? optionalRecipient(invoice) : extractRecipient(invoice);
   const fields = extractFields(invoice);
   requireStorableIdentifiers(fields, recipient);
@@ -125,7 +144,7 @@ export function readDocument(bytes: Buffer, limits: XmlLimits, root: UblRoot = "
 }
 
 /** The recipient when the document names one of a Peppol scheme, else null. */
-function optionalRecipient(invoice: Parameters<typeof extractRecipient>[0]): ParticipantId | null {
+export function optionalRecipient(invoice: Parameters<typeof extractRecipient>[0]): ParticipantId | null {
   try {
     return extractRecipient(invoice);
   } catch (e) {

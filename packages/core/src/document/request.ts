@@ -6,9 +6,10 @@ import { isStrictBase64 } from "./base64.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
 import type { UblRoot } from "./ubl.js";
 
-/** A checked submit body: the document as `xml` (base64) or as `data` (the invoice or credit note as data), and the target. */
+/** A checked submit body: the document as `xml` (UBL, base64), `document` (any syntax, base64) or as `data` (the invoice or credit note as data), and the target. */
 export interface SubmitBody {
   xml?: string;
+  document?: string;
   data?: InvoiceData;
   targetNetwork: TargetNetwork;
 }
@@ -17,10 +18,10 @@ export interface SubmitBody {
 export function checkSubmitBody(body: unknown, root: UblRoot = "Invoice"): SubmitBody {
   if (root === "CreditNote") {
     const b = parseDocumentBody(CreditNoteRequestSchema, body);
-    return { xml: b.xml, data: b.creditNote, targetNetwork: b.targetNetwork };
+    return { xml: b.xml, document: b.document, data: b.creditNote, targetNetwork: b.targetNetwork };
   }
   const b = parseDocumentBody(InvoiceRequestSchema, body);
-  return { xml: b.xml, data: b.invoice, targetNetwork: b.targetNetwork };
+  return { xml: b.xml, document: b.document, data: b.invoice, targetNetwork: b.targetNetwork };
 }
 
 const utf8 = new TextDecoder("utf-8");
@@ -42,8 +43,8 @@ export function parseSubmitBody(bytes: Uint8Array, root: UblRoot = "Invoice"): S
   return checkSubmitBody(readEnvelope(bytes) ?? parseJsonBody(bytes), root);
 }
 
-/** A `POST /v1/validate` body, checked: `xml`, `invoice` or `creditNote` (exactly one), or the 400 of its shape. */
-export function parseValidateBody(bytes: Uint8Array): { xml?: string; invoice?: InvoiceData; creditNote?: InvoiceData } {
+/** A `POST /v1/validate` body, checked: `xml`, `document`, `invoice` or `creditNote` (exactly one), or the 400 of its shape. */
+export function parseValidateBody(bytes: Uint8Array): { xml?: string; document?: string; invoice?: InvoiceData; creditNote?: InvoiceData } {
   return parseDocumentBody(ValidateRequestSchema, readEnvelope(bytes) ?? parseJsonBody(bytes));
 }
 

@@ -3,7 +3,7 @@
 // calling thread turns a reply into a document or an error again.
 import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
-import type { ValidationReport } from "../validation/validate.js";
+import type { DocumentReport } from "./validate.js";
 import type { ReadInvoice } from "./read.js";
 import type { UblRoot } from "./ubl.js";
 import type { XmlLimits } from "./xml.js";
@@ -26,7 +26,7 @@ export interface ValidateTask {
 }
 
 /** What a validation comes back with: the capped report, or the body's (400) or the document's error. */
-export type ValidateReply = { ok: true; report: ValidationReport } | { ok: false; error: WorkerError };
+export type ValidateReply = { ok: true; report: DocumentReport } | { ok: false; error: WorkerError };
 
 export type WorkerError = { kind: "api"; code: ErrorCode; message: string; details?: string[]; errors?: RuleError[] } | { kind: "other"; name: string; message: string };
 
@@ -69,5 +69,17 @@ export function rebuild(error: WorkerError): Error {
 
 /** The document of a reply that went through, with its bytes over the transferred buffer (no copy), or null. */
 export function docOf(m: WorkerReply): ReadInvoice | null {
-  return m.ok ? { bytes: Buffer.from(m.buffer, 0, m.length), sha256: m.sha256, recipient: m.recipient, fields: m.fields, peppolDocumentType: m.peppolDocumentType, warnings: m.warnings, ruleSets: m.ruleSets, ...(m.fromData ? { fromData: true } : {}) } : null;
+  if (!m.ok) return null;
+  const original = m.original ? { ...m.original, bytes: Buffer.from(m.original.bytes.buffer, m.original.bytes.byteOffset, m.original.bytes.byteLength) } : undefined;
+  return {
+    bytes: Buffer.from(m.buffer, 0, m.length),
+    sha256: m.sha256,
+    recipient: m.recipient,
+    fields: m.fields,
+    peppolDocumentType: m.peppolDocumentType,
+    warnings: m.warnings,
+    ruleSets: m.ruleSets,
+    ...(m.fromData ? { fromData: true } : {}),
+    ...(original ? { original } : {}),
+  };
 }

@@ -33,6 +33,17 @@ export const ERROR_STATUS = {
   invalid_base64_xml: 422,
   single_xml_only: 422,
   invalid_ubl_xml: 422,
+  /**
+   * A `document` einvoice does not read: neither UBL, CII nor a Factur-X PDF (ZUGFeRD 1.0 is named, with what to
+   * send instead).
+   */
+  unsupported_document: 422,
+  /** A PDF `document` that is not a PDF a reader can open: broken, truncated, or past a limit (size, objects, nesting, decompression, time). */
+  invalid_pdf: 422,
+  /** An encrypted PDF `document`: its attachments cannot be read. */
+  pdf_encrypted: 422,
+  /** A PDF `document` with no Factur-X / ZUGFeRD / XRechnung invoice attached. */
+  pdf_without_invoice: 422,
   missing_recipient: 422,
   no_legal_entity: 422,
   peppol_sending_not_enabled: 422,
@@ -64,6 +75,8 @@ export interface RuleError {
   location: string;
   /** For a document built from data: the JSON pointer (into the invoice or creditNote) of the field behind it. */
   path?: string;
+  /** For a CII document converted to UBL: where the field behind it is in the CII as sent (an XPath). */
+  source?: string;
 }
 
 /**

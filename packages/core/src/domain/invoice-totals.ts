@@ -187,3 +187,42 @@ export function givenTotalsProblems(data: InvoiceData, t: ComputedTotals): Total
   }
   return problems;
 }
+
+/**
+ * The amounts of a document read from another syntax, as it wrote them: every amount the data carries (a line's
+ * `netAmount`, an allowance's or charge's `amount`, `totals` and its VAT breakdown) in place of ours, ours only where
+ * it carries none. What a conversion writes, so that every value the sender wrote is kept; the rules then judge them
+ * (an inconsistent total breaks BR-CO-10 and its kind, not a check of ours). Not cached: `computeTotals` is what
+ * data sent to be built gets.
+ */
+export function totalsAsWritten(data: InvoiceData): ComputedTotals {
+  const t = compute(data);
+  const given = (v: string | undefined, ours: Big): Big => (v === undefined ? ours : new Big(v));
+  const acs = (list: readonly LineAllowanceCharge[] | undefined, ours: Big[]) => (list ?? []).map((ac, i) => given(ac.amount, ours[i]!));
+  const lines = data.lines.map((l, i) => {
+    const c = t.lines[i]!;
+    return { ...c, net: given(l.netAmount, c.net), allowances: acs(l.allowances, c.allowances), charges: acs(l.charges, c.charges) };
+  });
+  const g = data.totals;
+  const breakdown = g?.vatBreakdown;
+  const vat: VatGroup[] = breakdown
+    ? breakdown.map((b) => {
+        const ours = t.vat.find((v) => v.category === b.category && rateKey(v.rate) === rateKey(b.rate));
+        return { category: b.category, rate: b.rate === undefined ? undefined : rateKey(b.rate), taxable: new Big(b.taxableAmount), tax: new Big(b.taxAmount), firstLine: ours?.firstLine ?? null };
+      })
+    : t.vat;
+  return {
+    ...t,
+    lines,
+    allowances: acs(data.allowances, t.allowances),
+    charges: acs(data.charges, t.charges),
+    lineTotal: given(g?.lineTotal, t.lineTotal),
+    allowanceTotal: given(g?.allowanceTotal, t.allowanceTotal),
+    chargeTotal: given(g?.chargeTotal, t.chargeTotal),
+    taxExclusive: given(g?.taxExclusive, t.taxExclusive),
+    vatTotal: given(g?.vatTotal, t.vatTotal),
+    taxInclusive: given(g?.taxInclusive, t.taxInclusive),
+    payable: given(g?.payable, t.payable),
+    vat,
+  };
+}

@@ -22,15 +22,30 @@ const targetNetworkField = z
 const xmlField = z
   .string(mustBeString("xml"))
   .min(1, { error: "xml should not be empty" })
-  .meta({ description: "The UBL document, base64. Exactly one of `xml` and the document as data." });
+  .meta({ description: "The UBL document, base64. Exactly one of `xml`, `document` and the document as data." });
+const documentField = z
+  .string(mustBeString("document"))
+  .min(1, { error: "document should not be empty" })
+  .meta({
+    description:
+      "The document, base64, in any syntax einvoice reads, told apart by its content: a UBL Invoice or CreditNote, a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML), or a Factur-X / ZUGFeRD PDF (the invoice XML attached to it is read). Exactly one of `xml`, `document` and the document as data.",
+  });
 
-/** A body with the document as `xml` (base64) or as data under `key`: exactly one of the two. */
+/** The names of a body's document fields: exactly one of them is given. */
+const documentKeys = (key: string) => `xml, document or ${key}`;
+
+/** A body with the document as `xml` (UBL, base64), `document` (any syntax, base64) or as data under `key`: exactly one of them. */
 function documentBody<K extends "invoice" | "creditNote">(key: K, extra: { targetNetwork?: typeof targetNetworkField }) {
-  const shape = { xml: xmlField.optional(), [key]: InvoiceDataSchema.optional(), ...extra } as { xml: z.ZodOptional<typeof xmlField>; targetNetwork: typeof targetNetworkField } & Record<K, z.ZodOptional<typeof InvoiceDataSchema>>;
+  const shape = { xml: xmlField.optional(), document: documentField.optional(), [key]: InvoiceDataSchema.optional(), ...extra } as {
+    xml: z.ZodOptional<typeof xmlField>;
+    document: z.ZodOptional<typeof documentField>;
+    targetNetwork: typeof targetNetworkField;
+  } & Record<K, z.ZodOptional<typeof InvoiceDataSchema>>;
   return z.strictObject(shape, notObject).superRefine((body, ctx) => {
     const b = body as Record<string, unknown>;
-    if (b["xml"] === undefined && b[key] === undefined) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
-    if (b["xml"] !== undefined && b[key] !== undefined) ctx.addIssue({ code: "custom", path: [], message: `give either xml or ${key}, not both` });
+    const given = [b["xml"], b["document"], b[key]].filter((v) => v !== undefined).length;
+    if (given === 0) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
+    if (given > 1) ctx.addIssue({ code: "custom", path: [], message: `give exactly one of ${documentKeys(key)}` });
   }, ANY_OBJECT);
 }
 
@@ -40,29 +55,37 @@ function documentBody<K extends "invoice" | "creditNote">(key: K, extra: { targe
  */
 const ANY_OBJECT = { when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null && !Array.isArray(payload.value) };
 
-/** Body of `POST /v1/peppol/invoice`: the UBL as `xml` (base64), or the invoice as data (`invoice`). */
+/** Body of `POST /v1/peppol/invoice`: the UBL as `xml` (base64), any syntax as `document` (base64), or the invoice as data (`invoice`). */
 export const InvoiceRequestSchema = documentBody("invoice", { targetNetwork: targetNetworkField }).meta({ id: "InvoiceRequest" });
-/** Body of `POST /v1/peppol/credit-note`: the UBL as `xml` (base64), or the credit note as data (`creditNote`). */
+/** Body of `POST /v1/peppol/credit-note`: the UBL as `xml` (base64), any syntax as `document`, or the credit note as data (`creditNote`). */
 export const CreditNoteRequestSchema = documentBody("creditNote", { targetNetwork: targetNetworkField }).meta({ id: "CreditNoteRequest" });
 
 /**
- * What `submitInvoice` takes: the UBL (`xml`, base64) or the invoice as data (`invoice`), exactly one,
- * and the target network. A misspelt key is a compile error.
+ * What `submitInvoice` takes: the UBL (`xml`, base64), a document in any syntax (`document`, base64: UBL, CII or a
+ * Factur-X PDF) or the invoice as data (`invoice`), exactly one, and the target network. A misspelt key is a compile error.
  */
-export type InvoiceRequest = { targetNetwork?: TargetNetwork } & ({ xml: string; invoice?: never } | { invoice: InvoiceDataInput; xml?: never });
-/** What `submitCreditNote` takes: `xml` or `creditNote` (the credit note as data), and the target network. */
-export type CreditNoteRequest = { targetNetwork?: TargetNetwork } & ({ xml: string; creditNote?: never } | { creditNote: InvoiceDataInput; xml?: never });
+export type InvoiceRequest = { targetNetwork?: TargetNetwork } & (
+  | { xml: string; document?: never; invoice?: never }
+  | { document: string; xml?: never; invoice?: never }
+  | { invoice: InvoiceDataInput; xml?: never; document?: never }
+);
+/** What `submitCreditNote` takes: `xml`, `document` or `creditNote` (the credit note as data), and the target network. */
+export type CreditNoteRequest = { targetNetwork?: TargetNetwork } & (
+  | { xml: string; document?: never; creditNote?: never }
+  | { document: string; xml?: never; creditNote?: never }
+  | { creditNote: InvoiceDataInput; xml?: never; document?: never }
+);
 
-/** The body of POST /v1/validate: the document, base64-encoded, as in a submit, or an invoice or credit note as data. */
+/** The body of POST /v1/validate: the document, base64-encoded, as in a submit (`xml` UBL, `document` any syntax), or an invoice or credit note as data. */
 export const ValidateRequestSchema = z
-  .strictObject({ xml: xmlField.optional(), invoice: InvoiceDataSchema.optional(), creditNote: InvoiceDataSchema.optional() }, notObject)
+  .strictObject({ xml: xmlField.optional(), document: documentField.optional(), invoice: InvoiceDataSchema.optional(), creditNote: InvoiceDataSchema.optional() }, notObject)
   .superRefine((b, ctx) => {
-    const given = [b.xml, b.invoice, b.creditNote].filter((v) => v !== undefined).length;
+    const given = [b.xml, b.document, b.invoice, b.creditNote].filter((v) => v !== undefined).length;
     if (given === 0) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
-    if (given > 1) ctx.addIssue({ code: "custom", path: [], message: "give exactly one of xml, invoice and creditNote" });
+    if (given > 1) ctx.addIssue({ code: "custom", path: [], message: "give exactly one of xml, document, invoice and creditNote" });
   }, ANY_OBJECT)
   .meta({ id: "ValidateRequest" });
-export type ValidateRequest = { xml: string } | { invoice: InvoiceDataInput } | { creditNote: InvoiceDataInput };
+export type ValidateRequest = { xml: string } | { document: string } | { invoice: InvoiceDataInput } | { creditNote: InvoiceDataInput };
 
 /**
  * `parseWith` for a body that may hold an InvoiceData: the messages of its fields start with their
@@ -292,8 +315,11 @@ export type ListInvoicesQuery = z.input<typeof ListInvoicesQuerySchema>;
 export const ListClientsQuerySchema = z.strictObject({ limit, cursor }).meta({ id: "ListClientsQuery" });
 export type ListClientsQuery = z.input<typeof ListClientsQuerySchema>;
 
-/** The forms `GET /v1/invoices/{id}/document` serves: the UBL as stored, or the FA(3) sent to KSeF. */
-export const DOCUMENT_FORMATS = ["ubl", "fa3"] as const;
+/**
+ * The forms `GET /v1/invoices/{id}/document` serves: the UBL as stored (what is sent on Peppol), the document as it
+ * came in (`original`: a CII or PDF `document` as received), the invoice as EN 16931 CII, or the FA(3) sent to KSeF.
+ */
+export const DOCUMENT_FORMATS = ["ubl", "original", "cii", "fa3"] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 
 /** Query of `GET /v1/invoices/{id}/document`. */
@@ -301,7 +327,7 @@ export const DocumentQuerySchema = z
   .strictObject({
     format: param("format", z.enum(DOCUMENT_FORMATS, { error: oneOf("format", DOCUMENT_FORMATS) }), {
       description:
-        "`ubl` (the default): the UBL stored at submission. `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says).",
+        "`ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says).",
       override: { type: "string", enum: [...DOCUMENT_FORMATS] },
     }),
   })
@@ -369,7 +395,17 @@ export const RuleFindingSchema = z
     path: z
       .string()
       .optional()
-      .meta({ description: "For a document sent as data: the JSON pointer of the field behind the broken rule, in `invoice` or `creditNote`, such as `/lines/2/vat/rate` (\"\" for the whole document)." }),
+      .meta({
+        description:
+          "For a document sent as data: the JSON pointer of the field behind the broken rule, in `invoice` or `creditNote`, such as `/lines/2/vat/rate` (\"\" for the whole document). For a CII document converted to UBL: the InvoiceData field behind it.",
+      }),
+    source: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "For a CII document converted to Peppol BIS UBL (`document`): where the field behind the broken rule is in the CII as sent, such as `/rsm:CrossIndustryInvoice/rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeAgreement/ram:BuyerReference` (the rule's `location` is in the converted UBL).",
+      }),
   })
   .meta({ id: "RuleFinding" });
 /** One broken rule of a validation report, and how many times it is broken. */
@@ -531,9 +567,15 @@ export const CodeErrorSchema = z
 export const ValidationReportSchema = z
   .object({
     valid: z.boolean(),
-    rootElement: z.enum(["Invoice", "CreditNote"]).meta({ description: "The document's root element: a UBL `Invoice` or a UBL `CreditNote`." }),
-    documentType: z.enum(["Invoice", "CreditNote"]).meta({ description: "Deprecated: the same as `rootElement`, under its former name, kept for existing clients." }),
-    customizationId: z.string().nullable(),
+    syntax: z.enum(["ubl", "cii", "pdf"]).meta({
+      description:
+        "The syntax of the document sent: `ubl` (OASIS UBL 2.1), `cii` (UN/CEFACT CII D16B), or `pdf` for a Factur-X / ZUGFeRD PDF, whose attached invoice (`attachment`) was read and judged. The rules that ran are those of the XML's own syntax (`ruleSets`).",
+    }),
+    rootElement: z
+      .enum(["Invoice", "CreditNote", "CrossIndustryInvoice"])
+      .meta({ description: "The root element of the XML judged: a UBL `Invoice` or `CreditNote`, or a CII `CrossIndustryInvoice`." }),
+    documentType: z.enum(["Invoice", "CreditNote", "CrossIndustryInvoice"]).meta({ description: "Deprecated: the same as `rootElement`, under its former name, kept for existing clients." }),
+    customizationId: z.string().nullable().meta({ description: "The specification identifier (BT-24): UBL's cbc:CustomizationID, CII's guideline id (GuidelineSpecifiedDocumentContextParameter/ID)." }),
     ruleSets: z.array(z.string()),
     errors: z.array(RuleFindingSchema).meta({ description: "The broken fatal rules, in the order the rule sets report them: the first 100 (see `truncated`)." }),
     warnings: z.array(RuleFindingSchema).meta({ description: "The broken warning rules: the first 100." }),
@@ -544,6 +586,21 @@ export const ValidationReportSchema = z
       .meta({ description: "Every broken rule, with its flag and how many times it is broken, in the order first reported (all of them, also past the first 100 findings)." }),
     truncated: z.boolean().meta({ description: "True when `errors` or `warnings` lists fewer items than `errorCount` or `warningCount`." }),
     document: z.string().optional().meta({ description: "For `invoice` or `creditNote` (data): the UBL document built from it, base64 (a preview of what a submit would send)." }),
+    attachment: z
+      .object({
+        name: z.string().meta({ description: "The attached file's name, such as `factur-x.xml`." }),
+        afRelationship: z.string().nullable().meta({ description: "Its `/AFRelationship` in the PDF (`Data`, `Alternative`, `Source`), or null when it has none." }),
+      })
+      .optional()
+      .meta({ description: "For a PDF (`syntax` `pdf`): the invoice XML attached to it, which was read and judged." }),
+    invoice: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it, or when it is over 64 KiB as JSON (then `invoiceOmitted` says so). A document that breaks rules may lack fields a submit as data requires.",
+      }),
+    invoiceOmitted: z.string().optional().meta({ description: "Why `invoice` is absent although the document was read: it is over 64 KiB as JSON (an answer stays small)." }),
   })
   .meta({ id: "ValidationReport" });
 /** The body of `bad_request` (400). */

@@ -79,6 +79,8 @@ export interface DocumentFacts {
   peppolDocumentType: { id: string; processId: string | null } | null;
   /** The rule sets applied to it (the validation report's `ruleSets`). */
   ruleSets: string[];
+  /** The syntax the document was submitted in when it was converted to the UBL sent: `cii`, or `pdf` (Factur-X); absent for UBL. */
+  syntax?: "cii" | "pdf";
 }
 
 /** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */

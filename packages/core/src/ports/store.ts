@@ -42,8 +42,24 @@ export interface NewSubmission {
   invoice: InvoiceRecord;
   /** The decoded document, kept for delivery. Given for `sending` submissions, null for failed ones. */
   document: Uint8Array | null;
+  /**
+   * The document as the client submitted it, when it is not `document` (a CII or a Factur-X PDF converted to the UBL
+   * in `document`): kept with an accepted submission, in the same atomic step, and read back with
+   * `getOriginalDocument`. Absent or null when the UBL is what was submitted, and for failed submissions.
+   */
+  original?: OriginalDocumentRecord | null;
   /** For `sending` submissions: the client of the recipient. */
   client: ClientUpsert | null;
+}
+
+/** A submitted document as it came in, when it was converted to the UBL that is sent. */
+export interface OriginalDocumentRecord {
+  /** The bytes exactly as received (after base64). */
+  content: Uint8Array;
+  /** `application/xml` (a CII) or `application/pdf` (a Factur-X / ZUGFeRD PDF). */
+  mediaType: string;
+  /** `cii` or `pdf`. */
+  syntax: string;
 }
 
 export type InsertSubmissionResult =
@@ -181,6 +197,13 @@ export interface Store {
    * unknown id.
    */
   getDocument(companyId: string, invoiceId: string): Promise<Uint8Array | null>;
+
+  /**
+   * The document of the company's invoice as the client submitted it when it was converted (`NewSubmission.original`:
+   * a CII, a Factur-X PDF), byte for byte with its media type and syntax; null when none is kept (the UBL itself was
+   * submitted, a failed submission), also for another company's invoice or an unknown id.
+   */
+  getOriginalDocument(companyId: string, invoiceId: string): Promise<OriginalDocumentRecord | null>;
 
   /**
    * The company's invoices ordered by `createdAt` descending, then `id` descending, strictly after

@@ -304,6 +304,24 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect(c).toEqual({ id, key, name, endpointId, vatId, country, companyId: company.id, invoiceCount: 1, firstInvoiceAt: inv.createdAt, lastInvoiceAt: inv.createdAt });
       });
 
+      it("keeps a converted submission's original document (a CII, a PDF) with it, byte for byte, for its company only", async () => {
+        const ubl = new Uint8Array([60, 73, 110, 118, 111, 105, 99, 101, 47, 62]);
+        const pdf = new Uint8Array([37, 80, 68, 70, 45, 49, 46, 55, 10, 0, 255, 128]);
+        const inv = sampleInvoiceRecord(company.id);
+        const original = { content: pdf, mediaType: "application/pdf", syntax: "pdf" };
+        expect((await store.insertSubmission({ invoice: inv, document: ubl, client: null, original })).inserted).toBe(true);
+        const kept = await store.getOriginalDocument(company.id, inv.id);
+        expect(kept && { ...kept, content: Array.from(kept.content) }).toEqual({ content: Array.from(pdf), mediaType: "application/pdf", syntax: "pdf" });
+        expect(Array.from((await store.getDocument(company.id, inv.id)) ?? [])).toEqual(Array.from(ubl));
+        const plain = sampleInvoiceRecord(company.id);
+        expect((await store.insertSubmission({ invoice: plain, document: ubl.slice(0, 9), client: null })).inserted).toBe(true);
+        expect(await store.getOriginalDocument(company.id, plain.id)).toBeNull();
+        const other = await newCompany();
+        expect(await store.getOriginalDocument(other.id, inv.id)).toBeNull();
+        expect(await store.getOriginalDocument(company.id, randomUUID())).toBeNull();
+        expect(await store.getOriginalDocument(company.id, "not-an-id")).toBeNull();
+      });
+
       it("gives back an accepted submission's document byte for byte, and null for a failed one, another company's or an unknown id", async () => {
         const bytes = new Uint8Array([60, 73, 110, 118, 111, 105, 99, 101, 47, 62, 0, 255]);
         const inv = sampleInvoiceRecord(company.id);

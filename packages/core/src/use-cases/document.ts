@@ -1,5 +1,7 @@
-// Use case: the document of an invoice as it was sent (GET /v1/invoices/{id}/document): the UBL bytes, or the same as InvoiceData.
+// Use case: the document of an invoice (GET /v1/invoices/{id}/document): the UBL bytes as sent, the document as it was
+// submitted (a CII, a Factur-X PDF), the invoice as EN 16931 CII, or the same as InvoiceData.
 import { readInvoiceData } from "../document/invoice-data/index.js";
+import { cii } from "../document/syntaxes/cii/index.js";
 import { DocumentQuerySchema, parseWith, type DocumentFormat } from "../domain/schemas.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
 import { ApiError, quoteId } from "../domain/errors.js";
@@ -38,6 +40,32 @@ export async function getInvoiceDocument(store: Store, auth: AuthContext, id: st
 export async function getInvoiceDocumentData(store: Store, auth: AuthContext, id: string): Promise<InvoiceData> {
   const { rootElement: _root, documentType: _deprecated, ...data } = readInvoiceData(await getInvoiceDocument(store, auth, id));
   return data;
+}
+
+/**
+ * The document of the company's invoice exactly as the client submitted it, with its media type: a CII
+ * (`application/xml`) or a Factur-X PDF (`application/pdf`) that was converted to the UBL sent; for a submission made
+ * as UBL `xml` or as data, the UBL itself (what was submitted). Errors as `getInvoiceDocument`.
+ *
+ * @example const { mediaType, content } = await getInvoiceOriginal(store, auth, submissionId)
+ */
+export async function getInvoiceOriginal(store: Store, auth: AuthContext, id: string): Promise<{ mediaType: string; syntax: string; content: Buffer }> {
+  const ubl = await getInvoiceDocument(store, auth, id);
+  const original = await guardStore(store).getOriginalDocument(auth.companyId, id.toLowerCase());
+  if (!original) return { mediaType: "application/xml", syntax: "ubl", content: ubl };
+  const c = original.content;
+  return { mediaType: original.mediaType, syntax: original.syntax, content: Buffer.from(c.buffer, c.byteOffset, c.byteLength) };
+}
+
+/**
+ * The company's invoice as EN 16931 CII D16B (UTF-8 XML), written from its stored UBL (`getInvoiceDocument`) through
+ * InvoiceData: every value the UBL holds, in CII. Errors as `getInvoiceDocument`.
+ *
+ * @example const xml = await getInvoiceCii(store, auth, submissionId)
+ */
+export async function getInvoiceCii(store: Store, auth: AuthContext, id: string): Promise<Buffer> {
+  const { rootElement, documentType: _deprecated, ...data } = readInvoiceData(await getInvoiceDocument(store, auth, id));
+  return Buffer.from(cii.write(data, { kind: rootElement === "CreditNote" ? "creditNote" : "invoice" }), "utf8");
 }
 
 /** The `format` of a `GET /v1/invoices/{id}/document` query (`DocumentQuerySchema`): `ubl` when absent; 400 for anything else. */

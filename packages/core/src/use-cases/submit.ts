@@ -10,6 +10,8 @@ import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, ty
 import { normaliseNip } from "../domain/nip.js";
 import { checkSubmitBody, checkSubmitShape } from "../document/request.js";
 import { readDataDocument } from "../document/invoice-data/pipeline.js";
+import { readAnyDocumentAsync } from "../document/any.js";
+import { decodeDocument } from "../document/read.js";
 import type { UblRoot } from "../document/ubl.js";
 
 /**
@@ -54,14 +56,19 @@ async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request
   const plan = await planFor(company, body.targetNetwork, o);
   // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
   // An invoice given as data is built and checked (its model is the builder's; nothing is parsed).
-  const { data, xml } = body;
+  const { data, xml, document } = body;
   return submitChecked(
     root,
     s,
     company,
     plan,
     body.targetNetwork,
-    async (limits, recipientOptional) => (data ? readDataDocument(data, limits, root, recipientOptional) : readInvoiceAsync(xml!, limits, root, recipientOptional)),
+    async (limits, recipientOptional) =>
+      data
+        ? readDataDocument(data, limits, root, recipientOptional)
+        : document !== undefined
+          ? readAnyDocumentAsync(decodeDocument(document, limits), limits, root, recipientOptional)
+          : readInvoiceAsync(xml!, limits, root, recipientOptional),
     o,
   );
 }
@@ -199,6 +206,7 @@ async function submitChecked(
   const result = await s.insertSubmission({
     invoice: accepted,
     document: doc.bytes,
+    original: doc.original ? { content: doc.original.bytes, mediaType: doc.original.mediaType, syntax: doc.original.syntax } : null,
     client: r
       ? {
           id: o.newId(),
@@ -356,7 +364,8 @@ function record(
     ksefNumber: null,
     verificationUrl: null,
     sha256: doc.sha256,
-    size: doc.bytes.length,
+    // The document as the client sent it: a converted CII or PDF counts as itself, not as the UBL made of it.
+    size: doc.original ? doc.original.bytes.length : doc.bytes.length,
     createdAt: now,
     updatedAt: now,
     events: [
@@ -366,7 +375,7 @@ function record(
     ],
     warnings: doc.warnings,
     duplicateOf: null,
-    facts: { peppolDocumentType: doc.peppolDocumentType, ruleSets: doc.ruleSets },
+    facts: { peppolDocumentType: doc.peppolDocumentType, ruleSets: doc.ruleSets, ...(doc.original ? { syntax: doc.original.syntax } : {}) },
     ...(doc.fromData ? { fromData: true } : {}),
   };
 }

@@ -1,8 +1,7 @@
 // Use case: validate a document against the official rules without submitting it (POST /v1/validate).
 import { validateRequestAsync } from "../document/default-pool.js";
 import { parseDocumentBody, ValidateRequestSchema } from "../domain/schemas.js";
-import { validateCheckedBody } from "../document/validate.js";
-import type { ValidationReport } from "../validation/validate.js";
+import { validateCheckedBody, validateCheckedBodyAsync, type DocumentReport } from "../document/validate.js";
 import { resolveOptions, type CoreOptions } from "./options.js";
 
 /**
@@ -19,7 +18,7 @@ import { resolveOptions, type CoreOptions } from "./options.js";
  * @example const report = validateDocument({ xml: base64 })
  * @example const { valid, errors, document } = validateDocument({ invoice: data })
  */
-export function validateDocument(body: unknown, options?: CoreOptions): ValidationReport & { document?: string } {
+export function validateDocument(body: unknown, options?: CoreOptions): DocumentReport {
   const { limits, metrics } = resolveOptions(options);
   const started = performance.now();
   try {
@@ -40,11 +39,27 @@ export function validateDocument(body: unknown, options?: CoreOptions): Validati
 export async function validateDocumentBody(
   rawBody: Uint8Array | readonly Uint8Array[],
   options?: CoreOptions & { transfer?: boolean },
-): Promise<ValidationReport & { document?: string }> {
+): Promise<DocumentReport> {
   const { limits, metrics } = resolveOptions(options);
   const started = performance.now();
   try {
     return await validateRequestAsync(rawBody, limits, { transfer: options?.transfer === true });
+  } finally {
+    metrics.validationDuration((performance.now() - started) / 1000);
+  }
+}
+
+/**
+ * `validateDocument` for a body whose `document` may be a Factur-X / ZUGFeRD PDF (opened off the calling thread, within
+ * the PDF limits); any other body as `validateDocument`.
+ *
+ * @example const report = await validateDocumentAsync({ document: readFileSync("factur-x.pdf").toString("base64") })
+ */
+export async function validateDocumentAsync(body: unknown, options?: CoreOptions): Promise<DocumentReport> {
+  const { limits, metrics } = resolveOptions(options);
+  const started = performance.now();
+  try {
+    return await validateCheckedBodyAsync(parseDocumentBody(ValidateRequestSchema, body), limits);
   } finally {
     metrics.validationDuration((performance.now() - started) / 1000);
   }

@@ -16,6 +16,8 @@ import {
   getInvoiceDocumentData,
   getInvoiceFa3,
   documentFormat,
+  getInvoiceCii,
+  getInvoiceOriginal,
   DocumentQuerySchema,
   InvoiceDataSchema,
   getVerificationQr,
@@ -95,7 +97,7 @@ function submitRoute(r: Operation & {
       { codes: ["idempotency_in_progress"], description: "A request with this `Idempotency-Key` is still being processed: retry once it has been answered." },
       {
         codes: codesOf(422).filter((c) => c !== "ksef_token_key_not_configured"),
-        description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`. \`idempotency_key_reused\`: this \`Idempotency-Key\` was used with another body or endpoint in the last 24 hours.`,
+        description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`; a CII \`document\` is judged by the EN 16931 CII rules, then converted to Peppol BIS Billing 3.0 UBL and judged by the UBL rules, each error then naming the InvoiceData field (\`path\`) and its place in the CII (\`source\`). \`unsupported_document\`: a \`document\` that is neither UBL, CII nor a Factur-X PDF (ZUGFeRD 1.0 included). \`invalid_pdf\`, \`pdf_encrypted\`, \`pdf_without_invoice\`: a PDF that is broken or past a limit, encrypted, or carries no invoice XML. \`idempotency_key_reused\`: this \`Idempotency-Key\` was used with another body or endpoint in the last 24 hours.`,
       },
     ],
     handle: async ({ deps, auth, body }) => ({
@@ -141,9 +143,9 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
   submitRoute({
     path: "/peppol/invoice",
     operationId: "submitInvoice",
-    summary: "Submit one UBL invoice",
+    summary: "Submit one invoice: UBL, CII or Factur-X",
     description:
-      "HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).",
+      "The invoice as `xml` (a UBL Invoice, base64), as `document` (base64 of a UBL Invoice, a UN/CEFACT CII invoice — EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML — or a Factur-X / ZUGFeRD PDF; told apart by content; a CII is sent on Peppol as the Peppol BIS Billing 3.0 UBL made of it, every value kept), or as data (`invoice`). HTTP 200 means the request was processed: inspect `data.status`. `sending`: accepted and queued. `failed`: not sent, `errorMessage` says why (a duplicate of an earlier submission, a route that cannot be taken).",
     examples: SUBMIT_EXAMPLES,
     noun: "invoice",
     submit: submitInvoice,
@@ -153,7 +155,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
   submitRoute({
     path: "/peppol/credit-note",
     operationId: "submitCreditNote",
-    summary: "Submit one UBL credit note",
+    summary: "Submit one credit note: UBL, CII or Factur-X",
     description:
       "The same body, checks, order and answers as `POST /v1/peppol/invoice`, for a UBL `CreditNote` (namespace `urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2`); the recipient is `/CreditNote/cac:AccountingCustomerParty/cac:Party/cbc:EndpointID`. An `Invoice` sent here is `invalid_ubl_xml` naming `POST /v1/peppol/invoice`. A credit note routed to KSeF is sent as a KSeF correction (KOR) when the server has a KSeF connection, and `failed` otherwise. The record is listed and read under /v1/invoices with `kind: \"creditNote\"`.",
     examples: CREDIT_NOTE_EXAMPLES,
@@ -166,9 +168,9 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     method: "post",
     path: "/validate",
     operationId: "validateInvoice",
-    summary: "Validate a UBL invoice or credit note against the official rules, without submitting it",
+    summary: "Validate an invoice or credit note (UBL, CII, Factur-X PDF) against the official rules, without submitting it",
     description:
-      "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (the document in base64). The rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.",
+      "Any authenticated account (no eligibility, no account preconditions). The body is a submit's `xml` (a UBL document in base64), `document` (base64 of a UBL or CII document or of a Factur-X / ZUGFeRD PDF, told apart by content), or the invoice or credit note as data. A CII document is judged by the official CII rules on its own tree: EN 16931 CII always, XRechnung CII for an XRechnung guideline id. The answer names the `syntax` and carries `invoice`, the document read as InvoiceData. For UBL, the rules of EN 16931 (CEN UBL) always apply, and those of each registered rule set `cbc:CustomizationID` selects (Peppol BIS Billing 3.0, national CIUS such as NLCIUS); a specification without rules here gets the CEN rules and a warning `EINVOICE-RULESET-MISSING` naming the rules not checked. Nothing is stored.",
     auth: "apiKey",
     body: { kind: "raw", schema: ValidateRequestSchema },
     success: {
@@ -179,8 +181,9 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     },
     errors: [
       {
-        codes: ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml"],
-        description: "The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, or not a UBL Invoice or CreditNote.",
+        codes: ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml", "unsupported_document", "invalid_pdf", "pdf_encrypted", "pdf_without_invoice"],
+        description:
+          "The document cannot be read: bad base64, not UTF-8 XML text, two documents, not well-formed, an `xml` that is not a UBL Invoice or CreditNote (`invalid_ubl_xml`), a `document` that is neither UBL, CII nor a PDF (`unsupported_document`, ZUGFeRD 1.0 named), a broken, encrypted or invoice-less PDF.",
       },
     ],
     // The raw bytes go to the core: a large body is parsed and validated off the event loop.
@@ -252,7 +255,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "getInvoiceDocument",
     summary: "Get the document of an invoice as it was sent",
     description:
-      "The UBL document stored at submission, byte for byte: as sent in `xml`, or as built from `invoice` / `creditNote`. `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
+      "The UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
     auth: "apiKey",
     params: { id: "The submissionId." },
     query: DocumentQuerySchema,
@@ -272,7 +275,13 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       },
     ],
     handle: async ({ deps, auth, params, query, req }) => {
-      if (documentFormat(query) === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, params.id!));
+      const format = documentFormat(query);
+      if (format === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, params.id!));
+      if (format === "cii") return new MediaAnswer("application/xml", await getInvoiceCii(deps.store, auth, params.id!));
+      if (format === "original") {
+        const original = await getInvoiceOriginal(deps.store, auth, params.id!);
+        return new MediaAnswer(original.mediaType, original.content);
+      }
       return req.accepts(["application/xml", "application/json"]) === "application/json"
         ? new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, params.id!))
         : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!));

@@ -30,6 +30,8 @@ export interface MemoryState {
   clients: Map<string, Map<string, ClientRecord>>;
   /** The decoded documents of accepted submissions, one Latin-1 character a byte (see keepDocument). */
   documents: Map<string, string>;
+  /** The documents as submitted when they were converted (a CII, a PDF), by invoice id: content as `documents` keeps it. */
+  originals: Map<string, { content: string; mediaType: string; syntax: string }>;
   /** Delivery queue state of `sending` submissions. */
   delivery: Map<string, DeliveryState>;
   /** Delivery evidence by invoice id. */
@@ -63,6 +65,7 @@ export function emptyState(): MemoryState {
     activeNumbers: new Map(),
     clients: new Map(),
     documents: new Map(),
+    originals: new Map(),
     delivery: new Map(),
     evidence: new Map(),
     transmitted: new Map(),

@@ -75,7 +75,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       if (k) k.lastUsedAt = at;
     },
 
-    async insertSubmission({ invoice, document, client }: NewSubmission): Promise<InsertSubmissionResult> {
+    async insertSubmission({ invoice, document, client, original }: NewSubmission): Promise<InsertSubmissionResult> {
       const key = activeKey(invoice.companyId, invoice.sha256);
       // Kept with strings of its own: its fields, read from the document, would otherwise keep the document's text alive.
       const stored = keep(invoice);
@@ -120,6 +120,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         }
       }
       if (document) documents.set(stored.id, keepDocument(document));
+      if (document && original) state.originals.set(stored.id, { content: keepDocument(original.content), mediaType: ownString(original.mediaType), syntax: ownString(original.syntax) });
       if (stored.status === "sending") delivery.set(stored.id, { id: stored.id, attempts: 0, nextAttemptAt: firstAttemptAt(stored.status, stored.createdAt), leaseOwner: null, leaseUntil: null, state: null });
       invoices.set(stored.id, stored);
       let order = invoiceOrder.get(stored.companyId);
@@ -157,6 +158,11 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
     async getDocument(companyId, invoiceId) {
       const d = documents.get(invoiceId);
       return d !== undefined && invoices.get(invoiceId)?.companyId === companyId ? documentBytes(d) : null;
+    },
+
+    async getOriginalDocument(companyId, invoiceId) {
+      const o = state.originals.get(invoiceId);
+      return o !== undefined && invoices.get(invoiceId)?.companyId === companyId ? { content: documentBytes(o.content), mediaType: o.mediaType, syntax: o.syntax } : null;
     },
 
     async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {

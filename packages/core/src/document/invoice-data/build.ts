@@ -4,7 +4,7 @@
 import { BY_QNAME, NS, qnameOf, type DocumentNode } from "../model.js";
 import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "../../domain/invoice-data.js";
 import Big from "big.js";
-import { computeTotals, money, type ComputedTotals } from "../../domain/invoice-totals.js";
+import { computeTotals, money, totalsAsWritten, type ComputedTotals } from "../../domain/invoice-totals.js";
 
 export const PEPPOL_BIS3_CUSTOMIZATION = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 export const PEPPOL_BIS3_PROFILE = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
@@ -146,12 +146,12 @@ function add(parent: Node, qname: string, value?: string, attrs?: Record<string,
  * `InvoiceDataSchema`, which also refuses given totals that differ from ours), with its model and
  * field map. Does not run the rules: `buildInvoice` does.
  */
-export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): BuiltDocument {
+export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice", options: BuildDocumentOptions = {}): BuiltDocument {
   const isCredit = kind === "CreditNote";
   const root = new Node(isCredit ? NS.creditNote : NS.invoice, kind, kind, null);
   filing = { byQname: new Map([[root.qname, [root]]]), last: root, inOrder: true };
   try {
-    const built = writeDocument(data, kind, root);
+    const built = writeDocument(data, kind, root, options);
     if (filing.inOrder) (root.memo ??= new Map()).set(BY_QNAME, filing.byQname);
     return built;
   } finally {
@@ -159,8 +159,18 @@ export function buildDocument(data: InvoiceData, kind: BuiltKind = "Invoice"): B
   }
 }
 
-function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDocument {
-  const t = computeTotals(data);
+/** How `buildDocument` writes. */
+export interface BuildDocumentOptions {
+  /**
+   * Write the amounts the data carries as they are (`totalsAsWritten`), ours only where it carries none: for a
+   * document read from another syntax (a CII converted to UBL), whose values must all be kept. Such data was not
+   * parsed with the schema: a party without an electronic address gets no EndpointID (the rules then say so).
+   */
+  asWritten?: boolean;
+}
+
+function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node, options: BuildDocumentOptions): BuiltDocument {
+  const t = options.asWritten ? totalsAsWritten(data) : computeTotals(data);
   // Kept on the node itself: a WeakMap of every element costs the garbage collector more than the build.
   const ptr = <T extends Node>(n: T, p: string): T => ((n.pointer = p), n);
   const isCredit = kind === "CreditNote";
@@ -371,11 +381,12 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDoc
 
   function party(wrapper: Node, p: InvoiceData["seller"], at: string, sepa: string | undefined): void {
     const n = add(wrapper, "cac:Party");
-    ptr(add(n, "cbc:EndpointID", p.endpoint.id, { schemeID: p.endpoint.scheme }), `${at}/endpoint`);
+    // Always there in data parsed with the schema; absent only in data read from another syntax (options.asWritten).
+    if (p.endpoint as InvoiceData["seller"]["endpoint"] | undefined) ptr(add(n, "cbc:EndpointID", p.endpoint.id, { schemeID: p.endpoint.scheme }), `${at}/endpoint`);
     (p.identifiers ?? []).forEach((id, i) => ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", id.id, { schemeID: id.scheme }), `${at}/identifiers/${i}`));
     if (sepa !== undefined) ptr(add(add(n, "cac:PartyIdentification"), "cbc:ID", sepa, { schemeID: "SEPA" }), "/payment/directDebit/creditorId");
     if (p.tradingName !== undefined) ptr(add(add(n, "cac:PartyName"), "cbc:Name", p.tradingName), `${at}/tradingName`);
-    address(ptr(add(n, "cac:PostalAddress"), `${at}/address`), p.address, `${at}/address`);
+    if (p.address as InvoiceAddress | undefined) address(ptr(add(n, "cac:PostalAddress"), `${at}/address`), p.address, `${at}/address`);
     if (p.vatId !== undefined) {
       const ts = ptr(add(n, "cac:PartyTaxScheme"), `${at}/vatId`);
       add(ts, "cbc:CompanyID", p.vatId);
@@ -406,7 +417,7 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node): BuiltDoc
     if (a.postalCode !== undefined) ptr(add(n, "cbc:PostalZone", a.postalCode), `${at}/postalCode`);
     if (a.subdivision !== undefined) ptr(add(n, "cbc:CountrySubentity", a.subdivision), `${at}/subdivision`);
     if (lines[2] !== undefined) ptr(add(add(n, "cac:AddressLine"), "cbc:Line", lines[2]), `${at}/lines/2`);
-    ptr(add(add(n, "cac:Country"), "cbc:IdentificationCode", a.country), `${at}/country`);
+    if (a.country as string | undefined) ptr(add(add(n, "cac:Country"), "cbc:IdentificationCode", a.country), `${at}/country`);
   }
 
   function allowanceCharge(n: Node, ac: LineAllowanceCharge, charge: boolean, amount: string, p: string): void {
