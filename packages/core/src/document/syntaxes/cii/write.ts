@@ -73,7 +73,12 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
 
   // The document: BT-1, BT-3, BT-2, BG-1.
   o.push("<rsm:ExchangedDocument>", leaf("ram:ID", data.number), leaf("ram:TypeCode", data.typeCode ?? (kind === "creditNote" ? "381" : "380")), dateTime("ram:IssueDateTime", data.issueDate));
-  for (const note of data.notes ?? []) o.push("<ram:IncludedNote>", leaf("ram:Content", note), "</ram:IncludedNote>");
+  for (const note of data.notes ?? []) {
+    // BT-21 is written in UBL (and so in InvoiceData) as "#code#" before the note's text; CII has ram:SubjectCode.
+    const subject = NOTE_SUBJECT.exec(note);
+    if (subject) o.push("<ram:IncludedNote>", leaf("ram:Content", note.slice(subject[0].length)), leaf("ram:SubjectCode", subject[1]!), "</ram:IncludedNote>");
+    else o.push("<ram:IncludedNote>", leaf("ram:Content", note), "</ram:IncludedNote>");
+  }
   o.push("</rsm:ExchangedDocument>");
 
   o.push("<rsm:SupplyChainTradeTransaction>");
@@ -343,6 +348,9 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
     if (close) o.push("</ram:SpecifiedTradeAllowanceCharge>");
   }
 }
+
+/** A note's subject code (BT-21, UNTDID 4451: three letters) as UBL writes it, "#AAI#" before the text. */
+const NOTE_SUBJECT = /^#([A-Z]{3})#(?=[\s\S])/;
 
 const TYPE_VAT = "<ram:TypeCode>VAT</ram:TypeCode>";
 const INDICATOR_TRUE = "<ram:ChargeIndicator><udt:Indicator>true</udt:Indicator></ram:ChargeIndicator>";

@@ -3,11 +3,13 @@
 // order (fixtures/cii-d16b-sequences.json, the official XSD's sequences), to XML escaping and to linear output.
 import Big from "big.js";
 import { readFileSync } from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { InvoiceDataSchema, type InvoiceData, type InvoiceDataInput } from "../../../../src/domain/invoice-data.js";
 import { buildDocument } from "../../../../src/document/invoice-data/build.js";
 import { child, first, select, stringValue, type DocumentNode } from "../../../../src/document/model.js";
 import { syntaxById } from "../../../../src/document/syntaxes/index.js";
+import { invoiceDataOfCii } from "../../../../src/document/syntaxes/cii/read.js";
 import { ciiLosses, EN16931_GUIDELINE, writeCii } from "../../../../src/document/syntaxes/cii/write.js";
 import { parseXml } from "../../../../src/document/xml.js";
 import { ciiWriteDocuments, GENERATED_COUNT, readCiiWriteVerdicts, sha256, type CiiWriteDocument } from "../../../support/cii-write-documents.js";
@@ -326,6 +328,7 @@ function valuesAt(root: DocumentNode, path: string): string[] {
 
 /** Every leaf of a JSON value as [JSON pointer, value]. */
 function leaves(v: unknown, at = ""): Array<[string, string]> {
+  if (v === undefined) return [];
   if (v !== null && typeof v === "object") return Object.entries(v).flatMap(([k, x]) => leaves(x, `${at}/${k}`));
   return [[at, String(v)]];
 }
@@ -548,6 +551,14 @@ describe("writeCii: text", () => {
   });
 });
 
+describe("writeCii: notes", () => {
+  it("writes a note's subject code (BT-21, UBL's #code# before the text) as ram:SubjectCode, and other notes whole", () => {
+    const data: InvoiceData = { ...fullInvoice(), notes: ["#AAI#Reverse charge", "#AB#not a code", "#ABC#"] };
+    const notes = select(parseXml(writeCii(data)).root, "rsm:ExchangedDocument/ram:IncludedNote").map((n) => n.children.map((c) => `${c.qname}=${stringValue(c)}`));
+    expect(notes).toEqual([["ram:Content=Reverse charge", "ram:SubjectCode=AAI"], ["ram:Content=#AB#not a code"], ["ram:Content=#ABC#"]]);
+  });
+});
+
 describe("writeCii: amounts", () => {
   it("computes what the data leaves out as the UBL writer does", () => {
     const data = fullInvoice();
@@ -644,3 +655,81 @@ describe("writeCii: linear in the lines", () => {
 function isSameSet(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
 }
+
+// ---------- the round trip through the CII reader ----------
+
+/**
+ * What an invoice read from UBL keeps through CII (writeCii, then the CII reader), each change a true difference of
+ * the syntaxes, not a choice of the writer's:
+ * - identifiers: D16B puts every ram:ID (no scheme) before every ram:GlobalID (a scheme), so a party's identifiers
+ *   come back unschemed first, each kind in its order;
+ * - precedingInvoices: D16B holds one InvoiceReferencedDocument;
+ * - vatAccountingCurrency equal to the invoice currency: CII's BR-53 refuses BT-6 = BT-5, so it is not written;
+ * - payment.card.network: UBL's cbc:NetworkID is no business term and has no place in CII;
+ * - an empty delivery (a UBL cac:Delivery with nothing EN 16931 reads in it) is nothing in CII.
+ */
+function keptByCii(data: InvoiceData): InvoiceData {
+  const out = structuredClone(data) as InvoiceData & Record<string, unknown>;
+  const reorder = (p: { identifiers?: Array<{ id: string; scheme?: string | undefined }> | undefined }) => {
+    if (p.identifiers) p.identifiers = [...p.identifiers.filter((i) => i.scheme === undefined), ...p.identifiers.filter((i) => i.scheme !== undefined)];
+  };
+  reorder(out.seller);
+  reorder(out.buyer);
+  if (out.precedingInvoices) out.precedingInvoices = out.precedingInvoices.slice(0, 1);
+  if (out.vatAccountingCurrency?.code === out.currency) delete out.vatAccountingCurrency;
+  if (out.payment?.card) delete out.payment.card.network;
+  if (out.delivery && Object.keys(out.delivery).length === 0) delete out.delivery;
+  return out;
+}
+
+/** The corpus documents a round trip changes, and why (keptByCii's cases); every other comes back equal. */
+const ROUND_TRIP_CHANGES: Record<string, string[]> = {
+  "cen-en16931/testfiles/CreditNote-Max_content.xml": ["precedingInvoices", "identifiers"],
+  "cen-en16931/testfiles/Invoice-Max_content.xml": ["precedingInvoices", "identifiers"],
+  "cen-en16931/ubl-examples/sample-discount-price.xml": ["vatAccountingCurrency"],
+  "phive-simplerinvoicing/SI-UBL-2.0.3.2/SI-UBL-2.0_BR-NL-19_warning_tax_currency.xml": ["vatAccountingCurrency"],
+  "xrechnung-testsuite/technical-cases/cius/01.01_comprehensive_test_ubl.xml": ["precedingInvoices"],
+  "xrechnung-testsuite/business-cases/extension/04.03a-INVOICE_ubl.xml": ["precedingInvoices"],
+  "openpeppol-bis3/snippets/Snippet-cn.xml": ["precedingInvoices"],
+  "xrechnung-testsuite/technical-cases/cius/01.03_comprehensive_test_ubl.xml": ["card network"],
+  "xrechnung-testsuite/business-cases/standard/03.02a-INVOICE_ubl.xml": ["card network"],
+  "xrechnung-testsuite/business-cases/standard/03.03a-INVOICE_ubl.xml": ["card network"],
+  "openpeppol-bis3/snippets/payment1.xml": ["card network"],
+  "phive-ublbe/v1.31/UBLBE_BE0000000196_V01-15000002.xml": ["empty delivery"],
+  "phive-ublbe/v1.31/UBLBE_BE0000000196_V01-15000024.xml": ["empty delivery"],
+};
+
+describe("writeCii then the CII reader (invoiceDataOfCii)", () => {
+  const corpus = DOCS.filter((d) => d.id.startsWith("corpus:"));
+
+  it("gives back the InvoiceData read from the UBL, but for the true differences of the syntaxes", () => {
+    const wrong = corpus.filter((d) => !isDeepStrictEqual(invoiceDataOfCii(parseXml(writeCii(d.data)).root), keptByCii(d.data))).map((d) => d.id);
+    expect(wrong).toEqual([]);
+  });
+
+  it("gives back every field of the generated invoices, and adds only the amounts it computed", () => {
+    // What the writer adds: the amounts it computed, and the default type code.
+    const computedField = /^\/(totals\/.*|lines\/\d+\/netAmount|(lines\/\d+\/)?(allowances|charges)\/\d+\/amount|vatAccountingCurrency\/vatTotal|typeCode)$/;
+    const wrong = DOCS.filter((d) => d.id.startsWith("generated:")).flatMap((d) => {
+      const back = new Map(leaves(invoiceDataOfCii(parseXml(writeCii(d.data)).root)));
+      // An exemption reason of a category no line, allowance or charge has is written nowhere (in UBL neither).
+      const used = new Set([...d.data.lines, ...(d.data.allowances ?? []), ...(d.data.charges ?? [])].map((x) => x.vat.category));
+      const kept = leaves(keptByCii(d.data)).filter(([p]) => p !== "/vatAccountingCurrency/rate" && !(p.startsWith("/vatExemptions/") && !used.has(p.split("/")[2] as never)));
+      const missing = kept.filter(([p, v]) => back.get(p) !== v).map(([p, v]) => `${d.id} ${p}: ${v} -> ${back.get(p)}`);
+      const added = [...back.keys()].filter((p) => !kept.some(([k]) => k === p) && !computedField.test(p)).map((p) => `${d.id} ${p}: added ${back.get(p)}`);
+      return [...missing, ...added];
+    });
+    expect(wrong).toEqual([]);
+  });
+
+  it("changes exactly the listed documents (each difference happens, on these and no others)", () => {
+    const changed = corpus.filter((d) => !isDeepStrictEqual(keptByCii(d.data), d.data)).map((d) => d.id.slice("corpus:".length));
+    expect(changed.sort()).toEqual(Object.keys(ROUND_TRIP_CHANGES).sort());
+    // And every such document is one ciiLosses names, or a reordering or an empty element, which lose nothing.
+    for (const d of corpus) {
+      const why = ROUND_TRIP_CHANGES[d.id.slice("corpus:".length)] ?? [];
+      const lossy = why.some((w) => ["precedingInvoices", "vatAccountingCurrency", "card network"].includes(w));
+      expect(ciiLosses(d.data).length > 0, d.id).toBe(lossy);
+    }
+  });
+});
