@@ -84,7 +84,17 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
   o.push("<rsm:SupplyChainTradeTransaction>");
   // Data without totals (a caller's, not a read document's) needs them all: computed once, before the lines use them.
   if (data.totals === undefined) t();
-  data.lines.forEach((line, i) => writeLine(line, i));
+  // The lines' strings are joined a few hundred lines at a time: one flat string per piece instead of hundreds of
+  // thousands of small ones that would outlive the young generation until the end (the collector's work would then
+  // grow faster than the lines). The pieces are joined once at the end.
+  const pieces: string[] = [];
+  data.lines.forEach((line, i) => {
+    writeLine(line, i);
+    if (o.length >= PIECE) {
+      pieces.push(o.join(""));
+      o.length = 0;
+    }
+  });
 
   // Agreement: BT-10, the seller, the buyer, the tax representative, BT-14, BT-13, BT-12, BG-24/BT-17/BT-18, BT-11.
   o.push("<ram:ApplicableHeaderTradeAgreement>");
@@ -235,7 +245,9 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
   }
   if (data.accountingCost !== undefined) o.push(accountingAccount(data.accountingCost));
   o.push("</ram:ApplicableHeaderTradeSettlement>", "</rsm:SupplyChainTradeTransaction>", "</rsm:CrossIndustryInvoice>\n");
-  return o.join("");
+  if (pieces.length === 0) return o.join("");
+  pieces.push(o.join(""));
+  return pieces.join("");
 
   function writeLine(line: InvoiceLine, i: number): void {
     // This line's computed amounts, when the data leaves one out or has a gross price: from the document's totals when
@@ -351,6 +363,9 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
 
 /** A note's subject code (BT-21, UNTDID 4451: three letters) as UBL writes it, "#AAI#" before the text. */
 const NOTE_SUBJECT = /^#([A-Z]{3})#(?=[\s\S])/;
+
+/** How many strings of lines are joined into one piece (a few hundred lines). */
+const PIECE = 16_384;
 
 const TYPE_VAT = "<ram:TypeCode>VAT</ram:TypeCode>";
 const INDICATOR_TRUE = "<ram:ChargeIndicator><udt:Indicator>true</udt:Indicator></ram:ChargeIndicator>";
