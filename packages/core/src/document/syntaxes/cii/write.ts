@@ -1,6 +1,6 @@
 // writeCii: InvoiceData as an EN 16931 UN/CEFACT CII D16B CrossIndustryInvoice, every element where the official
 // EN 16931 to CII mapping puts it and in the order of the D16B (EN 16931 subset) schema. Pure and linear in the lines:
-// the document is an array of strings joined once.
+// the document is an array of strings, joined in pieces of a few hundred lines and once at the end.
 import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge } from "../../../domain/invoice-data.js";
 import { computeTotals, lineNet, money, type ComputedLine, type ComputedTotals } from "../../../domain/invoice-totals.js";
 import { NS } from "../../model.js";
