@@ -1,13 +1,17 @@
 // Test support: the invoices the CII writer is held to, shared by test/document/syntaxes/cii/write.test.ts and
-// scripts/cii-write-verdicts.ts (which records the official CEN CII verdict of each written document in
+// scripts/cii-write-verdicts.ts (which records the official CII verdict of each written document in
 // test/fixtures/cii-write-verdicts.jsonl). Every corpus UBL Invoice or CreditNote the official CEN UBL rules accept
-// (fixtures/official-verdicts.jsonl), read as InvoiceData, and GENERATED_COUNT seeded generated invoices.
+// (fixtures/official-verdicts.jsonl), read as InvoiceData; GENERATED_COUNT seeded generated invoices; and every CII
+// test document (testdata/cii) the official CII rules accept (fixtures/official-cii-verdicts.jsonl), read with the
+// CII reader and written again with its own guideline id (an XRechnung one brings the XRechnung CII rules).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
-import { corpusPath } from "../../../../testdata/index.js";
+import { ciiPath, corpusPath } from "../../../../testdata/index.js";
 import { InvoiceDataSchema, type InvoiceData } from "../../src/domain/invoice-data.js";
 import { invoiceDataOf } from "../../src/document/invoice-data/read.js";
+import { invoiceDataOfCii } from "../../src/document/syntaxes/cii/read.js";
+import type { CiiWriteOptions } from "../../src/document/syntaxes/cii/write.js";
 import { parseXml } from "../../src/document/xml.js";
 import { invoiceDataArb } from "./invoice-data-arb.js";
 
@@ -24,9 +28,11 @@ export interface CiiWriteVerdict {
 }
 
 export interface CiiWriteDocument {
-  /** `corpus:<path in testdata/corpus>` or `generated:<n>`. */
+  /** `corpus:<path in testdata/corpus>`, `generated:<n>` or `cii:<path in testdata/cii>`. */
   id: string;
   data: InvoiceData;
+  /** What writeCii is given (a CII test document's own guideline id). */
+  options?: CiiWriteOptions;
   /** The original UBL text, for a corpus document. */
   ubl?: string;
 }
@@ -62,7 +68,22 @@ export function ciiWriteDocuments(): CiiWriteDocument[] {
   const generated = fc
     .sample(invoiceDataArb, { numRuns: GENERATED_COUNT, seed: GENERATED_SEED })
     .map((s, i) => ({ id: `generated:${i}`, data: InvoiceDataSchema.parse(s.data) }));
-  return [...corpus, ...generated];
+  const cii = cleanCii().map(({ file, guidelineId }) => ({
+    id: `cii:${file}`,
+    data: invoiceDataOfCii(parseXml(readFileSync(ciiPath(file), "utf8")).root),
+    options: guidelineId === null ? {} : { guidelineId },
+  }));
+  return [...corpus, ...generated, ...cii];
+}
+
+/** The CII test documents with no fatal error from the official CII rules, with their guideline ids (BT-24). */
+export function cleanCii(): Array<{ file: string; guidelineId: string | null }> {
+  return readFileSync(new URL("../fixtures/official-cii-verdicts.jsonl", import.meta.url), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as { file: string; guidelineId?: string | null; fatal?: string[] })
+    .filter((v) => v.fatal !== undefined && v.fatal.length === 0)
+    .map((v) => ({ file: v.file, guidelineId: v.guidelineId ?? null }));
 }
 
 export const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");

@@ -322,8 +322,8 @@ export function writeCii(data: InvoiceData, options: CiiWriteOptions = {}): stri
       o.push("</ram:DefinedTradeContact>");
     }
     address(p.address);
-    // A document read from UBL without an EndpointID has an empty one: nothing to write.
-    if (p.endpoint.id !== "") o.push("<ram:URIUniversalCommunication>", leaf("ram:URIID", p.endpoint.id, { schemeID: p.endpoint.scheme }), "</ram:URIUniversalCommunication>");
+    // A document read without an electronic address has an empty one: nothing to write.
+    if (p.endpoint.id !== "" || p.endpoint.scheme !== "") o.push("<ram:URIUniversalCommunication>", leaf("ram:URIID", p.endpoint.id, { schemeID: p.endpoint.scheme }), "</ram:URIUniversalCommunication>");
     if (p.vatId !== undefined) o.push("<ram:SpecifiedTaxRegistration>", leaf("ram:ID", p.vatId, { schemeID: "VA" }), "</ram:SpecifiedTaxRegistration>");
     if (seller && p.taxRegistrationId !== undefined) o.push("<ram:SpecifiedTaxRegistration>", leaf("ram:ID", p.taxRegistrationId, { schemeID: "FC" }), "</ram:SpecifiedTaxRegistration>");
     o.push(`</${element}>`);
