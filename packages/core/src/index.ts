@@ -5,6 +5,7 @@ export { validateInvoice, validateAnyDocument, type DocumentReport } from "./doc
 export { SYNTAXES, syntaxOf, syntaxById, type Syntax, type DocumentSyntax, type InvoiceKind, type WriteOptions } from "./document/syntaxes/index.js";
 export { readAnyDocument, readAnyDocumentAsync, convertCiiToUbl, readDocumentData, type ConvertedCii } from "./document/any.js";
 export { ciiPathOf } from "./document/syntaxes/cii/paths.js";
+export { writeCii, ciiLosses, type CiiWriteOptions } from "./document/syntaxes/cii/write.js";
 export { rulesError, MAX_REPORTED_ERRORS } from "./document/rules-error.js";
 export {
   validateModel,

@@ -70,7 +70,8 @@ function sum(values: readonly Big[]): Big {
   return s;
 }
 
-function lineNet(line: InvoiceLine): ComputedLine {
+/** One line's amounts (what computeTotals gives for it in `lines`), for a writer that needs only those of a line. */
+export function lineNet(line: InvoiceLine): ComputedLine {
   const allowances = (line.allowances ?? []).map(acAmount);
   const charges = (line.charges ?? []).map(acAmount);
   const base = line.priceBaseQuantity === undefined ? null : new Big(line.priceBaseQuantity);

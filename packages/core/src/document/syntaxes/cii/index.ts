@@ -1,13 +1,14 @@
 // The UN/CEFACT Cross Industry Invoice D16B syntax (EN 16931 CII, XRechnung CII, Factur-X / ZUGFeRD 2.x XML):
 // read.ts reads it into InvoiceData, write.ts writes InvoiceData as EN 16931 CII; its rule sets are
 // validation/rulesets/ with syntax "cii".
-import { ApiError } from "../../../domain/errors.js";
 import { NS, first, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
 import { CREDIT_NOTE_TYPE_CODES } from "../../invoice-data/normalise.js";
 import type { Syntax } from "../types.js";
 import { invoiceDataOfCii } from "./read.js";
+import { writeCii } from "./write.js";
 
 export { invoiceDataOfCii, ciiDate } from "./read.js";
+export { writeCii, ciiLosses, type CiiWriteOptions } from "./write.js";
 
 /** The CII root element's qualified name as the model writes it. */
 export const CII_ROOT = "rsm:CrossIndustryInvoice";
@@ -20,7 +21,5 @@ export const cii: Syntax = {
   kindOf: (root: DocumentNode) =>
     CREDIT_NOTE_TYPE_CODES.includes(xmlTrim(stringValue(first(root, "rsm:ExchangedDocument/ram:TypeCode")))) ? "creditNote" : "invoice",
   read: (root) => invoiceDataOfCii(root),
-  write: () => {
-    throw new ApiError("invalid_ubl_xml", "Writing CII is not available yet.");
-  },
+  write: (data, options) => writeCii(data, options),
 };
