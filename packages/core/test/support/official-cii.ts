@@ -101,3 +101,10 @@ export function officialCiiVerdict(xml: string): OfficialCiiVerdict {
 export function officialCiiRuleSetFired(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): string[] {
   return [...new Set(fired(name, parse(xml)).map(([id]) => id))].sort();
 }
+
+/** What one official CII rule set alone fails on a document, by the flags its assertions carry: sorted unique ids. */
+export function officialCiiRuleSetVerdict(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): { fatal: string[]; warning: string[] } {
+  const all = fired(name, parse(xml));
+  const uniq = (a: string[]) => [...new Set(a)].sort();
+  return { fatal: uniq(all.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)), warning: uniq(all.filter(([, f]) => f === "warning").map(([id]) => id)) };
+}
