@@ -1,0 +1,97 @@
+// The CEN EN 16931 CII syntax and code list rules (CII-SR-*, CII-DT-*, BR-CL-*; rules/cii-syntax.ts, cii-codes.ts)
+// against the official rules: on every CII test document and on seeded mutants of them
+// (support/cii-syntax-mutations.ts), our fatal and warning ids of those families equal the official CEN CII 1.3.16
+// ones (test/fixtures/official-cii-syntax-mutants.jsonl, scripts/cii-syntax-verdicts.ts), and every assertion of the
+// official rule set is one of ours.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { rulesPath, RULE_SETS } from "../../../testdata/index.js";
+import { parseXml } from "../src/document/xml.js";
+import { runRules } from "../src/validation/engine.js";
+import { CII_CODE_RULE_IDS, ciiCodeRules } from "../src/validation/rules/cii-codes.js";
+import { CII_SYNTAX_RULE_IDS, ciiSyntaxRules } from "../src/validation/rules/cii-syntax.js";
+import { CII_SYNTAX_CORPUS, CII_SYNTAX_PER_BASE, CII_SYNTAX_SEED, ciiSyntaxDocuments } from "./support/cii-syntax-mutations.js";
+
+interface Verdict {
+  id: string;
+  sha256: string;
+  changes: string[];
+  fatal?: string[];
+  warning?: string[];
+  /** The official rules stopped with a dynamic error: no verdict to compare with. */
+  error?: string;
+}
+
+const FIXTURE = new URL("./fixtures/official-cii-syntax-mutants.jsonl", import.meta.url);
+const verdicts = new Map(readFileSync(FIXTURE, "utf8").split("\n").filter(Boolean).map((l) => [(JSON.parse(l) as Verdict).id, JSON.parse(l) as Verdict]));
+const documents = ciiSyntaxDocuments(CII_SYNTAX_CORPUS(), CII_SYNTAX_PER_BASE, CII_SYNTAX_SEED);
+
+/**
+ * Where we knowingly differ from the official verdict: document id -> the ids on which we differ, with the reason.
+ * Empty: no known disagreement.
+ */
+const KNOWN_DISAGREEMENTS: Record<string, { ids: string[]; reason: string }> = {};
+
+const ours = (id: string) => /^(CII-SR|CII-DT|BR-CL)-/.test(id);
+
+function ourVerdict(xml: string): { fatal: string[]; warning: string[] } {
+  const findings = runRules(parseXml(xml).root, [ciiSyntaxRules, ciiCodeRules]);
+  const ids = (flag: string) => [...new Set(findings.filter((f) => f.flag === flag && ours(f.rule)).map((f) => f.rule))].sort();
+  return { fatal: ids("fatal"), warning: ids("warning") };
+}
+
+describe("CII syntax and code list rules against the official CEN CII rules 1.3.16", () => {
+  it("has an official verdict for every document, made from the same bytes", () => {
+    expect(documents.length).toBeGreaterThan(600);
+    for (const d of documents) {
+      const v = verdicts.get(d.id);
+      expect(v, `${d.id}: no verdict; run scripts/cii-syntax-verdicts.ts`).toBeDefined();
+      expect(v!.sha256, `${d.id}: the mutant changed since its verdict was made (${d.changes.join("; ")})`).toBe(d.sha256);
+    }
+    // Few mutants may be ones the official rules cannot judge (a dynamic error).
+    expect(documents.filter((d) => verdicts.get(d.id)?.error).length).toBeLessThan(documents.length / 10);
+  });
+
+  it.each(documents.filter((d) => verdicts.get(d.id) && !verdicts.get(d.id)!.error).map((d) => [d.id, d] as const))("%s", (_id, d) => {
+    const official = verdicts.get(d.id)!;
+    const known = new Set(KNOWN_DISAGREEMENTS[d.id]?.ids ?? []);
+    const drop = (ids: string[]) => ids.filter((id) => !known.has(id));
+    const got = ourVerdict(d.xml);
+    expect({ fatal: drop(got.fatal), warning: drop(got.warning) }, d.changes.join("; ")).toEqual({ fatal: drop(official.fatal!), warning: drop(official.warning!) });
+  });
+
+  it("checks every CII-SR, CII-DT and BR-CL assertion of the official rule set, and no other", () => {
+    const sef = readFileSync(rulesPath(RULE_SETS.ciiCen), "utf8");
+    const official = [...new Set([...sef.matchAll(/"val":"((?:CII-SR|CII-DT|BR-CL)-\d+)"/g)].map((m) => m[1]!))].sort();
+    expect(official.length).toBe(606);
+    expect([...CII_SYNTAX_RULE_IDS, ...CII_CODE_RULE_IDS].sort()).toEqual(official);
+  });
+
+  it("makes mutants that break many of the rules (the official verdicts name them)", () => {
+    const fired = new Set<string>();
+    for (const v of verdicts.values()) for (const id of [...(v.fatal ?? []), ...(v.warning ?? [])]) fired.add(id);
+    expect(fired.size).toBeGreaterThan(250);
+    for (const prefix of ["CII-SR-", "CII-DT-", "BR-CL-"]) expect([...fired].some((id) => id.startsWith(prefix))).toBe(true);
+  });
+});
+
+describe("CII syntax rules on a large document", () => {
+  const NS = `xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100" xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100"`;
+  const line = (i: number) => `<ram:IncludedSupplyChainTradeLineItem><ram:AssociatedDocumentLineDocument><ram:LineID>${i}</ram:LineID></ram:AssociatedDocumentLineDocument>` +
+    `<ram:SpecifiedTradeProduct><ram:Name>Item</ram:Name><ram:TradeName>x</ram:TradeName></ram:SpecifiedTradeProduct>` +
+    `<ram:SpecifiedLineTradeAgreement><ram:NetPriceProductTradePrice><ram:ChargeAmount>1</ram:ChargeAmount></ram:NetPriceProductTradePrice></ram:SpecifiedLineTradeAgreement>` +
+    `<ram:SpecifiedLineTradeDelivery><ram:BilledQuantity unitCode="C62">1</ram:BilledQuantity></ram:SpecifiedLineTradeDelivery>` +
+    `<ram:SpecifiedLineTradeSettlement><ram:ApplicableTradeTax><ram:TypeCode>VAT</ram:TypeCode><ram:CategoryCode>S</ram:CategoryCode></ram:ApplicableTradeTax></ram:SpecifiedLineTradeSettlement></ram:IncludedSupplyChainTradeLineItem>`;
+  const doc = (lines: number) => `<rsm:CrossIndustryInvoice ${NS}><rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>` +
+    `<rsm:ExchangedDocument><ram:ID>1</ram:ID><ram:TypeCode>380</ram:TypeCode><ram:IssueDateTime><udt:DateTimeString format="102">20260131</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>` +
+    `<rsm:SupplyChainTradeTransaction>${Array.from({ length: lines }, (_, i) => line(i + 1)).join("")}</rsm:SupplyChainTradeTransaction></rsm:CrossIndustryInvoice>`;
+
+  it("reports a rule once per context element: each of 10,000 lines with a trade name (CII-SR-049)", () => {
+    const findings = runRules(parseXml(doc(10_000)).root, [ciiSyntaxRules, ciiCodeRules]);
+    const byRule = new Map<string, number>();
+    for (const f of findings) byRule.set(f.rule, (byRule.get(f.rule) ?? 0) + 1);
+    expect(Object.fromEntries(byRule)).toEqual({ "CII-SR-049": 10_000 });
+    expect(findings[9_999]!.location).toBe("/rsm:CrossIndustryInvoice/rsm:SupplyChainTradeTransaction[1]/ram:IncludedSupplyChainTradeLineItem[10000]/ram:SpecifiedTradeProduct[1]");
+    expect(findings[0]!).toMatchObject({ flag: "warning", message: "The document contains rsm:SupplyChainTradeTransaction/ram:IncludedSupplyChainTradeLineItem/ram:SpecifiedTradeProduct/ram:TradeName, which EN 16931 does not use; the recipient may ignore it." });
+  });
+});
