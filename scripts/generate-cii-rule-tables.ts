@@ -58,7 +58,7 @@ const syntax = rulesOf(pattern("EN16931-CII-Syntax"));
 let syntaxCount = 0;
 const rows = syntax.map((r) => {
   syntaxCount += r.asserts.length;
-  const asserts = r.asserts.map((a) => `    [${JSON.stringify(a.id)}, ${JSON.stringify(a.flag)}, ${JSON.stringify(a.test)}],`).join("\n");
+  const asserts = r.asserts.map((a) => `      [${JSON.stringify(a.id)}, ${JSON.stringify(a.flag)}, ${JSON.stringify(a.test)}],`).join("\n");
   return `  {\n    context: ${JSON.stringify(r.context)},\n    asserts: [\n${asserts}\n    ],\n  },`;
 });
 writeFileSync(join(RULES, "cii-syntax-table.ts"), `${header("pattern EN16931-CII-Syntax")}// Every rule of the pattern in the Schematron's order (an element is checked by the first rule whose context it
