@@ -67,11 +67,12 @@ describe("CII syntax and code list rules against the official CEN CII rules 1.3.
     expect([...CII_SYNTAX_RULE_IDS, ...CII_CODE_RULE_IDS].sort()).toEqual(official);
   });
 
-  it("makes mutants that break many of the rules (the official verdicts name them)", () => {
+  it("makes documents that break every assertion that can fail (the official verdicts name them)", () => {
     const fired = new Set<string>();
     for (const v of verdicts.values()) for (const id of [...(v.fatal ?? []), ...(v.warning ?? [])]) fired.add(id);
-    expect(fired.size).toBeGreaterThan(250);
-    for (const prefix of ["CII-SR-", "CII-DT-", "BR-CL-"]) expect([...fired].some((id) => id.startsWith(prefix))).toBe(true);
+    // CII-DT-010..012 (context /rsm:CrossIndustryInvoice/rsm:ExchangedDocument/ram:TypeCode) cannot fail: the earlier
+    // rule //ram:TypeCode of the same pattern takes that element.
+    expect([...CII_SYNTAX_RULE_IDS, ...CII_CODE_RULE_IDS].filter((id) => !fired.has(id)).sort()).toEqual(["CII-DT-010", "CII-DT-011", "CII-DT-012"]);
   });
 });
 

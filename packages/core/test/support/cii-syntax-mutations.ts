@@ -119,9 +119,21 @@ const COUNTED = CII_SYNTAX_RULES.flatMap((rule) => rule.asserts
   .filter(([, m]) => m)
   .map(([id, m]) => ({ context: rule.context, id, path: m![1]! })));
 
-/** Inserts what a not(path) rule forbids, at one of its context elements. */
+/** The not(path) assertions by context: a context is picked first, so that every context is sampled. */
+const ABSENT_BY_CONTEXT = [...new Set(ABSENT.map((a) => a.context))].map((c) => ABSENT.filter((a) => a.context === c));
+
+/** Inserts what one to four not(path) assertions forbid, each at one of its context elements. */
 const insertForbidden: Mutation = (doc, r) => {
-  const a = pick(r, ABSENT);
+  const done: string[] = [];
+  for (let k = 1 + Math.floor(r() * 4); k > 0; k--) {
+    const d = insertAt(doc, r, pick(r, pick(r, ABSENT_BY_CONTEXT)));
+    if (d) done.push(d);
+  }
+  return done.length ? done.join(", ") : null;
+};
+
+/** Inserts what one not(path) assertion forbids at one of its context elements. */
+function insertAt(doc: Document, r: Rand, a: { context: string; id: string; path: string }): string | null {
   const targets = contextElements(doc, a.context, r);
   if (targets.length === 0) return null;
   const target = pick(r, targets);
@@ -130,7 +142,7 @@ const insertForbidden: Mutation = (doc, r) => {
   const el = steps.length === 0 ? target : r() < 0.5 ? ensure(doc, target, steps) : addChain(doc, target, steps);
   if (attr) el.setAttribute(attr, pick(r, ["1", "0088", "x", ""]));
   return `${a.id}: ${a.path} in ${qn(target)}`;
-};
+}
 
 /** Repeats, removes or adds what a count(path) rule counts. */
 const miscount: Mutation = (doc, r) => {
@@ -186,14 +198,16 @@ const CODES: readonly (readonly [string, readonly string[], readonly string[], r
   ["ram:SubjectCode", CII.BR_CL_08_CODES, CEN.SUBJECT_CODES.filter((c) => !CII.BR_CL_08_CODES.includes(c)), ["rsm:ExchangedDocument", "ram:IncludedNote"]],
   ["ram:CountryID", CII.BR_CL_14_CODES, ["SS", "AN", "XI", "GR", "EL", "UK"], null],
   ["ram:CategoryCode", CEN.VAT_CATEGORY_CODES, ["A", "H", "AA"], null],
+  ["ram:CategoryTradeTax/ram:CategoryCode", CEN.VAT_CATEGORY_CODES, ["A", "H"], null],
   ["ram:ReasonCode", [...CEN.ALLOWANCE_REASON_CODES, ...CEN.CHARGE_REASON_CODES], ["1", "ZZZ"], null],
   ["ram:ExemptionReasonCode", CEN.VATEX_CODES, ["vatex-eu-ae", "VATEX-EU-AE ", "VATEX-XX"], null],
 ];
 
 /** Swaps a code for a valid, a neighbouring or an invalid one. */
 const swapCode: Mutation = (doc, r) => {
-  const [qname, valid, other, where] = pick(r, CODES);
-  let found = byQname(doc, qname);
+  const [path, valid, other, where] = pick(r, CODES);
+  const qname = path.split("/").pop()!;
+  let found = byQname(doc, qname).filter((e) => !path.includes("/") || qn(e.parentNode as Element) === path.split("/")[0]);
   if (found.length === 0) {
     if (!where) return null;
     found = [addChain(doc, ensure(doc, doc.documentElement!, where), [qname])];
@@ -321,7 +335,8 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
     const name = pick(r, ["ram:AdditionalReferencedDocument", "ram:AdditionalReferencedDocument", "ram:ContractReferencedDocument", "ram:BuyerOrderReferencedDocument", "ram:InvoiceReferencedDocument", "ram:DespatchAdviceReferencedDocument"]);
     const extras = ["ram:URIID", "ram:Name", "ram:AttachmentBinaryObject", "ram:ReferenceTypeCode", "ram:FormattedIssueDateTime", "ram:StatusCode", "ram:Information", "ram:SectionName"];
     const extra = extras.filter(() => r() < 0.25);
-    for (let i = 0; i < pick(r, [1, 1, 2]); i++) referenced(doc, parent, name, r() < 0.8 ? pick(r, ["50", "130", "916", "916 ", "71", "VAT"]) : null, extra);
+    const code = r() < 0.8 ? pick(r, ["50", "130", "916", "916 ", "71", "VAT"]) : null;
+    for (let i = 0; i < pick(r, [1, 1, 2]); i++) referenced(doc, parent, name, r() < 0.8 ? code : pick(r, ["50", "130"]), extra);
     return `${name} with ${extra.join(" ") || "no extras"}`;
   }],
   ["contact with person and department (CII-SR-465/466)", (doc, r) => {
@@ -354,7 +369,7 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
   ["tax with data it should not have (CII-DT-037..067)", (doc, r) => {
     const taxes = elements(doc).filter((e) => e.namespaceURI === NS.ram && e.localName!.endsWith("TradeTax"));
     if (taxes.length === 0) return null;
-    const t = pick(r, taxes);
+    const t = r() < 0.3 ? ensure(doc, settlement(doc), ["ram:SpecifiedTradeAllowanceCharge", "ram:CategoryTradeTax"]) : pick(r, taxes);
     const what = pick(r, ["ram:BasisAmount", "ram:TaxPointDate", "ram:ExemptionReason", "ram:ExemptionReasonCode", "ram:TypeCode", "ram:CalculatedRate", "ram:CurrencyCode"]);
     if (what === "ram:TaxPointDate") addChain(doc, t, [what, "udt:DateString"], "20260101").setAttribute("format", "102");
     else t.appendChild(make(doc, what, what === "ram:TypeCode" ? pick(r, ["VAT", "vat", " VAT", "GST"]) : what === "ram:ExemptionReasonCode" ? "VATEX-EU-AE" : "1"));
@@ -373,8 +388,9 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
   ["quantity units (CII-DT-033..036, BR-CL-23)", (doc, r) => {
     const qs = elements(doc).filter((e) => e.namespaceURI === NS.ram && e.localName!.endsWith("Quantity"));
     if (qs.length === 0) return null;
-    if (r() < 0.4) for (const q of byQname(doc, "ram:BilledQuantity")) q.removeAttribute("unitCode");
-    const q = pick(r, qs);
+    if (r() < 0.5) for (const q of byQname(doc, "ram:BilledQuantity")) q.removeAttribute("unitCode");
+    const others = qs.filter((q) => q.localName !== "BilledQuantity");
+    const q = others.length && r() < 0.6 ? pick(r, others) : pick(r, qs);
     q.setAttribute(pick(r, ["unitCode", "unitCode", "unitCodeListID", "unitCodeListAgencyName"]), pick(r, ["C62", "H87", "XX"]));
     return `${qn(q)} unit`;
   }],
@@ -407,6 +423,22 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
     s.insertBefore(pm, kids(s).find((k) => qn(k) === "ram:ApplicableTradeTax") ?? null);
     return "second payment means";
   }],
+  ["a unit on a quantity but none on an invoiced quantity (CII-DT-033)", (doc, r) => {
+    const line = aLine(doc, r);
+    if (!line) return null;
+    for (const q of byQname(doc, "ram:BilledQuantity")) q.removeAttribute("unitCode");
+    const price = ensure(doc, line, ["ram:SpecifiedLineTradeAgreement", "ram:NetPriceProductTradePrice"]);
+    price.appendChild(make(doc, "ram:BasisQuantity", "1")).setAttribute("unitCode", pick(r, ["C62", "XX"]));
+    return "basis quantity unit";
+  }],
+  ["a preceding invoice's date elsewhere (CII-DT-027)", (doc, r) => {
+    const parent = pick(r, [agreement(doc), settlement(doc)]);
+    const name = pick(r, ["ram:InvoiceReferencedDocument", "ram:ContractReferencedDocument", "ram:AdditionalReferencedDocument"]);
+    referenced(doc, parent, name, name === "ram:AdditionalReferencedDocument" ? "916" : null, []);
+    const date = addChain(doc, kids(parent).filter((k) => qn(k) === name).pop()!, ["ram:FormattedIssueDateTime", "qdt:DateTimeString"], "20260101");
+    date.setAttribute("format", "102");
+    return `${name} with a date`;
+  }],
   ["line tax count (CII-SR-454)", (doc, r) => {
     const line = aLine(doc, r);
     const tax = line && byQname(doc, "ram:ApplicableTradeTax").find((t) => (t.parentNode as Element).parentNode === line);
@@ -415,6 +447,47 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
     else tax.parentNode!.insertBefore(tax.cloneNode(true), tax);
     return "line tax count";
   }],
+];
+
+/** Written-out rules broken on purpose, without chance: the mutants of ciiCoverageMutants. */
+const firstLineTax = (doc: Document) => byQname(doc, "ram:ApplicableTradeTax").find((t) => qn(t.parentNode as Element) === "ram:SpecifiedLineTradeSettlement") ?? null;
+const bothIds = (part: string, party: string): Mutation => (doc) => {
+  const p = ensure(doc, header(doc, part), [party]);
+  p.insertBefore(make(doc, "ram:GlobalID", "4000001000005"), p.firstChild).setAttribute("schemeID", "0088");
+  p.insertBefore(make(doc, "ram:ID", "P1"), p.firstChild);
+  return `${party} with ram:ID and ram:GlobalID`;
+};
+const twoDocuments = (code: string, extra: readonly string[]): Mutation => (doc) => {
+  referenced(doc, agreement(doc), "ram:AdditionalReferencedDocument", code, extra);
+  referenced(doc, agreement(doc), "ram:AdditionalReferencedDocument", code, extra);
+  return `two additional documents with type code ${code}`;
+};
+const lineTaxWith = (qname: string): Mutation => (doc) => {
+  const t = firstLineTax(doc);
+  if (!t) return null;
+  if (qname === "ram:TaxPointDate") addChain(doc, t, [qname, "udt:DateString"], "20260101").setAttribute("format", "102");
+  else t.appendChild(make(doc, qname, qname === "ram:BasisAmount" ? "100.00" : "5"));
+  return `line tax with ${qname}`;
+};
+const categoryTaxWith = (qname: string): Mutation => (doc) => {
+  const ac = ensure(doc, settlement(doc), ["ram:SpecifiedTradeAllowanceCharge"]);
+  if (!childOf(ac, "ram:ChargeIndicator")) addChain(doc, ac, ["ram:ChargeIndicator", "udt:Indicator"], "false");
+  const t = ensure(doc, ac, ["ram:CategoryTradeTax"]);
+  t.appendChild(make(doc, qname, qname === "ram:ExemptionReasonCode" ? "VATEX-EU-AE" : "Exempt"));
+  return `allowance tax with ${qname}`;
+};
+const TARGETED: readonly (readonly [string, Mutation])[] = [
+  ["CII-SR-449", bothIds("ram:ApplicableHeaderTradeDelivery", "ram:ShipToTradeParty")],
+  ["CII-SR-450", bothIds("ram:ApplicableHeaderTradeAgreement", "ram:BuyerTradeParty")],
+  ["CII-SR-451", bothIds("ram:ApplicableHeaderTradeSettlement", "ram:PayeeTradeParty")],
+  ["CII-SR-457", twoDocuments("50", [])],
+  ["CII-SR-458", twoDocuments("130", [])],
+  ["CII-SR-475/476", twoDocuments("916", ["ram:Name", "ram:AttachmentBinaryObject"])],
+  ["CII-DT-041", lineTaxWith("ram:BasisAmount")],
+  ["CII-DT-054", lineTaxWith("ram:TaxPointDate")],
+  ["CII-DT-058", lineTaxWith("ram:DueDateTypeCode")],
+  ["CII-DT-052", categoryTaxWith("ram:ExemptionReasonCode")],
+  ["CII-DT-098", categoryTaxWith("ram:ExemptionReason")],
 ];
 
 const KINDS: readonly (readonly [number, string, Mutation])[] = [
@@ -472,10 +545,53 @@ export function ciiSyntaxMutants(bases: readonly string[], perBase: number, seed
 
 /** The seed, the mutants per base document, and the base documents (every CII test document the official rules judge). */
 export const CII_SYNTAX_SEED = 16931;
-export const CII_SYNTAX_PER_BASE = 12;
+export const CII_SYNTAX_PER_BASE = 14;
 export function CII_SYNTAX_CORPUS(): string[] {
   const lines = readFileSync(new URL("../fixtures/official-cii-verdicts.jsonl", import.meta.url), "utf8").split("\n").filter(Boolean);
   return lines.map((l) => JSON.parse(l) as { file: string; error?: string }).filter((v) => !v.error).map((v) => v.file);
+}
+
+/**
+ * Mutants that break every not(path) assertion at least once: per rule, its assertions six at a time, each inserted at
+ * one of its context elements, in the base documents in turn; and the written-out cases chance may miss.
+ */
+export function ciiCoverageMutants(bases: readonly string[], seed: number): CiiMutant[] {
+  const out: CiiMutant[] = [];
+  const texts = bases.map((b) => readFileSync(ciiPath(b), "utf8").replace(/^\uFEFF/, ""));
+  const jobs: { name: string; apply: (doc: Document, r: Rand) => string | null }[] = [];
+  ABSENT_BY_CONTEXT.forEach((group, g) => {
+    for (let i = 0; i < group.length; i += 6) {
+      const chunk = group.slice(i, i + 6);
+      jobs.push({ name: `coverage ${g}.${i / 6}`, apply: (doc, r) => chunk.map((a) => insertAt(doc, r, a)).filter(Boolean).join(", ") || null });
+    }
+  });
+  // count(path) <= 1 and = 1: two more of each.
+  for (const a of COUNTED) {
+    jobs.push({ name: `coverage ${a.id}`, apply: (doc, r) => {
+      const targets = contextElements(doc, a.context, r);
+      if (targets.length === 0) return null;
+      const target = pick(r, targets);
+      addChain(doc, target, a.path.split("/"));
+      addChain(doc, target, a.path.split("/"));
+      return `${a.id}: ${a.path} added twice`;
+    } });
+  }
+  for (const [name, m] of SPECIAL) for (const k of [1, 2, 3]) jobs.push({ name: `coverage ${name} ${k}`, apply: m });
+  for (const [name, m] of TARGETED) jobs.push({ name: `coverage ${name}`, apply: m });
+  jobs.forEach((job, j) => {
+    // The first base document (in turn) on which the change applies: a floating context may be in some only.
+    for (let t = 0; t < bases.length; t++) {
+      const b = (j + t) % bases.length;
+      const r = rng(seed * 7919 + j);
+      const doc = new DOMParser({ onError: () => {} }).parseFromString(texts[b]!, "text/xml");
+      const change = job.apply(doc, r);
+      if (change === null) continue;
+      const xml = new XMLSerializer().serializeToString(doc);
+      out.push({ id: `${bases[b]}:${job.name}`, base: bases[b]!, changes: [change], xml, sha256: createHash("sha256").update(xml).digest("hex") });
+      break;
+    }
+  });
+  return out;
 }
 
 /** The corpus documents as they are (id = file), then their mutants. */
@@ -484,5 +600,5 @@ export function ciiSyntaxDocuments(bases: readonly string[], perBase: number, se
     const xml = readFileSync(ciiPath(base), "utf8").replace(/^\uFEFF/, "");
     return { id: base, base, changes: [], xml, sha256: createHash("sha256").update(xml).digest("hex") };
   });
-  return [...originals, ...ciiSyntaxMutants(bases, perBase, seed)];
+  return [...originals, ...ciiSyntaxMutants(bases, perBase, seed), ...ciiCoverageMutants(bases, seed)];
 }
