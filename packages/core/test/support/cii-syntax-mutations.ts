@@ -428,7 +428,9 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
     if (!line) return null;
     for (const q of byQname(doc, "ram:BilledQuantity")) q.removeAttribute("unitCode");
     const price = ensure(doc, line, ["ram:SpecifiedLineTradeAgreement", "ram:NetPriceProductTradePrice"]);
-    price.appendChild(make(doc, "ram:BasisQuantity", "1")).setAttribute("unitCode", pick(r, ["C62", "XX"]));
+    const basis = make(doc, "ram:BasisQuantity", "1");
+    basis.setAttribute("unitCode", pick(r, ["C62", "XX"]));
+    price.appendChild(basis);
     return "basis quantity unit";
   }],
   ["a preceding invoice's date elsewhere (CII-DT-027)", (doc, r) => {
@@ -453,7 +455,9 @@ const SPECIAL: readonly (readonly [string, Mutation])[] = [
 const firstLineTax = (doc: Document) => byQname(doc, "ram:ApplicableTradeTax").find((t) => qn(t.parentNode as Element) === "ram:SpecifiedLineTradeSettlement") ?? null;
 const bothIds = (part: string, party: string): Mutation => (doc) => {
   const p = ensure(doc, header(doc, part), [party]);
-  p.insertBefore(make(doc, "ram:GlobalID", "4000001000005"), p.firstChild).setAttribute("schemeID", "0088");
+  const global = make(doc, "ram:GlobalID", "4000001000005");
+  global.setAttribute("schemeID", "0088");
+  p.insertBefore(global, p.firstChild);
   p.insertBefore(make(doc, "ram:ID", "P1"), p.firstChild);
   return `${party} with ram:ID and ram:GlobalID`;
 };

@@ -373,6 +373,13 @@ function transferWithoutAccount(pm: DocumentNode): boolean {
 }
 
 
+/** Adds one to a counter, returning the count before. */
+function bump(counts: number[], slot: number): number {
+  const n = counts[slot]!;
+  counts[slot] = n + 1;
+  return n;
+}
+
 // ---- one document ----
 
 class SyntaxRun {
@@ -411,7 +418,7 @@ class SyntaxRun {
     if (rule.mechanical.length > 0) {
       const counts = new Array<number>(rule.mechanical.length).fill(0);
       const found: (DocumentNode | undefined)[] = [];
-      for (const m of rule.paths.attrs) if (node.attrs[m.attr!] !== undefined && counts[m.slot]++ === 0) found[m.slot] = node;
+      for (const m of rule.paths.attrs) if (node.attrs[m.attr!] !== undefined && bump(counts, m.slot) === 0) found[m.slot] = node;
       this.count(node, rule.paths, counts, found);
       for (const m of rule.mechanical) {
         const n = counts[m.slot]!;
@@ -429,8 +436,8 @@ class SyntaxRun {
       const c = kids[i]!;
       const next = step.next.get(c.qname);
       if (next === undefined) continue;
-      for (const m of next.ends) if (counts[m.slot]++ === 0) found[m.slot] = c;
-      for (const m of next.attrs) if (c.attrs[m.attr!] !== undefined && counts[m.slot]++ === 0) found[m.slot] = c;
+      for (const m of next.ends) if (bump(counts, m.slot) === 0) found[m.slot] = c;
+      for (const m of next.attrs) if (c.attrs[m.attr!] !== undefined && bump(counts, m.slot) === 0) found[m.slot] = c;
       if (next.next.size > 0) this.count(c, next, counts, found);
     }
   }
