@@ -68,6 +68,10 @@ interface Rule {
   readonly paths: PathStep;
   readonly mechanical: Mechanical[];
   readonly custom: Custom[];
+  /** Scratch counters of one context element, by slot (a rule's check never nests in another's). */
+  readonly counts: number[];
+  /** The first element counted in each slot (read only where its count is not 0, so never cleared). */
+  readonly found: (DocumentNode | undefined)[];
 }
 
 // ---- the assertions written out, by id, each with the test it was written from ----
@@ -210,7 +214,7 @@ const SHAPES: readonly (readonly [RegExp, Kind])[] = [
 ];
 
 function compileRule(index: number, context: string, asserts: readonly (readonly [string, Flag, string])[]): Rule {
-  const rule: Rule = { index, context, paths: newPathStep(), mechanical: [], custom: [] };
+  const rule: Rule = { index, context, paths: newPathStep(), mechanical: [], custom: [], counts: [], found: [] };
   for (const [id, flag, test] of asserts) {
     const custom = CUSTOM[id];
     if (custom) {
@@ -227,6 +231,7 @@ function compileRule(index: number, context: string, asserts: readonly (readonly
     const m: Mechanical = { id, flag, kind: shape[1], path, slot: rule.mechanical.length, attr };
     if (attr !== null && m.kind !== "absent") throw new Error(`${id}: only not(@attr) is compiled: ${test}`);
     rule.mechanical.push(m);
+    rule.counts.push(0);
     let step = rule.paths;
     for (const s of steps) {
       let next = step.next.get(s);
@@ -416,8 +421,8 @@ class SyntaxRun {
 
   private check(rule: Rule, node: DocumentNode): void {
     if (rule.mechanical.length > 0) {
-      const counts = new Array<number>(rule.mechanical.length).fill(0);
-      const found: (DocumentNode | undefined)[] = [];
+      const counts = rule.counts.fill(0);
+      const found = rule.found;
       for (const m of rule.paths.attrs) if (node.attrs[m.attr!] !== undefined && bump(counts, m.slot) === 0) found[m.slot] = node;
       this.count(node, rule.paths, counts, found);
       for (const m of rule.mechanical) {
