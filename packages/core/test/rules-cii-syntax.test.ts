@@ -10,6 +10,7 @@ import { parseXml } from "../src/document/xml.js";
 import { runRules } from "../src/validation/engine.js";
 import { CII_CODE_RULE_IDS, ciiCodeRules } from "../src/validation/rules/cii-codes.js";
 import { CII_SYNTAX_RULE_IDS, ciiSyntaxRules } from "../src/validation/rules/cii-syntax.js";
+import { ciiDoc } from "./support/cii-doc.js";
 import { CII_SYNTAX_CORPUS, CII_SYNTAX_PER_BASE, CII_SYNTAX_SEED, ciiSyntaxDocuments } from "./support/cii-syntax-mutations.js";
 
 interface Verdict {
@@ -77,18 +78,8 @@ describe("CII syntax and code list rules against the official CEN CII rules 1.3.
 });
 
 describe("CII syntax rules on a large document", () => {
-  const NS = `xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100" xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100" xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100"`;
-  const line = (i: number) => `<ram:IncludedSupplyChainTradeLineItem><ram:AssociatedDocumentLineDocument><ram:LineID>${i}</ram:LineID></ram:AssociatedDocumentLineDocument>` +
-    `<ram:SpecifiedTradeProduct><ram:Name>Item</ram:Name><ram:TradeName>x</ram:TradeName></ram:SpecifiedTradeProduct>` +
-    `<ram:SpecifiedLineTradeAgreement><ram:NetPriceProductTradePrice><ram:ChargeAmount>1</ram:ChargeAmount></ram:NetPriceProductTradePrice></ram:SpecifiedLineTradeAgreement>` +
-    `<ram:SpecifiedLineTradeDelivery><ram:BilledQuantity unitCode="C62">1</ram:BilledQuantity></ram:SpecifiedLineTradeDelivery>` +
-    `<ram:SpecifiedLineTradeSettlement><ram:ApplicableTradeTax><ram:TypeCode>VAT</ram:TypeCode><ram:CategoryCode>S</ram:CategoryCode></ram:ApplicableTradeTax></ram:SpecifiedLineTradeSettlement></ram:IncludedSupplyChainTradeLineItem>`;
-  const doc = (lines: number) => `<rsm:CrossIndustryInvoice ${NS}><rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>` +
-    `<rsm:ExchangedDocument><ram:ID>1</ram:ID><ram:TypeCode>380</ram:TypeCode><ram:IssueDateTime><udt:DateTimeString format="102">20260131</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>` +
-    `<rsm:SupplyChainTradeTransaction>${Array.from({ length: lines }, (_, i) => line(i + 1)).join("")}</rsm:SupplyChainTradeTransaction></rsm:CrossIndustryInvoice>`;
-
   it("reports a rule once per context element: each of 10,000 lines with a trade name (CII-SR-049)", () => {
-    const findings = runRules(parseXml(doc(10_000)).root, [ciiSyntaxRules, ciiCodeRules]);
+    const findings = runRules(parseXml(ciiDoc({ lines: 10_000, product: "<ram:TradeName>x</ram:TradeName>" })).root, [ciiSyntaxRules, ciiCodeRules]);
     const byRule = new Map<string, number>();
     for (const f of findings) byRule.set(f.rule, (byRule.get(f.rule) ?? 0) + 1);
     expect(Object.fromEntries(byRule)).toEqual({ "CII-SR-049": 10_000 });
