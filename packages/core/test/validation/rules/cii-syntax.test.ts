@@ -1,7 +1,10 @@
 // The CEN CII syntax and code list rules (cii-syntax.ts, cii-codes.ts) where the Schematron's semantics are easy to get
 // wrong; each expectation is the official rules' verdict on the same document (checked with
 // test/support/official-cii.ts when written). The corpus and the mutants (test/rules-cii-syntax.test.ts) cover the rest.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { render, TARGETS } from "../../../../../scripts/generate-cii-rule-tables.js";
 import { parseXml } from "../../../src/document/xml.js";
 import { runRules } from "../../../src/validation/engine.js";
 import { ciiCodeRules } from "../../../src/validation/rules/cii-codes.js";
@@ -48,5 +51,17 @@ describe("CII code lists: the first matching rule", () => {
   it("uses CII's own ISO 3166 list: AN is a country, SS is not (BR-CL-15), unlike UBL's", () => {
     expect(ids(origin(`<ram:ID>AN</ram:ID>`))).toEqual([]);
     expect(ids(origin(`<ram:ID>SS</ram:ID>`))).toEqual(["BR-CL-15"]);
+  });
+});
+
+describe("scripts/generate-cii-rule-tables.ts", () => {
+  // With a copy of ConnectingEurope/eInvoicing-EN16931 at hand (CEN_SCHEMATRON_REPO, a bare or normal git directory), the
+  // committed tables must be exactly what the script makes from the preprocessed CII Schematron of 1.3.16.
+  const repo = process.env.CEN_SCHEMATRON_REPO;
+  it.skipIf(!repo || !existsSync(repo))("makes exactly the committed tables from the official file (CEN_SCHEMATRON_REPO)", () => {
+    const sch = execFileSync("git", ["-C", repo!, "show", "b6c9e06a59812fb1a83585da40923b3678a649ad:cii/schematron/preprocessed/EN16931-CII-validation-preprocessed.sch"], { encoding: "utf8", maxBuffer: 64 << 20 });
+    const out = render(sch, "1.3.16");
+    expect(readFileSync(TARGETS.syntax, "utf8")).toBe(out.syntax);
+    expect(readFileSync(TARGETS.codes, "utf8")).toBe(out.codes);
   });
 });
