@@ -101,3 +101,30 @@ export function officialCiiVerdict(xml: string): OfficialCiiVerdict {
 export function officialCiiRuleSetFired(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): string[] {
   return [...new Set(fired(name, parse(xml)).map(([id]) => id))].sort();
 }
+
+/** What one official CII rule set alone fails on a document, by the flags its assertions carry: sorted unique ids. */
+export function officialCiiRuleSetVerdict(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): { fatal: string[]; warning: string[] } {
+  const all = fired(name, parse(xml));
+  const uniq = (a: string[]) => [...new Set(a)].sort();
+  return { fatal: uniq(all.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)), warning: uniq(all.filter(([, f]) => f === "warning").map(([id]) => id)) };
+}
+
+/**
+ * What some patterns of one official CII rule set fail on a document, by their assertions' flags: the patterns' XSLT
+ * modes (the ISO skeleton compiles each pattern to a mode: for CEN CII, M10 the model, M11 the syntax, M12 the code
+ * lists) applied to the document alone. Patterns are independent, so this is the set's verdict on them, also for a
+ * document on which another pattern stops with a dynamic error.
+ */
+export function officialCiiPatternsVerdict(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string, modes: readonly string[]): { fatal: string[]; warning: string[] } {
+  const doc = parse(xml);
+  const all = modes.flatMap((mode) => {
+    const r = SaxonJS.transform({ stylesheetInternal: sheet(name), sourceNode: doc, destination: "raw", initialMode: mode }, "sync");
+    const items = Array.isArray(r.principalResult) ? (r.principalResult as unknown[]) : r.principalResult == null ? [] : [r.principalResult];
+    return items.flatMap((item) => SaxonJS.XPath.evaluate(FIRED, item, { resultForm: "array" }) as string[]).map((s) => {
+      const i = s.lastIndexOf(" ");
+      return [s.slice(0, i) || "(no-id)", s.slice(i + 1) || "fatal"] as const;
+    });
+  });
+  const uniq = (a: string[]) => [...new Set(a)].sort();
+  return { fatal: uniq(all.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)), warning: uniq(all.filter(([, f]) => f === "warning").map(([id]) => id)) };
+}
