@@ -100,7 +100,7 @@ export {
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
 export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, documentFormat } from "./use-cases/document.js";
-export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson } from "./use-cases/submit.js";
+export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson, type SubmitBody, type SubmitOptions } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";
 export { invoiceView, clientView } from "./domain/views.js";
