@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { eligibleAccount, invoiceB64 } from "./support/helpers.js";
+import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { startServer } from "./support/server-process.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -59,4 +59,74 @@ describe.skipIf(!DATABASE_URL)("Idempotency-Key on the example server (PostgreSQ
       await Promise.all([a.kill(), b.kill()]);
     }
   }, 180_000);
+
+  it("kill -9 mid-burst: every request sent again with its key and bytes after the lock gets its one submission, none is told failed, nothing new is stored", async () => {
+    const db = new pg.Client({ connectionString: DATABASE_URL });
+    await db.connect();
+    // A kill lands between storing a submission and keeping its key's answer only now and then
+    // (a few keys of 200): burst again, up to 4 times, until one did.
+    let cutAfterInsert = 0;
+    try {
+      for (let round = 0; round < 4 && cutAfterInsert === 0; round++) {
+        const first = await startServer(env);
+        const { apiKey, companyId } = await eligibleAccount(first.base, ADMIN);
+        const requests = Array.from({ length: 200 }, (_, i) => {
+          const number = `KILL-${round}-${i}-${randomUUID()}`;
+          return { key: randomUUID(), number, payload: JSON.stringify({ xml: invoiceB64(number, `BUYER${i}`) }) };
+        });
+        const answers = new Map<string, Awaited<ReturnType<typeof submit>>>();
+        const burst = requests.map((r) =>
+          submit(first.base, apiKey, r.payload, r.key)
+            .then((a) => void answers.set(r.key, a))
+            .catch(() => undefined), // cut off by the kill
+        );
+        await waitFor("a part of the burst to be answered", async () => (answers.size >= 50 ? true : undefined), 30_000, 5);
+        await first.kill();
+        await Promise.all(burst);
+
+        // What the kill left: submissions stored (by invoice number) and keys never answered.
+        const stored = new Map(
+          (await db.query<{ invoice_number: string; id: string }>(`SELECT invoice_number, id::text FROM ${schema}.invoices WHERE company_id = $1`, [companyId])).rows.map(
+            (r) => [r.invoice_number, r.id],
+          ),
+        );
+        const open = new Set(
+          (await db.query<{ key: string }>(`SELECT key FROM ${schema}.idempotency_keys WHERE company_id = $1 AND response_status IS NULL`, [companyId])).rows.map((r) => r.key),
+        );
+        cutAfterInsert += requests.filter((r) => open.has(r.key) && stored.has(r.number)).length;
+        // The keys' 60-second lock is over (as if the retries came a minute later).
+        await db.query(`UPDATE ${schema}.idempotency_keys SET locked_until = created_at WHERE company_id = $1 AND response_status IS NULL`, [companyId]);
+
+        const second = await startServer(env);
+        try {
+          for (let i = 0; i < requests.length; i += 20) {
+            await Promise.all(
+              requests.slice(i, i + 20).map(async (r) => {
+                const again = await submit(second.base, apiKey, r.payload, r.key);
+                const before = answers.get(r.key);
+                if (before?.status === 200) {
+                  expect(again).toEqual({ status: 200, replayed: "true", body: before.body });
+                } else {
+                  // Cut off: the submission made before the kill, or a new one if none was; never a duplicate.
+                  expect([r.number, again.status, again.body.data?.status]).toEqual([r.number, 200, "sending"]);
+                  if (stored.has(r.number)) expect(again.body.data.submissionId).toBe(stored.get(r.number));
+                }
+              }),
+            );
+          }
+        } finally {
+          await second.kill();
+        }
+        // One submission per request, none failed.
+        const { rows } = await db.query<{ n: number; failed: number; numbers: number }>(
+          `SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'failed')::int AS failed, count(DISTINCT invoice_number)::int AS numbers FROM ${schema}.invoices WHERE company_id = $1`,
+          [companyId],
+        );
+        expect(rows[0]).toEqual({ n: 200, failed: 0, numbers: 200 });
+      }
+      expect(cutAfterInsert).toBeGreaterThan(0);
+    } finally {
+      await db.end();
+    }
+  }, 300_000);
 });
