@@ -60,6 +60,7 @@ export type {
   RevokeApiKeyResult,
   StoredEvidence,
 } from "./ports/store.js";
+export { StoreUnavailableError, isStoreUnavailable } from "./ports/store.js";
 export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode, TransmittedDocument } from "./ports/network.js";
 export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES } from "./ports/network.js";
 export { documentModel } from "./workers/send-request.js";

@@ -64,7 +64,8 @@ export type CreateAccountResult = { created: true } | { created: false; reason: 
  * The storage port. Ids are lower-case UUIDs (the core lower-cases what it is given); an id in
  * another form names no row. Every method is scoped to one company where it takes a `companyId`:
  * it MUST NOT read or change another company's rows. Missing rows come back as `null` or `[]`,
- * never as an exception; an exception means the store itself failed.
+ * never as an exception; an exception means the store itself failed, and one with
+ * `unavailable: true` (`StoreUnavailableError`) that it cannot reach its storage now.
  *
  * Timestamps are ISO 8601 strings in UTC with milliseconds (`2026-01-02T03:04:05.678Z`), so they
  * sort as text. Adapters hold no business rules: the core decides, the store keeps and enforces
@@ -72,6 +73,27 @@ export type CreateAccountResult = { created: true } | { created: false; reason: 
  *
  * Run `testStore(factory)` from `@einvoice/core/testing` against any implementation.
  */
+/**
+ * The signal a store adapter gives when it cannot reach its storage right now (the database is
+ * down, restarting or unreachable; the connection was refused, lost or timed out): an error with
+ * `unavailable: true`, as this class is, or the adapter's own error class with that property. The
+ * core then answers 503 `storage_unavailable` (retry later) instead of a 500. An adapter MUST NOT
+ * mark an error of its own logic or of a statement (a constraint, a syntax error) this way, and a
+ * call that fails so MUST have changed nothing, or all of what it was to change (its atomic step).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name: string = "StoreUnavailableError";
+  readonly unavailable = true as const;
+  constructor(message = "The store cannot be reached.", options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** Whether a store's error says it cannot reach its storage now (`unavailable: true`; see `StoreUnavailableError`). */
+export function isStoreUnavailable(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { unavailable?: unknown }).unavailable === true;
+}
+
 /** What `Store.revokeApiKey` did. */
 export type RevokeApiKeyResult = "revoked" | "not_found" | "last_key";
 
