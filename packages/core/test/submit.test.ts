@@ -203,6 +203,22 @@ describe("submitInvoice", () => {
     expect((e as ApiError).message).not.toMatch(/hunter2/);
   });
 
+  it("with submissionId (an Idempotency-Key's id): stored under it; called again, answered as it was stored, nothing checked or stored again", async () => {
+    const { store, auth, options } = await setup();
+    const id = crypto.randomUUID();
+    const xml = b64(invoiceXml({ id: "SID-1" }));
+    const first = await submitInvoice(store, auth, { xml }, { ...options, submissionId: id.toUpperCase() });
+    expect(first).toEqual({ submissionId: id, success: true, status: "sending" });
+    expect(await submitInvoice(store, auth, { xml }, { ...options, submissionId: id })).toEqual(first);
+    // Another id with the same bytes is the seed's duplicate; called again with that id, the same failure, not a second one.
+    const dupId = crypto.randomUUID();
+    const dup = await submitInvoice(store, auth, { xml }, { ...options, submissionId: dupId });
+    expect(dup).toMatchObject({ submissionId: dupId, success: false, status: "failed", errorMessage: expect.stringContaining(id) });
+    expect(await submitInvoice(store, auth, { xml }, { ...options, submissionId: dupId })).toEqual(dup);
+    expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).map((i) => i.id).sort()).toEqual([id, dupId].sort());
+    await expect(submitInvoice(store, auth, { xml }, { ...options, submissionId: "not-a-uuid" })).rejects.toMatchObject({ code: "internal_error" });
+  });
+
   it("answers storage_unavailable (503) when the store says it cannot be reached now (an error with unavailable: true), with the adapter's error as cause", async () => {
     const { store, auth, options } = await setup();
     const away = Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:5432 password=hunter2"), { code: "ECONNREFUSED", unavailable: true });

@@ -5,7 +5,7 @@ import { companyOf } from "./accounts.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { RoutingDecision, Store } from "../ports/store.js";
-import type { CreditNoteRequest, InvoiceRequest, Submission } from "../domain/schemas.js";
+import { isUuid, type CreditNoteRequest, type InvoiceRequest, type Submission } from "../domain/schemas.js";
 import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, type Network, type TargetNetwork } from "../domain/types.js";
 import { normaliseNip } from "../domain/nip.js";
 import { checkSubmitBody, checkSubmitShape } from "../document/request.js";
@@ -169,6 +169,7 @@ async function submitUblBodyAs(
 async function once(s: Store, o: ResolvedOptions, auth: AuthContext, submissionId: string | undefined, submit: (id: string) => Promise<Submission>): Promise<Submission> {
   if (submissionId === undefined) return submit(o.newId());
   const id = submissionId.toLowerCase();
+  if (!isUuid(id)) throw new ApiError("internal_error", "The submissionId option must be a UUID.");
   const made = await s.getInvoice(auth.companyId, id);
   if (made) return answerOf(made);
   try {
