@@ -70,7 +70,13 @@ describe.skipIf(!DATABASE_URL)("readiness and logs with the database going away 
     expect(lines[2]).not.toHaveProperty("reason");
   });
 
-  it("database cut: /ready is 503 naming the store, the dispatcher logs the cause code once and backs off; back: ready, and 'recovered' is logged", async () => {
+  it("database cut: /ready is 503 naming the store, submit and reads 503 storage_unavailable with Retry-After, the dispatcher logs the cause code once and backs off; back: ready, and 'recovered' is logged", async () => {
+    const { apiKey } = await eligibleAccount(server.base, ADMIN);
+    const payload = JSON.stringify({ xml: invoiceB64(`AWAY-${randomUUID()}`) });
+    const call = async (method: string, path: string, body?: string) => {
+      const res = await fetch(server.base + path, { method, headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, ...(body ? { body } : {}) });
+      return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as Record<string, unknown> };
+    };
     const before = server.output().length;
     proxy.cut();
     const down = await waitFor("/ready to say not ready", async () => {
@@ -78,6 +84,10 @@ describe.skipIf(!DATABASE_URL)("readiness and logs with the database going away 
       return r.status === 503 ? r : undefined;
     });
     expect(down.body).toEqual({ status: "not_ready", checks: { store: "down", workers: expect.stringMatching(/^(ok|failing)$/) } });
+    const unavailable = { status: 503, retryAfter: "5", body: { code: "storage_unavailable", message: expect.any(String) } };
+    expect(await call("POST", "/v1/peppol/invoice", payload)).toEqual(unavailable);
+    expect(await call("GET", "/v1/invoices")).toEqual(unavailable);
+    expect(await call("POST", "/v1/validate", payload)).toEqual(unavailable);
     // The outage lasts through the whole backoff ladder (0.5, 1, 2, 4, 5 s) and more.
     await new Promise((r) => setTimeout(r, 14_000));
     const during = logLines(server.output().slice(before));
@@ -93,6 +103,8 @@ describe.skipIf(!DATABASE_URL)("readiness and logs with the database going away 
     await waitFor("/ready to be ready again", async () => ((await json(server.base, "GET", "/ready")).status === 200 ? true : undefined), 30_000, 200);
     const recovered = await waitFor("the recovery line", async () => logLines(server.output().slice(before)).find((l) => l.msg === "dispatcher recovered"));
     expect(recovered).toMatchObject({ level: 30, failures: expect.any(Number), lastErrorCode: rounds[0]!.errorCode });
+    // Nothing was half-stored: the same submission is taken as new.
+    expect((await call("POST", "/v1/peppol/invoice", payload)).body).toMatchObject({ data: { status: "sending" } });
   }, 90_000);
 
   it("database hangs: /ready answers 503 store timeout within 2 s (not after the hang), and is ready once it answers again", async () => {

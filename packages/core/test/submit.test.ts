@@ -202,4 +202,36 @@ describe("submitInvoice", () => {
     expect((e as ApiError).code).toBe("internal_error");
     expect((e as ApiError).message).not.toMatch(/hunter2/);
   });
+
+  it("with submissionId (an Idempotency-Key's id): stored under it; called again, answered as it was stored, nothing checked or stored again", async () => {
+    const { store, auth, options } = await setup();
+    const id = crypto.randomUUID();
+    const xml = b64(invoiceXml({ id: "SID-1" }));
+    const first = await submitInvoice(store, auth, { xml }, { ...options, submissionId: id.toUpperCase() });
+    expect(first).toEqual({ submissionId: id, success: true, status: "sending" });
+    expect(await submitInvoice(store, auth, { xml }, { ...options, submissionId: id })).toEqual(first);
+    // Another id with the same bytes is the seed's duplicate; called again with that id, the same failure, not a second one.
+    const dupId = crypto.randomUUID();
+    const dup = await submitInvoice(store, auth, { xml }, { ...options, submissionId: dupId });
+    expect(dup).toMatchObject({ submissionId: dupId, success: false, status: "failed", errorMessage: expect.stringContaining(id) });
+    expect(await submitInvoice(store, auth, { xml }, { ...options, submissionId: dupId })).toEqual(dup);
+    expect((await store.listInvoices(auth.companyId, { limit: 10, after: null, status: null, clientId: null })).map((i) => i.id).sort()).toEqual([id, dupId].sort());
+    await expect(submitInvoice(store, auth, { xml }, { ...options, submissionId: "not-a-uuid" })).rejects.toMatchObject({ code: "internal_error" });
+  });
+
+  it("answers storage_unavailable (503) when the store says it cannot be reached now (an error with unavailable: true), with the adapter's error as cause", async () => {
+    const { store, auth, options } = await setup();
+    const away = Object.assign(new Error("connect ECONNREFUSED 10.0.0.7:5432 password=hunter2"), { code: "ECONNREFUSED", unavailable: true });
+    const broken = { ...store, name: "broken", getCompany: async () => { throw away; } };
+    const e = await submitInvoice(broken, auth, { xml: b64(invoiceXml()) }, options).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect([(e as ApiError).code, (e as ApiError).status]).toEqual(["storage_unavailable", 503]);
+    expect((e as ApiError).message).not.toMatch(/hunter2|10\.0\.0\.7/);
+    expect((e as ApiError).cause).toBe(away);
+    // A read the same; an error without the mark stays internal_error.
+    const reads = { ...store, name: "broken", getInvoice: async () => { throw away; } };
+    expect(((await getInvoice(reads, auth, crypto.randomUUID()).catch((x: unknown) => x)) as ApiError).code).toBe("storage_unavailable");
+    const other = { ...store, name: "broken", getInvoice: async () => { throw Object.assign(new Error("syntax"), { code: "42601" }); } };
+    expect(((await getInvoice(other, auth, crypto.randomUUID()).catch((x: unknown) => x)) as ApiError).code).toBe("internal_error");
+  });
 });

@@ -17,7 +17,12 @@ export const stderrLogger: Logger = {
 export interface HttpAnswer {
   status: number;
   body: Record<string, unknown>;
+  /** Headers the answer carries: `Retry-After` of a `storage_unavailable`. */
+  headers?: Record<string, string>;
 }
+
+/** The `Retry-After` (seconds) of a 503 `storage_unavailable`: a database restart or failover takes a few seconds. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 const REASONS: Record<number, string> = {
   400: "Bad Request",
@@ -41,6 +46,9 @@ function statusBody(status: number, message: string | string[]): Record<string, 
 export function toHttp(error: ApiError): HttpAnswer {
   const status = ERROR_STATUS[error.code];
   if (error.code === "internal_error") return { status, body: { statusCode: 500, message: "Internal server error" } };
+  if (error.code === "storage_unavailable") {
+    return { status, body: { code: error.code, message: error.message }, headers: { "Retry-After": String(STORAGE_RETRY_AFTER_SECONDS) } };
+  }
   if (hasCodeBody(error.code)) {
     return { status, body: { code: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) } };
   }

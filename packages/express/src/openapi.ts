@@ -43,14 +43,20 @@ function codeError(status: number, codes: readonly ErrorCode[], description: str
 
 const r400 = { "400": { description: "The body or the query has the wrong shape.", ...json(BadRequestSchema) } };
 const r401 = { "401": codeError(401, ["invalid_api_key"], "The API key is missing, malformed, unknown or revoked.") };
-/** The answers of every operation that takes a body: too large (413), or no room for a large body now (503). */
-const r413 = {
-  "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLargeSchema) },
-  "503": {
-    ...codeError(503, ["server_busy"], "Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds."),
-    headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before retrying.", example: "5" }) }),
-  },
-};
+/** The answer of every operation that takes a body when it is too large (413). */
+const r413 = { "413": { description: "The JSON body is over 10 MiB.", ...json(PayloadTooLargeSchema) } };
+/** Retry later (503): the store cannot be reached now, and for an operation with a body, no room for a large body now. */
+function r503(body: boolean): ZodOpenApiResponsesObject {
+  const storage = "`storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored.";
+  const busy =
+    "`server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s).";
+  return {
+    "503": {
+      ...codeError(503, body ? ["server_busy", "storage_unavailable"] : ["storage_unavailable"], `${body ? `${busy} ` : ""}${storage} Retry after \`Retry-After\` seconds.`),
+      headers: z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before retrying.", example: "5" }) }),
+    },
+  };
+}
 const r500 = { "500": { description: "An unexpected error; nothing is revealed.", ...json(InternalErrorSchema) } };
 const r429 = {
   "429": {
@@ -140,6 +146,7 @@ function operation(route: Route<never>): ZodOpenApiOperationObject {
       ...r400,
       ...UNAUTHORIZED[route.auth],
       ...(route.body ? r413 : {}),
+      ...r503(route.body !== undefined),
       ...errors,
       ...route.otherResponses,
     }),

@@ -1,10 +1,12 @@
 // Idempotency-Key on the two submit endpoints (issue 28 part 5), over HTTP on the memory store;
 // the store side (atomic take, expiry, per company) is the conformance suite's.
 import { randomUUID } from "node:crypto";
-import { IDEMPOTENCY_TTL_MS, memoryStore, requestFingerprint } from "@einvoice/core";
+import { PGlite } from "@electric-sql/pglite";
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, memoryStore, requestFingerprint, type IdempotencyStore, type NewSubmission, type Store } from "@einvoice/core";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { b64, invoiceXml } from "../../core/test/support/ubl.js";
+import { fromPGlite, postgresStore } from "../../postgres/src/index.js";
 import { answers, eligibleAccount, makeApp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
 
@@ -69,6 +71,7 @@ describe("Idempotency-Key on POST /v1/peppol/invoice and /v1/peppol/credit-note"
       now: now.toISOString(),
       lockedUntil: new Date(now.getTime() + 60_000).toISOString(),
       expiredBefore: new Date(now.getTime() - IDEMPOTENCY_TTL_MS).toISOString(),
+      resourceId: randomUUID(),
     });
     expect(taken.state).toBe("started");
     const r = await post(payload, "in-flight");
@@ -137,5 +140,121 @@ describe("Idempotency-Key on POST /v1/peppol/invoice and /v1/peppol/credit-note"
     expect(record.body.data.duplicateOf).toBe(first.body.data.submissionId);
     const original = await request(app).get(`/v1/invoices/${first.body.data.submissionId}`).set(bearer(account.apiKey));
     expect(original.body.data.duplicateOf).toBeNull();
+  });
+});
+
+/**
+ * A store whose process "dies" (kill -9) right after the next submission is stored: the insert is
+ * kept, the request fails, and nothing that process would still do (keep or abandon the key's
+ * answer, read anything) reaches the store. `restart(ms)` brings it back `ms` later by the keys'
+ * clock (the key's 60-second lock is then over, as after a real restart once the lock expired).
+ */
+function crashingStore(inner: Store & IdempotencyStore) {
+  let crashAfterInsert = false;
+  let dead = false;
+  let skewMs = 0;
+  const shift = (t: string) => new Date(Date.parse(t) + skewMs).toISOString();
+  const store = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === "insertSubmission") {
+        return async (submission: NewSubmission) => {
+          const result = await target.insertSubmission(submission);
+          if (crashAfterInsert && result.inserted) {
+            crashAfterInsert = false;
+            dead = true;
+            throw new Error("killed (SIGKILL) after the submission was stored");
+          }
+          return result;
+        };
+      }
+      const value = Reflect.get(target, prop) as unknown;
+      if (dead && typeof value === "function") {
+        return async () => {
+          throw new Error("the process is gone");
+        };
+      }
+      if (prop === "beginIdempotentRequest") {
+        return (input: Parameters<IdempotencyStore["beginIdempotentRequest"]>[0]) =>
+          target.beginIdempotentRequest({ ...input, now: shift(input.now), lockedUntil: shift(input.lockedUntil), expiredBefore: shift(input.expiredBefore) });
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    store,
+    crashAfterNextInsert: () => void (crashAfterInsert = true),
+    restart: (laterMs: number) => {
+      dead = false;
+      skewMs += laterMs;
+    },
+  };
+}
+
+const STORES: Array<[string, () => Promise<{ store: Store & IdempotencyStore; close: () => Promise<void> }>]> = [
+  ["memory", async () => ({ store: memoryStore(), close: async () => {} })],
+  [
+    "PGlite",
+    async () => {
+      const db = await PGlite.create();
+      return { store: await postgresStore({ db: fromPGlite(db), schema: "crash" }), close: () => db.close() };
+    },
+  ],
+];
+
+describe.each(STORES)("Idempotency-Key after a crash between storing the submission and keeping the answer (%s)", (_name, open) => {
+  /** Submits `payload` with a key, the process dies right after the submission is stored; then it restarts after the key's lock. */
+  async function crashedOnce({ duplicate }: { duplicate: boolean }) {
+    const opened = await open();
+    const crash = crashingStore(opened.store);
+    const { app } = makeApp({ store: crash.store });
+    const account = await eligibleAccount(app);
+    const send = (payload: string, key?: string) => {
+      const r = request(app).post(SUBMIT).set(bearer(account.apiKey)).set("content-type", "application/json");
+      return (key === undefined ? r : r.set("Idempotency-Key", key)).send(payload);
+    };
+    const list = async () =>
+      (await request(app).get("/v1/invoices?limit=100").set(bearer(account.apiKey))).body.data as Array<{ id: string; status: string; errorMessage: string | null }>;
+    const payload = body();
+    // With `duplicate`, the same bytes were accepted before without a key: the keyed request is stored failed.
+    const seed = duplicate ? (await send(payload)).body.data.submissionId : null;
+    crash.crashAfterNextInsert();
+    const cut = await send(payload, "order-42");
+    expect(cut.status).toBe(500); // the client got no answer it could keep
+    // Restarted once the key's lock is over: the submission is there, the key still in progress.
+    crash.restart(IDEMPOTENCY_LOCK_MS + 1_000);
+    const stored = (await list()).filter((i) => i.id !== seed);
+    expect(stored).toHaveLength(1);
+    return { send, list, payload, stored: stored[0]!, seed, close: opened.close };
+  }
+
+  it("the retry with the same key and bytes, once the key's lock is over, gets the submission already made: sending, same id, nothing new stored", async () => {
+    const { send, list, payload, stored, close } = await crashedOnce({ duplicate: false });
+    try {
+      expect(stored.status).toBe("sending");
+      const retry = await send(payload, "order-42");
+      expect(retry.status).toBe(200);
+      expect(retry.body).toEqual({ data: { submissionId: stored.id, success: true, status: "sending" } });
+      expect((await list()).map((i) => i.id)).toEqual([stored.id]);
+      // From then on the key replays that answer.
+      const again = await send(payload, "order-42");
+      expect([again.status, again.headers["idempotent-replayed"], again.body]).toEqual([200, "true", retry.body]);
+      expect(await list()).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it("a request stored failed (a duplicate) before the crash gets that failure again, not a second failed submission", async () => {
+    const { send, list, payload, stored, seed, close } = await crashedOnce({ duplicate: true });
+    try {
+      expect(stored.status).toBe("failed");
+      const retry = await send(payload, "order-42");
+      expect(retry.status).toBe(200);
+      expect(retry.body).toEqual({ data: { submissionId: stored.id, success: false, status: "failed", errorMessage: stored.errorMessage } });
+      expect(retry.body.data.errorMessage).toContain(seed);
+      expect((await list()).map((i) => i.id).sort()).toEqual([seed, stored.id].sort());
+    } finally {
+      await close();
+    }
   });
 });

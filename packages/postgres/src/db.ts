@@ -42,12 +42,31 @@ export class DbError extends Error {
   readonly code: string | undefined;
   /** The constraint that was violated, for integrity errors. */
   readonly constraint: string | undefined;
+  /**
+   * The database cannot be reached now (the port's `unavailable` signal, see the core's
+   * `StoreUnavailableError`): the connection was refused, lost or timed out, the server is shutting
+   * down or starting, or the embedded database is closed. The core answers 503 `storage_unavailable`.
+   */
+  readonly unavailable: boolean;
 
-  constructor(message: string, code?: string, constraint?: string) {
+  constructor(message: string, code?: string, constraint?: string, unavailable = false) {
     super(message);
     this.code = code;
     this.constraint = constraint;
+    this.unavailable = unavailable;
   }
+}
+
+/**
+ * The driver errors that mean the database cannot be reached now, not that a statement failed:
+ * SQLSTATE class 08 (connection exception), 57P01-57P03 (the server is shutting down, crashed or
+ * starting), 53300 (too many connections), a Node socket or DNS error (ECONNREFUSED, ECONNRESET,
+ * ETIMEDOUT, EHOSTUNREACH, EAI_AGAIN, ...), and the drivers' own errors without a code, known by their
+ * words: node-postgres's lost connection, connection timeout and ended pool, a closed PGlite.
+ */
+function isUnavailable(code: string | undefined, message: string): boolean {
+  if (code !== undefined) return /^08|^57P0[1-3]$|^53300$|^E[A-Z_]+$/.test(code);
+  return /Connection terminated|timeout exceeded when trying to connect|connection timeout|not queryable|Cannot use a pool after calling end|PGlite is closed/i.test(message);
 }
 
 function str(v: unknown): string | undefined {
@@ -60,7 +79,8 @@ export function toDbError(e: unknown): DbError {
   if (e && typeof e === "object") {
     const o = e as Record<string, unknown>;
     const message = str(o.message) ?? "database error";
-    return new DbError(message, str(o.code), str(o.constraint));
+    const code = str(o.code);
+    return new DbError(message, code, str(o.constraint), isUnavailable(code, message));
   }
   return new DbError("database error");
 }

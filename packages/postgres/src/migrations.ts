@@ -597,6 +597,15 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 18,
+    name: "Idempotency-Keys name the submission their request makes, so a retry after a crash finds it; an abandoned key is kept for its retry",
+    statements: (s) => [
+      // Null on keys taken before this version: their next taker records its own.
+      `ALTER TABLE ${s}.idempotency_keys ADD COLUMN resource_id uuid`,
+      `ALTER TABLE ${s}.idempotency_keys ADD COLUMN abandoned boolean NOT NULL DEFAULT false`,
+    ],
+  },
+  {
     version: 20,
     name: "the document as submitted when it was converted to the UBL sent (a CII, a Factur-X PDF), served at GET /v1/invoices/{id}/document?format=original",
     statements: (s) => [

@@ -58,6 +58,12 @@ export const ERROR_STATUS = {
   internal_error: 500,
   participant_lookup_failed: 502,
   server_busy: 503,
+  /**
+   * The store cannot be reached now (its database is down, restarting or unreachable, or the
+   * connection was lost): the store said so (`isStoreUnavailable`). Nothing was half-stored; retry
+   * after a few seconds (`Retry-After` over HTTP).
+   */
+  storage_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -80,7 +80,8 @@ export type CreateAccountResult = { created: true } | { created: false; reason: 
  * The storage port. Ids are lower-case UUIDs (the core lower-cases what it is given); an id in
  * another form names no row. Every method is scoped to one company where it takes a `companyId`:
  * it MUST NOT read or change another company's rows. Missing rows come back as `null` or `[]`,
- * never as an exception; an exception means the store itself failed.
+ * never as an exception; an exception means the store itself failed, and one with
+ * `unavailable: true` (`StoreUnavailableError`) that it cannot reach its storage now.
  *
  * Timestamps are ISO 8601 strings in UTC with milliseconds (`2026-01-02T03:04:05.678Z`), so they
  * sort as text. Adapters hold no business rules: the core decides, the store keeps and enforces
@@ -88,6 +89,27 @@ export type CreateAccountResult = { created: true } | { created: false; reason: 
  *
  * Run `testStore(factory)` from `@einvoice/core/testing` against any implementation.
  */
+/**
+ * The signal a store adapter gives when it cannot reach its storage right now (the database is
+ * down, restarting or unreachable; the connection was refused, lost or timed out): an error with
+ * `unavailable: true`, as this class is, or the adapter's own error class with that property. The
+ * core then answers 503 `storage_unavailable` (retry later) instead of a 500. An adapter MUST NOT
+ * mark an error of its own logic or of a statement (a constraint, a syntax error) this way, and a
+ * call that fails so MUST have changed nothing, or all of what it was to change (its atomic step).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name: string = "StoreUnavailableError";
+  readonly unavailable = true as const;
+  constructor(message = "The store cannot be reached.", options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
+/** Whether a store's error says it cannot reach its storage now (`unavailable: true`; see `StoreUnavailableError`). */
+export function isStoreUnavailable(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { unavailable?: unknown }).unavailable === true;
+}
+
 /** What `Store.revokeApiKey` did. */
 export type RevokeApiKeyResult = "revoked" | "not_found" | "last_key";
 
@@ -417,8 +439,13 @@ export interface WebhookStore {
 
 /** What `IdempotencyStore.beginIdempotentRequest` found. */
 export type IdempotencyBegin =
-  /** The key is this request's now: process it, then `complete` or `abandon` it. */
-  | { state: "started" }
+  /**
+   * The key is this request's now: process it, then `complete` or `abandon` it. `resourceId` is the
+   * id of what the request creates (the submission's id): the one this call proposed, or, when the
+   * key is taken over from an earlier request with the same fingerprint, that request's (which may
+   * already have created it before it died).
+   */
+  | { state: "started"; resourceId: string }
   /** Another request holds the key and is still being processed. */
   | { state: "in_progress"; fingerprint: string }
   /** A request with this key was answered: its fingerprint and answer, to replay or refuse. */
@@ -427,15 +454,27 @@ export type IdempotencyBegin =
 /**
  * The `Idempotency-Key`s of the companies (one namespace per company), so that a client retrying a
  * request gets the first answer again, on any instance on the store and after a restart.
+ *
+ * A request creates its resource (the submission, under `resourceId`) and keeps its answer in two
+ * steps: the instance may die between them (kill -9), leaving the resource stored and the key in
+ * progress. The key therefore names its resource before the resource exists, and a request that
+ * takes the key over gets that same `resourceId` back, so it finds the resource already made and
+ * answers with it instead of creating another (`submitInvoice`'s `submissionId` option).
  */
 export interface IdempotencyStore {
   /**
    * Takes `key` for a request, atomically: of any number of concurrent calls with one key, exactly
    * one is `started`. A key is taken over (`started`) when it is unknown, when its record was
-   * created at or before `expiredBefore` (its 24 hours are over), or when it is still in progress
-   * but its lock ended at or before `now` (the instance processing it died). Otherwise the record as
-   * it is: `in_progress` or `completed`, with the fingerprint it was taken with. Taking records
-   * `fingerprint`, `createdAt = now` and `lockedUntil`.
+   * created at or before `expiredBefore` (its 24 hours are over), when it was abandoned, or when it
+   * is still in progress but its lock ended at or before `now` (the instance processing it died).
+   * Otherwise the record as it is: `in_progress` or `completed`, with the fingerprint it was taken
+   * with. Taking records `fingerprint`, `createdAt = now` and `lockedUntil`.
+   *
+   * `resourceId` is a fresh id the caller proposes. `started` answers the `resourceId` the key keeps,
+   * in the same atomic step: MUST be the one recorded by the earlier request when the key is taken
+   * over from a request with the same fingerprint that was abandoned or whose lock ended (within the
+   * key's 24 hours), so that the retry of a request cut off after it created its resource finds it;
+   * else (an unknown or expired key, another fingerprint) the proposed one, which is recorded.
    */
   beginIdempotentRequest(input: {
     companyId: string;
@@ -444,9 +483,14 @@ export interface IdempotencyStore {
     now: string;
     lockedUntil: string;
     expiredBefore: string;
+    resourceId: string;
   }): Promise<IdempotencyBegin>;
   /** Keeps the answer of the request that holds the key (`status`, `body` as JSON text); the key is `completed` from then on. */
   completeIdempotentRequest(input: { companyId: string; key: string; fingerprint: string; status: number; body: string }): Promise<void>;
-  /** Gives up a key still in progress with this fingerprint (the request failed without an answer to keep): the next request with it starts afresh. */
+  /**
+   * Gives up a key still in progress with this fingerprint (the request failed without an answer to
+   * keep): the next request with it is `started` at once. The key keeps its `resourceId` for a retry
+   * with the same fingerprint (the failed request may have created its resource before it failed).
+   */
   abandonIdempotentRequest(input: { companyId: string; key: string; fingerprint: string }): Promise<void>;
 }

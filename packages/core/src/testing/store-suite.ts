@@ -71,24 +71,29 @@ export function testStore(name: string, factory: StoreFactory): void {
     });
 
     describe("Idempotency-Keys (IdempotencyStore, when the store keeps them)", () => {
-      const times = (n: number) => ({ now: ts(n), lockedUntil: ts(n + 60), expiredBefore: ts(n - 86_400) });
+      /** The times of a begin at second `n`, with a fresh proposed resource id. */
+      const times = (n: number) => ({ now: ts(n), lockedUntil: ts(n + 60), expiredBefore: ts(n - 86_400), resourceId: randomUUID() });
       const keys = () => store as Store & IdempotencyStore;
       const has = () => keepsIdempotencyKeys(store);
+      const started = (resourceId: string) => ({ state: "started", resourceId });
 
       it("takes an unknown key, answers in_progress while it runs and completed with its answer after, per company", async () => {
         if (!has()) return;
         const other = await newCompany();
         const k = { companyId: company.id, key: "key-1", fingerprint: "f1" };
-        expect(await keys().beginIdempotentRequest({ ...k, ...times(10) })).toEqual({ state: "started" });
+        const first = times(10);
+        expect(await keys().beginIdempotentRequest({ ...k, ...first })).toEqual(started(first.resourceId));
         expect(await keys().beginIdempotentRequest({ ...k, ...times(11) })).toEqual({ state: "in_progress", fingerprint: "f1" });
         expect(await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(11) })).toEqual({ state: "in_progress", fingerprint: "f1" });
         // The same key in another company is another key.
-        expect(await keys().beginIdempotentRequest({ ...k, companyId: other.id, ...times(11) })).toEqual({ state: "started" });
+        const theirs = times(11);
+        expect(await keys().beginIdempotentRequest({ ...k, companyId: other.id, ...theirs })).toEqual(started(theirs.resourceId));
         await keys().completeIdempotentRequest({ ...k, status: 200, body: '{"data":{"a":1}}' });
         expect(await keys().beginIdempotentRequest({ ...k, ...times(12) })).toEqual({ state: "completed", fingerprint: "f1", status: 200, body: '{"data":{"a":1}}' });
         // A completed key is not taken over when its lock ends: only when its 24 hours are over.
         expect((await keys().beginIdempotentRequest({ ...k, ...times(1000) })).state).toBe("completed");
-        expect(await keys().beginIdempotentRequest({ ...k, fingerprint: "f3", ...times(10 + 86_400) })).toEqual({ state: "started" });
+        const later = times(10 + 86_400);
+        expect(await keys().beginIdempotentRequest({ ...k, fingerprint: "f3", ...later })).toEqual(started(later.resourceId));
         expect(await keys().beginIdempotentRequest({ ...k, ...times(10 + 86_401) })).toEqual({ state: "in_progress", fingerprint: "f3" });
       });
 
@@ -106,11 +111,52 @@ export function testStore(name: string, factory: StoreFactory): void {
         expect((await keys().beginIdempotentRequest({ ...k, fingerprint: "f2", ...times(72) })).state).toBe("started");
       });
 
+      it("a key taken over from a request that died or was abandoned gives the retry of that request (same fingerprint) its resource id, any other request a new one", async () => {
+        if (!has()) return;
+        const k = { companyId: company.id, key: "key-3", fingerprint: "f1" };
+        // The first request names its resource, creates it, and dies before its answer is kept (kill -9).
+        const first = times(10);
+        expect(await keys().beginIdempotentRequest({ ...k, ...first })).toEqual(started(first.resourceId));
+        // While its lock holds, nobody gets the key; once it ended, the retry gets the same resource id, not the one it proposed.
+        expect((await keys().beginIdempotentRequest({ ...k, ...times(69) })).state).toBe("in_progress");
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(70) })).toEqual(started(first.resourceId));
+        // That retry dies too: the next retry still gets it.
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(200) })).toEqual(started(first.resourceId));
+        // A request abandoned (it failed without an answer to keep, possibly after it created its resource): the same.
+        await keys().abandonIdempotentRequest(k);
+        expect(await keys().beginIdempotentRequest({ ...k, ...times(201) })).toEqual(started(first.resourceId));
+        // Kept once completed, and replayed; after the 24 hours the key is new, and so is its resource id.
+        await keys().completeIdempotentRequest({ ...k, status: 200, body: "{}" });
+        expect((await keys().beginIdempotentRequest({ ...k, ...times(300) })).state).toBe("completed");
+        const nextDay = times(201 + 86_400);
+        expect(await keys().beginIdempotentRequest({ ...k, ...nextDay })).toEqual(started(nextDay.resourceId));
+
+        // Another request (another fingerprint) taking over a dead or abandoned key gets the id it proposed.
+        const d = { companyId: company.id, key: "key-4", fingerprint: "f1" };
+        const dead = times(10);
+        expect(await keys().beginIdempotentRequest({ ...d, ...dead })).toEqual(started(dead.resourceId));
+        const other = times(70);
+        expect(await keys().beginIdempotentRequest({ ...d, fingerprint: "f2", ...other })).toEqual(started(other.resourceId));
+        await keys().abandonIdempotentRequest({ ...d, fingerprint: "f2" });
+        const back = times(71);
+        expect(await keys().beginIdempotentRequest({ ...d, ...back })).toEqual(started(back.resourceId));
+      });
+
       it("of 20 concurrent begins with one key, exactly one is started", async () => {
         if (!has()) return;
         const k = { companyId: company.id, key: randomUUID(), fingerprint: "f" };
         const results = await Promise.all(Array.from({ length: 20 }, () => keys().beginIdempotentRequest({ ...k, ...times(10) })));
         expect(results.filter((r) => r.state === "started")).toHaveLength(1);
+        expect(results.filter((r) => r.state === "in_progress")).toHaveLength(19);
+      });
+
+      it("of 20 concurrent retries taking over a dead request's key, exactly one is started, with that request's resource id", async () => {
+        if (!has()) return;
+        const k = { companyId: company.id, key: randomUUID(), fingerprint: "f" };
+        const first = times(10);
+        expect(await keys().beginIdempotentRequest({ ...k, ...first })).toEqual(started(first.resourceId));
+        const results = await Promise.all(Array.from({ length: 20 }, () => keys().beginIdempotentRequest({ ...k, ...times(100) })));
+        expect(results.filter((r) => r.state === "started")).toEqual([started(first.resourceId)]);
         expect(results.filter((r) => r.state === "in_progress")).toHaveLength(19);
       });
     });

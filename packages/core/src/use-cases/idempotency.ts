@@ -46,13 +46,19 @@ export function requestFingerprint(endpoint: string, body: ReadonlyArray<Uint8Ar
  * body's shape) or that failed (a throw, a 5xx) keeps nothing: the key is free again and a retry
  * runs afresh. A malformed key is a 400.
  *
- * @example const { answer, replayed } = await idempotent(store, auth, { key, fingerprint }, () => handle())
+ * `run` gets the key's `resourceId`: the id under which it MUST create what it creates (a submission:
+ * `submitInvoice`'s `submissionId` option), and finding it already created, answer with it instead
+ * of creating it again. A request whose instance died after it created its resource and before its
+ * answer was kept (kill -9) leaves its key in progress; the retry that takes the key over gets the
+ * same `resourceId`, finds the resource, and gets the answer the first request would have given.
+ *
+ * @example const { answer, replayed } = await idempotent(store, auth, { key, fingerprint }, ({ resourceId }) => handle(resourceId))
  */
 export async function idempotent(
   store: Store & IdempotencyStore,
   auth: AuthContext,
   request: { key: string; fingerprint: string },
-  run: () => Promise<IdempotentAnswer>,
+  run: (key: { resourceId: string }) => Promise<IdempotentAnswer>,
   options?: CoreOptions,
 ): Promise<{ answer: IdempotentAnswer; replayed: boolean }> {
   if (!KEY.test(request.key)) {
@@ -68,6 +74,7 @@ export async function idempotent(
     now,
     lockedUntil: new Date(nowMs + IDEMPOTENCY_LOCK_MS).toISOString(),
     expiredBefore: new Date(nowMs - IDEMPOTENCY_TTL_MS).toISOString(),
+    resourceId: o.newId(),
   });
   if (begun.state !== "started") {
     if (begun.fingerprint !== request.fingerprint) {
@@ -83,7 +90,7 @@ export async function idempotent(
   }
   let answer: IdempotentAnswer;
   try {
-    answer = await run();
+    answer = await run({ resourceId: begun.resourceId });
   } catch (e) {
     await s.abandonIdempotentRequest(ids).catch(() => undefined);
     throw e;

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { defaultEligibility, type EligibilityPolicy } from "../domain/eligibility.js";
 import { ApiError } from "../domain/errors.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/xml.js";
-import type { Routing, Store } from "../ports/store.js";
+import { isStoreUnavailable, type Routing, type Store } from "../ports/store.js";
 import { defaultRouting } from "../routing/routing.js";
 import type { DiscoveryPort } from "../ports/discovery.js";
 import { asCachedDiscovery, type CachedDiscovery } from "../adapters/cached-discovery.js";
@@ -97,7 +97,9 @@ const guarded = new WeakMap<object, object>();
 
 /**
  * Wraps a store once so that any failure of the adapter surfaces as one `internal_error` ApiError
- * with the adapter's error as `cause` (the HTTP layer logs it once and answers a generic 500).
+ * with the adapter's error as `cause` (the HTTP layer logs it once and answers a generic 500), or,
+ * when the adapter says it cannot reach its storage now (`isStoreUnavailable`), as
+ * `storage_unavailable` (503, retry later).
  */
 export function guardStore<S extends Store>(store: S): S {
   let g = guarded.get(store) as S | undefined;
@@ -115,6 +117,9 @@ export function guardStore<S extends Store>(store: S): S {
             return await value.apply(target, args);
           } catch (e) {
             if (e instanceof ApiError) throw e;
+            if (isStoreUnavailable(e)) {
+              throw new ApiError("storage_unavailable", "The storage cannot be reached right now: retry in a few seconds.", { cause: e });
+            }
             throw new ApiError("internal_error", `The ${target.name} store failed during ${String(prop)}.`, { cause: e });
           }
         };

@@ -1,11 +1,11 @@
 // submitInvoice: the checks of contract section 1, in order, and the tracked submission they lead to.
-import { ApiError, type ErrorCode } from "../domain/errors.js";
+import { ApiError, ERROR_STATUS, type ErrorCode } from "../domain/errors.js";
 import { checkRecipient } from "../routing/routing.js";
 import { companyOf } from "./accounts.js";
 import { guardStore, resolveOptions, type CoreOptions, type ResolvedOptions } from "./options.js";
 import { readInvoiceAsync, readRequestAsync, type ReadInvoice } from "../document/index.js";
 import type { RoutingDecision, Store } from "../ports/store.js";
-import type { CreditNoteRequest, InvoiceRequest, Submission } from "../domain/schemas.js";
+import { isUuid, type CreditNoteRequest, type InvoiceRequest, type Submission } from "../domain/schemas.js";
 import { TARGET_NETWORKS, type AuthContext, type Company, type InvoiceRecord, type Network, type TargetNetwork } from "../domain/types.js";
 import { normaliseNip } from "../domain/nip.js";
 import { checkSubmitBody, checkSubmitShape } from "../document/request.js";
@@ -13,6 +13,17 @@ import { readDataDocument } from "../document/invoice-data/pipeline.js";
 import { readAnyDocumentAsync } from "../document/any.js";
 import { decodeDocument } from "../document/read.js";
 import type { UblRoot } from "../document/ubl.js";
+
+/** The options of the submit calls: the core's, and the id the submission takes. */
+export type SubmitOptions = CoreOptions & {
+  /**
+   * The id the submission is stored under (an `Idempotency-Key`'s `resourceId`, see `idempotent`),
+   * instead of a new one. When the company already has a submission with this id (the same request,
+   * cut off after it was stored), nothing is checked or stored again: the answer is the one that
+   * submission was given (`sending`, or `failed` with its message), whatever became of it since.
+   */
+  submissionId?: string;
+};
 
 /**
  * Submits one base64 UBL invoice for the authenticated company.
@@ -29,7 +40,7 @@ import type { UblRoot } from "../document/ubl.js";
  * const auth = await authenticate(store, apiKey)
  * const { submissionId, status } = await submitInvoice(store, auth, { xml: base64, targetNetwork: "auto" })
  */
-export async function submitInvoice(store: Store, auth: AuthContext, request: InvoiceRequest, options?: CoreOptions): Promise<Submission> {
+export async function submitInvoice(store: Store, auth: AuthContext, request: InvoiceRequest, options?: SubmitOptions): Promise<Submission> {
   return submitUbl("Invoice", store, auth, request, options);
 }
 
@@ -44,33 +55,36 @@ export async function submitInvoice(store: Store, auth: AuthContext, request: In
  *
  * @example const { submissionId, status } = await submitCreditNote(store, auth, { xml: base64, targetNetwork: "peppol" })
  */
-export async function submitCreditNote(store: Store, auth: AuthContext, request: CreditNoteRequest, options?: CoreOptions): Promise<Submission> {
+export async function submitCreditNote(store: Store, auth: AuthContext, request: CreditNoteRequest, options?: SubmitOptions): Promise<Submission> {
   return submitUbl("CreditNote", store, auth, request, options);
 }
 
-async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request: unknown, options?: CoreOptions): Promise<Submission> {
+async function submitUbl(root: UblRoot, store: Store, auth: AuthContext, request: unknown, options?: SubmitOptions): Promise<Submission> {
   const body = checkSubmitBody(request, root);
   const o = resolveOptions(options);
   const s = guardStore(store);
-  const company = await companyOf(s, auth);
-  const plan = await planFor(company, body.targetNetwork, o);
-  // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
-  // An invoice given as data is built and checked (its model is the builder's; nothing is parsed).
-  const { data, xml, document } = body;
-  return submitChecked(
-    root,
-    s,
-    company,
-    plan,
-    body.targetNetwork,
-    async (limits, recipientOptional) =>
-      data
-        ? readDataDocument(data, limits, root, recipientOptional)
-        : document !== undefined
-          ? readAnyDocumentAsync(decodeDocument(document, limits), limits, root, recipientOptional)
-          : readInvoiceAsync(xml!, limits, root, recipientOptional),
-    o,
-  );
+  return once(s, o, auth, options?.submissionId, async (id) => {
+    const company = await companyOf(s, auth);
+    const plan = await planFor(company, body.targetNetwork, o);
+    // Large documents are read on a worker thread (see document/pool.ts): the event loop stays free.
+    // An invoice given as data is built and checked (its model is the builder's; nothing is parsed).
+    const { data, xml, document } = body;
+    return submitChecked(
+      root,
+      s,
+      company,
+      plan,
+      body.targetNetwork,
+      async (limits, recipientOptional) =>
+        data
+          ? readDataDocument(data, limits, root, recipientOptional)
+          : document !== undefined
+            ? readAnyDocumentAsync(decodeDocument(document, limits), limits, root, recipientOptional)
+            : readInvoiceAsync(xml!, limits, root, recipientOptional),
+      o,
+      id,
+    );
+  });
 }
 
 /** An entry point from the raw bytes of a JSON body: `submitInvoiceBody` and `submitCreditNoteBody`, one per UBL root. */
@@ -78,7 +92,7 @@ export type SubmitBody = (
   store: Store,
   auth: AuthContext,
   rawBody: Uint8Array | readonly Uint8Array[],
-  options?: CoreOptions & { transfer?: boolean },
+  options?: SubmitOptions & { transfer?: boolean },
 ) => Promise<Submission>;
 
 /**
@@ -111,10 +125,22 @@ async function submitUblBody(
   store: Store,
   auth: AuthContext,
   rawBody: Uint8Array | readonly Uint8Array[],
-  options?: CoreOptions & { transfer?: boolean },
+  options?: SubmitOptions & { transfer?: boolean },
 ): Promise<Submission> {
   const o = resolveOptions(options);
   const s = guardStore(store);
+  return once(s, o, auth, options?.submissionId, (id) => submitUblBodyAs(root, s, auth, rawBody, o, options?.transfer === true, id));
+}
+
+async function submitUblBodyAs(
+  root: UblRoot,
+  s: Store,
+  auth: AuthContext,
+  rawBody: Uint8Array | readonly Uint8Array[],
+  o: ResolvedOptions,
+  transfer: boolean,
+  id: string,
+): Promise<Submission> {
   // The company's checks first (its one store read): a company that may not submit on any network
   // costs no document work. The contract puts the body's shape (400) before them, so such a company's
   // body is checked for its shape only (no base64 decoding, no XML), then its refusal is the answer.
@@ -125,7 +151,7 @@ async function submitUblBody(
     throw refusalError(plans[target].refusal!);
   }
   const recipientOptionalFor = TARGET_NETWORKS.filter((t) => plans[t].recipientOptional);
-  const read = await readRequestAsync(rawBody, o.limits, { transfer: options?.transfer === true, root, recipientOptionalFor });
+  const read = await readRequestAsync(rawBody, o.limits, { transfer, root, recipientOptionalFor });
   return submitChecked(
     root,
     s,
@@ -137,7 +163,40 @@ async function submitUblBody(
       throw read.error;
     },
     o,
+    id,
   );
+}
+
+/**
+ * Runs a submission under its id: `submissionId` when given (an `Idempotency-Key`'s), else a new one.
+ * A given id the company's store already holds is the same request again, cut off after it was
+ * stored: answered as that submission was, nothing checked or stored. So is a submission whose store
+ * call failed after all (the insert committed, its answer lost, or a concurrent retry's insert won).
+ */
+async function once(s: Store, o: ResolvedOptions, auth: AuthContext, submissionId: string | undefined, submit: (id: string) => Promise<Submission>): Promise<Submission> {
+  if (submissionId === undefined) return submit(o.newId());
+  const id = submissionId.toLowerCase();
+  if (!isUuid(id)) throw new ApiError("internal_error", "The submissionId option must be a UUID.");
+  const made = await s.getInvoice(auth.companyId, id);
+  if (made) return answerOf(made);
+  try {
+    return await submit(id);
+  } catch (e) {
+    if (e instanceof ApiError && ERROR_STATUS[e.code] < 500) throw e; // refused before anything was stored
+    const stored = await s.getInvoice(auth.companyId, id).catch(() => null);
+    if (stored) return answerOf(stored);
+    throw e;
+  }
+}
+
+/**
+ * The answer a stored submission was given when it was made: `failed` with its message when it was
+ * stored failed (its first event says so), else `sending` (it may have been delivered or failed since).
+ */
+function answerOf(invoice: InvoiceRecord): Submission {
+  const first = invoice.events[0];
+  if (first?.status === "failed") return { submissionId: invoice.id, success: false, status: "failed", errorMessage: invoice.errorMessage ?? first.detail };
+  return { submissionId: invoice.id, success: true, status: "sending" };
 }
 
 /**
@@ -152,6 +211,7 @@ async function submitChecked(
   targetNetwork: TargetNetwork,
   readDocument: (limits: ResolvedOptions["limits"], recipientOptional: boolean) => Promise<ReadInvoice>,
   o: ResolvedOptions,
+  id: string,
 ): Promise<Submission> {
   const body = { targetNetwork };
   // Row 3 needs the network: the routing decided it from the company and the asked target, before the document.
@@ -181,7 +241,6 @@ async function submitChecked(
     else if (check.kind === "unknown") note = check.note;
   }
   const now = o.now();
-  const id = o.newId();
 
   // What KSeF needs of the company and the invoice, checked before anything is stored or sent; after
   // the duplicate rule (row 10 answers first). Direct KSeF delivery authenticates as the company:

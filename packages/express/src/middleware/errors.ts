@@ -29,9 +29,13 @@ export function errorHandler(logger: Logger, limit: number) {
     }
     if (error.code === "internal_error") {
       logger.error({ ...describeForLog(error), method: req.method, path: req.path, requestId: requestIdOf(req) }, "request failed");
+    } else if (error.code === "storage_unavailable") {
+      // An outage of the database, not a fault of this request: logged once, with the cause's name and code.
+      (logger.warn ?? logger.error).call(logger, { ...describeForLog(error), method: req.method, path: req.path, requestId: requestIdOf(req) }, "storage unavailable");
     }
-    const { status, body } = toHttp(error);
+    const { status, body, headers } = toHttp(error);
     if (res.headersSent) return;
+    if (headers) res.set(headers);
     res.status(status).json(body);
   };
 }

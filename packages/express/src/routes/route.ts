@@ -29,6 +29,12 @@ export interface RouteInput<D> {
   query: Record<string, string | string[]>;
   /** The parsed JSON body (`{}` when absent), or for a `raw` body the chunks as they arrived. */
   body: unknown;
+  /**
+   * On an `idempotent` route called with an `Idempotency-Key`: the id under which the request
+   * creates what it creates (the submission's id), the same for a retry after a crash (`idempotent`
+   * in the core); null without a key.
+   */
+  idempotency: { resourceId: string } | null;
 }
 
 /** The answers an operation documents beside its success, other than 400/401/413/429/500. */
@@ -155,7 +161,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
     if (route.body) chain.push(...(route.body.kind === "raw" ? rawJsonBody(mount.limit) : jsonBody(mount.limit)));
     chain.push(
       wrap(async (req, res) => {
-        const handle = () =>
+        const handle = (idempotency: { resourceId: string } | null = null) =>
           route.handle({
             deps,
             req,
@@ -166,6 +172,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
             params: Object.fromEntries(Object.entries(req.params).map(([k, v]) => [k, String(v)])),
             query: rawQuery(req),
             body: req.body,
+            idempotency,
           });
         const key = route.idempotent && mount.idempotency ? req.get("idempotency-key") : undefined;
         if (key === undefined || !mount.idempotency) {
@@ -184,9 +191,9 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
           mount.idempotency.store,
           mount.authOf(req),
           { key, fingerprint },
-          async () => {
+          async (taken) => {
             try {
-              return { status: route.success.status, body: await handle() };
+              return { status: route.success.status, body: await handle(taken) };
             } catch (e) {
               // A documented refusal is the request's answer, kept and replayed like a success; a failure (5xx) is not.
               if (e instanceof ApiError && ERROR_STATUS[e.code] < 500) return toHttp(e);

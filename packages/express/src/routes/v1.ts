@@ -100,13 +100,17 @@ function submitRoute(r: Operation & {
         description: `The ${r.noun} or the account failed validation (\`ksef_not_configured\`: routed to KSeF, which this server delivers to directly, and the company has no KSeF credential). A document that breaks a fatal rule of EN 16931 (or of Peppol BIS Billing 3.0, when its CustomizationID says so) is \`invalid_ubl_xml\` with the broken rules in \`errors\`; a CII \`document\` is judged by the EN 16931 CII rules, then converted to Peppol BIS Billing 3.0 UBL and judged by the UBL rules, each error then naming the InvoiceData field (\`path\`) and its place in the CII (\`source\`). \`unsupported_document\`: a \`document\` that is neither UBL, CII nor a Factur-X PDF (ZUGFeRD 1.0 included). \`invalid_pdf\`, \`pdf_encrypted\`, \`pdf_without_invoice\`: a PDF that is broken or past a limit, encrypted, or carries no invoice XML. \`idempotency_key_reused\`: this \`Idempotency-Key\` was used with another body or endpoint in the last 24 hours.`,
       },
     ],
-    handle: async ({ deps, auth, body }) => ({
-      // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
-      data:
-        Buffer.isBuffer(body) || Array.isArray(body)
-          ? await r.submitBody(deps.store, auth, body, { ...deps.options, transfer: true })
-          : await r.submit(deps.store, auth, {} as never, deps.options),
-    }),
+    handle: async ({ deps, auth, body, idempotency }) => {
+      // With an Idempotency-Key the submission takes the key's id: a retry after a crash finds the one already stored.
+      const options = idempotency ? { ...deps.options, submissionId: idempotency.resourceId } : deps.options;
+      return {
+        // The raw bytes go to the core: a large body is parsed off the event loop, with its document.
+        data:
+          Buffer.isBuffer(body) || Array.isArray(body)
+            ? await r.submitBody(deps.store, auth, body, { ...options, transfer: true })
+            : await r.submit(deps.store, auth, {} as never, options),
+      };
+    },
   };
 }
 

@@ -532,7 +532,9 @@ export function testRegressions(label: string, harness: () => Harness): void {
         const everything = JSON.stringify(error, Object.getOwnPropertyNames(error).filter((k) => k !== "stack")) + String((error as Error).message);
         expect(everything).not.toMatch(SQL_WORDS);
         expect(everything).not.toContain(secretish);
-        expect(Object.keys(error as object).sort()).toEqual(["code", "constraint", "name"]);
+        expect(Object.keys(error as object).sort()).toEqual(["code", "constraint", "name", "unavailable"]);
+        // An error of a statement, not of the connection: not the port's "unavailable" (a 500, not a 503).
+        expect((error as DbError).unavailable).toBe(false);
       });
 
       it("rolls a transaction back when its function throws, and rethrows that very error", async () => {

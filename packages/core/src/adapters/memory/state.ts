@@ -52,6 +52,10 @@ export interface IdempotencyRecord {
   /** The kept answer, once completed. */
   status: number | null;
   body: string | null;
+  /** The id of what the request creates, kept for a retry after a crash (`IdempotencyBegin`). */
+  resourceId: string;
+  /** Given up by its request: free for the next one (which keeps `resourceId` when it is the same request). */
+  abandoned: boolean;
 }
 
 export function emptyState(): MemoryState {
