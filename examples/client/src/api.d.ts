@@ -1362,7 +1362,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1372,7 +1372,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -1477,7 +1477,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1510,7 +1510,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1520,7 +1520,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -1625,7 +1625,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1658,7 +1658,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1668,7 +1668,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -1773,7 +1773,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1783,7 +1783,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -1886,6 +1886,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     getInvoice: {
@@ -1971,6 +1987,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -2074,6 +2106,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     getInvoiceVerificationQr: {
@@ -2173,6 +2221,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     getInvoiceDocument: {
@@ -2198,6 +2262,7 @@ export interface operations {
                 content: {
                     "application/xml": string;
                     "application/json": components["schemas"]["InvoiceData"];
+                    "application/pdf": string;
                 };
             };
             /** @description The body or the query has the wrong shape. */
@@ -2274,6 +2339,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -2353,6 +2434,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     getCompany: {
@@ -2423,6 +2520,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     listApiKeys: {
@@ -2491,6 +2604,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -2590,7 +2719,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2600,7 +2729,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -2703,6 +2832,22 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
         };
     };
     listWebhooks: {
@@ -2771,6 +2916,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -2856,7 +3017,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2866,7 +3027,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -2953,6 +3114,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -3051,7 +3228,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3061,7 +3238,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -3152,6 +3329,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -3253,6 +3446,22 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "participant_lookup_failed";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -3365,6 +3574,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
                 };
             };
         };
@@ -3481,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["InternalError"];
                 };
             };
-            /** @description Too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). Retry after `Retry-After` seconds. */
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3491,7 +3716,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "server_busy";
+                        code: "server_busy" | "storage_unavailable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };

@@ -117,6 +117,13 @@ function readCiiData(ciiRoot: DocumentNode): InvoiceData {
   }
 }
 
+/** Peppol rules broken by a field the CII left out, reported on its party or the document: that field. */
+const MISSING_FIELD: Readonly<Record<string, string>> = {
+  "PEPPOL-EN16931-R010": "/buyer/endpoint",
+  "PEPPOL-EN16931-R020": "/seller/endpoint",
+  "PEPPOL-EN16931-R003": "/buyerReference",
+};
+
 /** What a CII becomes as Peppol BIS UBL: the built document, its report (items with path and source), and the data. */
 export interface ConvertedCii {
   data: InvoiceData;
@@ -142,7 +149,7 @@ export function convertCiiToUbl(data: InvoiceData, root: UblRoot, maxItems = MAX
   const report = validateModel(built.root, { maxItems });
   const resolve = pointerResolver(built);
   const withSource = (i: ValidationItem): RuleError => {
-    const path = resolve(i.rule, i.location);
+    const path = MISSING_FIELD[i.rule] ?? resolve(i.rule, i.location);
     return { ...i, path, source: ciiPathOf(path) };
   };
   return { data, bytes: built.bytes, root: built.root, report, errors: report.errors.map(withSource), warnings: report.warnings.map(withSource) };

@@ -268,7 +268,10 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       description: "The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF.",
       mediaType: "application/xml",
       schema: z.string().meta({ description: "The UBL document, or with format=fa3 the FA(3) document." }),
-      alternatives: { "application/json": InvoiceDataSchema },
+      alternatives: {
+        "application/json": InvoiceDataSchema,
+        "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted." }),
+      },
     },
     errors: [
       { codes: ["invoice_not_found"], description: "No such invoice in this company." },

@@ -72,6 +72,8 @@ export function undocumentedAnswers(records: Recorded[]): string[] {
       if (r.body !== undefined) problems.push(`${where}: a body where none is documented`);
       continue;
     }
+    // A document answered as XML or PDF (GET /v1/invoices/{id}/document) is recorded without a JSON body: its media type is documented.
+    if (r.body === undefined && Object.keys(response.content).some((t) => t !== "application/json")) continue;
     const ref = `openapi#/${pointer("paths", match.template, r.method, "responses", String(r.status), "content", "application/json", "schema")}`;
     let validate = compiled.get(ref);
     if (!validate) {
