@@ -101,3 +101,10 @@ export function officialCiiVerdict(xml: string): OfficialCiiVerdict {
 export function officialCiiRuleSetFired(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): string[] {
   return [...new Set(fired(name, parse(xml)).map(([id]) => id))].sort();
 }
+
+/** What one official CII rule set alone reports on a document, by the flag the set gives (sorted unique ids). */
+export function officialCiiRuleSetFindings(name: (typeof CII_RULESETS)[keyof typeof CII_RULESETS], xml: string): { fatal: string[]; warning: string[] } {
+  const found = fired(name, parse(xml));
+  const uniq = (a: string[]) => [...new Set(a)].sort();
+  return { fatal: uniq(found.filter(([, f]) => f !== "warning").map(([id]) => id)), warning: uniq(found.filter(([, f]) => f === "warning").map(([id]) => id)) };
+}
