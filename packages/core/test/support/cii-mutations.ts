@@ -113,7 +113,144 @@ const RULE_ELEMENTS = [
 ];
 const CATEGORY_CODES = ["S", "Z", "E", "AE", "K", "G", "O", "L", "M", "B", " S ", "s", "X"];
 
+/** One of the rarer mistakes, each aimed at a rule few other mutations reach (weighted twice). */
+const rareMistake: Mutation = (doc, r) => {
+  const removeAll = (locals: string[], filter: (e: Element) => boolean = () => true) => {
+    const els = named(doc, ...locals).filter(filter);
+    for (const e of els) e.parentNode!.removeChild(e);
+    return els.length > 0;
+  };
+  const choice = r.pick(["total", "breakdown amount", "card", "no account", "empty line period", "tax point and code", "gross price", "no seller id", "no specification",
+    "category amount", "representative", "means without code", "exemption on a taxed category"] as const);
+  switch (choice) {
+    case "total": {
+      const local = r.pick(["LineTotalAmount", "TaxBasisTotalAmount", "GrandTotalAmount", "DuePayableAmount", "TaxTotalAmount"]);
+      if (!removeAll([local], (e) => parentName(e) === "SpecifiedTradeSettlementHeaderMonetarySummation")) return null;
+      return `removed the total ${local}`;
+    }
+    case "breakdown amount": {
+      const local = r.pick(["BasisAmount", "CalculatedAmount", "RateApplicablePercent", "TypeCode"]);
+      const taxes = headerTaxes(doc);
+      if (!taxes.length) return null;
+      const t = r.pick(taxes), e = firstNamed(t, local);
+      if (!e) return null;
+      t.removeChild(e);
+      return `removed a VAT breakdown's ${local}`;
+    }
+    case "card": {
+      const means = named(doc, "SpecifiedTradeSettlementPaymentMeans")[0];
+      if (!means) return null;
+      const id = r.pick(["1234567890123456", "123456****1234", " 12345678901 "]);
+      means.appendChild(ram(doc, "ApplicableTradeSettlementFinancialCard")).appendChild(ram(doc, "ID", id));
+      return `a payment card '${id}'`;
+    }
+    case "no account": {
+      if (!removeAll(["IBANID", "ProprietaryID"], (e) => parentName(e) === "PayeePartyCreditorFinancialAccount")) return null;
+      return "removed the payment account identifiers";
+    }
+    case "empty line period": {
+      const lines = named(doc, "SpecifiedLineTradeSettlement");
+      if (!lines.length) return null;
+      r.pick(lines).appendChild(ram(doc, "BillingSpecifiedPeriod"));
+      return "an empty line period";
+    }
+    case "tax point and code": {
+      const taxes = headerTaxes(doc);
+      if (!taxes.length) return null;
+      const t = r.pick(taxes);
+      t.appendChild(ram(doc, "TaxPointDate")).appendChild(udt(doc, "DateString", "20240101", { format: "102" }));
+      t.appendChild(ram(doc, "DueDateTypeCode", "5"));
+      return "a VAT point date and a VAT point date code";
+    }
+    case "gross price": {
+      const prices = named(doc, "ChargeAmount").filter((e) => parentName(e) === "GrossPriceProductTradePrice" || parentName(e) === "NetPriceProductTradePrice");
+      if (!prices.length) return null;
+      const e = r.pick(prices);
+      setText(e, "-1.00");
+      return `${path(e)} = '-1.00'`;
+    }
+    case "no seller id": {
+      const seller = named(doc, "SellerTradeParty")[0];
+      if (!seller) return null;
+      for (const local of ["ID", "GlobalID", "SpecifiedLegalOrganization", "SpecifiedTaxRegistration"]) {
+        for (let c = seller.firstChild; c; ) { const next = c.nextSibling; if (c.nodeType === 1 && (c as Element).localName === local) seller.removeChild(c); c = next; }
+      }
+      return "removed the seller's identifiers";
+    }
+    case "category amount": {
+      const taxes = headerTaxes(doc);
+      if (!taxes.length) return null;
+      const t = r.pick(taxes), cc = firstNamed(t, "CategoryCode"), amount = firstNamed(t, "CalculatedAmount");
+      const code = r.pick(["Z", "E", "AE", "K", "G", "O"]);
+      if (cc) setText(cc, code);
+      if (amount) setText(amount, r.pick(["5.00", "0.00", "-0.01"]));
+      return `a VAT breakdown of category ${code} with VAT amount ${amount ? text(amount) : "none"}`;
+    }
+    case "representative": {
+      const agreement = named(doc, "ApplicableHeaderTradeAgreement")[0];
+      if (!agreement) return null;
+      const p = agreement.appendChild(ram(doc, "SellerTaxRepresentativeTradeParty"));
+      const has = { name: r.rnd() < 0.5, address: r.rnd() < 0.5, vat: r.rnd() < 0.5 };
+      if (has.name) p.appendChild(ram(doc, "Name", r.pick(["Rep", " "])));
+      if (has.address) p.appendChild(ram(doc, "PostalTradeAddress")).appendChild(ram(doc, "CountryID", r.pick(["DE", ""])));
+      if (has.vat) p.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", "DE123456789")).setAttribute("schemeID", r.pick(["VA", "FC"]));
+      return `a tax representative with ${JSON.stringify(has)}`;
+    }
+    case "means without code": {
+      const means = named(doc, "SpecifiedTradeSettlementPaymentMeans");
+      if (!means.length) return null;
+      const m = r.pick(means);
+      for (const c of Array.from(m.childNodes)) if (c.nodeType === 1 && (c as Element).localName === "TypeCode") m.removeChild(c);
+      return "a payment means without its type code";
+    }
+    case "exemption on a taxed category": {
+      const taxes = headerTaxes(doc);
+      if (!taxes.length) return null;
+      const t = r.pick(taxes), cc = firstNamed(t, "CategoryCode");
+      const code = r.pick(["S", "Z", "L", "M"]);
+      if (cc) setText(cc, code);
+      t.appendChild(ram(doc, r.pick(["ExemptionReason", "ExemptionReasonCode"]), "Exempt"));
+      return `a VAT breakdown of category ${code} with an exemption reason`;
+    }
+    case "no specification": {
+      if (!removeAll([r.pick(["GuidelineSpecifiedDocumentContextParameter", "IssueDateTime", "TypeCode"])], (e) => parentName(e) === "ExchangedDocumentContext" || parentName(e) === "ExchangedDocument")) return null;
+      return "removed a document header element";
+    }
+  }
+};
+
+/** The parties' tax registrations thinned, and an allowance, charge or line of a VAT category (BR-xx-02 ... -07). */
+function partsOfCategory(doc: Document, r: Random): string | null {
+  const code = r.pick(["S", "Z", "E", "AE", "K", "G", "O", "L", "M"]);
+  for (const party of r.pick([["SellerTradeParty"], ["SellerTradeParty"], ["BuyerTradeParty"], ["SellerTradeParty", "BuyerTradeParty"], []])) {
+    for (const reg of named(doc, party).flatMap((p) => Array.from(p.childNodes).filter((c) => c.nodeType === 1 && (c as Element).localName === "SpecifiedTaxRegistration"))) reg.parentNode!.removeChild(reg);
+  }
+  const rate = r.pick(["0", "19", "7.5", "-2", null]);
+  const part = r.pick(["allowance", "charge", "line"] as const);
+  if (part === "line") {
+    const taxes = named(doc, "ApplicableTradeTax").filter((t) => parentName(t) === "SpecifiedLineTradeSettlement");
+    if (!taxes.length) return null;
+    const t = r.pick(taxes), cc = firstNamed(t, "CategoryCode"), rr = firstNamed(t, "RateApplicablePercent");
+    if (cc) setText(cc, code);
+    if (rr) { if (rate === null) t.removeChild(rr); else setText(rr, rate); }
+  } else {
+    const settlement = headerSettlement(doc);
+    if (!settlement) return null;
+    const ac = settlement.appendChild(ram(doc, "SpecifiedTradeAllowanceCharge"));
+    ac.appendChild(ram(doc, "ChargeIndicator")).appendChild(udt(doc, "Indicator", part === "charge" ? "true" : "false"));
+    ac.appendChild(ram(doc, "ActualAmount", "10.00"));
+    ac.appendChild(ram(doc, "Reason", "Freight"));
+    const t = ac.appendChild(ram(doc, "CategoryTradeTax"));
+    t.appendChild(ram(doc, "TypeCode", "VAT"));
+    t.appendChild(ram(doc, "CategoryCode", code));
+    if (rate !== null) t.appendChild(ram(doc, "RateApplicablePercent", rate));
+  }
+  return `a ${part} of category ${code} at rate ${rate ?? "none"}, parties' tax registrations thinned`;
+}
+
 const MUTATIONS: Mutation[] = [
+  rareMistake,
+  rareMistake,
   // An amount, rate or quantity changed.
   (doc, r) => {
     const els = elements(doc).filter((e) => isLeaf(e) && /Amount$|Percent$|Quantity$/.test(e.localName!));
@@ -244,6 +381,47 @@ const MUTATIONS: Mutation[] = [
     setText(e, v);
     return `${path(e)} = '${v}'`;
   },
+  // Every line, or every VAT breakdown, removed (BR-16, BR-CO-18 and the sums).
+  (doc, r) => {
+    const which = r.pick(["IncludedSupplyChainTradeLineItem", "header ApplicableTradeTax"] as const);
+    const els = which === "IncludedSupplyChainTradeLineItem" ? named(doc, which) : headerTaxes(doc);
+    if (!els.length) return null;
+    for (const e of els) e.parentNode!.removeChild(e);
+    return `removed every ${which}`;
+  },
+  // A total, price or allowance amount given 3 decimals, or made negative.
+  (doc, r) => {
+    const els = elements(doc).filter((e) => isLeaf(e) && (parentName(e) === "SpecifiedTradeSettlementHeaderMonetarySummation" || parentName(e) === "SpecifiedTradeAllowanceCharge" ||
+      (e.localName === "ChargeAmount" && /PriceProductTradePrice$/.test(parentName(e)))));
+    if (!els.length) return null;
+    const e = r.pick(els), n = Number(text(e).trim()) || 0;
+    const v = r.pick([`${fmt(n)}1`, `${Math.trunc(n)}.125`, fmt(-Math.abs(n) - 1), `${fmt(n)}0`]);
+    setText(e, v);
+    return `${path(e)} = '${v}'`;
+  },
+  // The parties' tax registrations removed, and an allowance, charge or line of a VAT category (weighted twice).
+  partsOfCategory,
+  partsOfCategory,
+  // A document level or line allowance or charge missing its amount or reason, or with 3 decimals.
+  (doc, r) => {
+    const level = r.pick(["ApplicableHeaderTradeSettlement", "SpecifiedLineTradeSettlement"]);
+    const holders = named(doc, level);
+    if (!holders.length) return null;
+    const ac = r.pick(holders).appendChild(ram(doc, "SpecifiedTradeAllowanceCharge"));
+    const charge = r.rnd() < 0.5;
+    ac.appendChild(ram(doc, "ChargeIndicator")).appendChild(udt(doc, "Indicator", charge ? "true" : "false"));
+    const amount = r.pick(["5.00", "5.001", null]);
+    if (amount !== null) ac.appendChild(ram(doc, "ActualAmount", amount));
+    if (r.rnd() < 0.4) ac.appendChild(ram(doc, "BasisAmount", r.pick(["50.00", "50.005"])));
+    if (r.rnd() < 0.5) ac.appendChild(ram(doc, r.pick(["Reason", "ReasonCode"]), "95"));
+    if (level === "ApplicableHeaderTradeSettlement" && r.rnd() < 0.7) {
+      const t = ac.appendChild(ram(doc, "CategoryTradeTax"));
+      t.appendChild(ram(doc, "TypeCode", "VAT"));
+      t.appendChild(ram(doc, "CategoryCode", "S"));
+      t.appendChild(ram(doc, "RateApplicablePercent", "19"));
+    }
+    return `a ${level === "ApplicableHeaderTradeSettlement" ? "document level" : "line"} ${charge ? "charge" : "allowance"} with amount ${amount ?? "none"}`;
+  },
   // An optional element added where the rules look.
   (doc, r) => {
     const settlement = headerSettlement(doc), sum = summation(doc);
@@ -267,7 +445,7 @@ const MUTATIONS: Mutation[] = [
         const where = choice === "period" ? settlement : lines.length ? r.pick(lines) : null;
         if (!where) return null;
         const p = where.appendChild(ram(doc, "BillingSpecifiedPeriod"));
-        const start = r.pick(["20240101", "20240201", null]), end = r.pick(["20240131", "20231231", null]);
+        const start = r.pick(["20240101", "20240201", null, null]), end = r.pick(["20240131", "20231231", null, null]);
         if (start) p.appendChild(ram(doc, "StartDateTime")).appendChild(udt(doc, "DateTimeString", start, { format: "102" }));
         if (end) p.appendChild(ram(doc, "EndDateTime")).appendChild(udt(doc, "DateTimeString", end, { format: r.pick(["102", "102", "610"]) }));
         break;

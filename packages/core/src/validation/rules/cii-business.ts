@@ -36,7 +36,7 @@ export const ciiBusinessRules: RuleFamily = (ctx) => {
   }
   paymentRules(root, report);
   if (isCiiRoot(root)) {
-    for (const delivery of children(child(root, SCTT), "ram:ApplicableHeaderTradeDelivery")) {
+    for (const delivery of select(root, `${SCTT}/ram:ApplicableHeaderTradeDelivery`)) {
       // BR-57: a deliver-to address needs a country code.
       if (exists(delivery, "ram:ShipToTradeParty/ram:PostalTradeAddress") && textAt(delivery, "ram:ShipToTradeParty/ram:PostalTradeAddress/ram:CountryID") === "") {
         report("BR-57", "The deliver-to address (BG-15) has no country code (BT-80).", delivery);
@@ -46,7 +46,9 @@ export const ciiBusinessRules: RuleFamily = (ctx) => {
   allowanceChargeRules(root, report);
   for (const summation of all(root, "ram:SpecifiedTradeSettlementHeaderMonetarySummation")) totalsRules(root, summation, report);
   if (isCiiRoot(root)) documentRules(root, report);
-  for (const line of all(root, LINE)) lineRules(root, line, report);
+  // BR-CO-18 is asserted on each line: //rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeSettlement/ram:ApplicableTradeTax (read once).
+  const hasBreakdown = all(root, "ram:ApplicableTradeTax").some((t) => under(t, AHTS, SCTT));
+  for (const line of all(root, LINE)) lineRules(line, hasBreakdown, report);
   periodRules(root, report);
   for (const characteristic of all(root, "ram:ApplicableProductCharacteristic")) {
     const hasName = exists(characteristic, "ram:Description"), hasValue = exists(characteristic, "ram:Value");
@@ -319,7 +321,7 @@ function documentRules(root: DocumentNode, report: Report): void {
 
 // ---------------------------------------------------------------------------------------------------------
 // Context //ram:IncludedSupplyChainTradeLineItem: an invoice line (BG-25).
-function lineRules(root: DocumentNode, line: DocumentNode, report: Report): void {
+function lineRules(line: DocumentNode, hasBreakdown: boolean, report: Report): void {
   const id = textAt(line, "ram:AssociatedDocumentLineDocument/ram:LineID");
   const which = id === "" ? "An invoice line" : `Invoice line ${id}`;
   if (id === "") report("BR-21", "An invoice line (BG-25) has no line identifier (BT-126).", line);
@@ -344,8 +346,7 @@ function lineRules(root: DocumentNode, line: DocumentNode, report: Report): void
   if (!select(line, `${SLTS}/ram:ApplicableTradeTax`).some((t) => typeIsVat(t) && exists(t, "ram:CategoryCode"))) {
     report("BR-CO-04", `${which} has no VAT category code (BT-151, ApplicableTradeTax with TypeCode VAT and a CategoryCode).`, line);
   }
-  // BR-CO-18 is asserted on each line: //rsm:SupplyChainTradeTransaction/ram:ApplicableHeaderTradeSettlement/ram:ApplicableTradeTax.
-  if (!all(root, "ram:ApplicableTradeTax").some((t) => under(t, AHTS, SCTT))) {
+  if (!hasBreakdown) {
     report("BR-CO-18", "The invoice has no VAT breakdown (BG-23, ApplicableHeaderTradeSettlement/ApplicableTradeTax); it needs at least one.", line);
   }
   if (fractionDigits(net[0]) > 2) report("BR-DEC-23", `${which} has the net amount (BT-131) ${quote(net[0])}, with more than 2 decimals.`, line);
