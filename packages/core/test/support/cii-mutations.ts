@@ -193,7 +193,7 @@ const rareMistake: Mutation = (doc, r) => {
       const has = { name: r.rnd() < 0.5, address: r.rnd() < 0.5, vat: r.rnd() < 0.5 };
       if (has.name) p.appendChild(ram(doc, "Name", r.pick(["Rep", " "])));
       if (has.address) p.appendChild(ram(doc, "PostalTradeAddress")).appendChild(ram(doc, "CountryID", r.pick(["DE", ""])));
-      if (has.vat) p.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", "DE123456789")).setAttribute("schemeID", r.pick(["VA", "FC"]));
+      if (has.vat) (p.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", "DE123456789")) as Element).setAttribute("schemeID", r.pick(["VA", "FC"]));
       return `a tax representative with ${JSON.stringify(has)}`;
     }
     case "means without code": {
@@ -465,7 +465,7 @@ const MUTATIONS: Mutation[] = [
         const currency = r.pick(["SEK", "EUR", "NOK"]);
         settlement.insertBefore(ram(doc, "TaxCurrencyCode", currency), settlement.firstChild);
         if (r.rnd() < 0.7) {
-          const t = sum.appendChild(ram(doc, "TaxTotalAmount", r.pick(["100.00", "100.005", "12.5"])));
+          const t = sum.appendChild(ram(doc, "TaxTotalAmount", r.pick(["100.00", "100.005", "12.5"]))) as Element;
           t.setAttribute("currencyID", currency);
         }
         break;
@@ -491,7 +491,7 @@ const MUTATIONS: Mutation[] = [
         const p = agreement.appendChild(ram(doc, "SellerTaxRepresentativeTradeParty"));
         if (r.rnd() < 0.7) p.appendChild(ram(doc, "Name", "Rep"));
         if (r.rnd() < 0.7) p.appendChild(ram(doc, "PostalTradeAddress")).appendChild(ram(doc, "CountryID", r.pick(["DE", ""])));
-        if (r.rnd() < 0.7) { const id = p.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", r.pick(["DE123456789", "XX1", "D"]))); id.setAttribute("schemeID", r.pick(["VA", "FC"])); }
+        if (r.rnd() < 0.7) { const id = p.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", r.pick(["DE123456789", "XX1", "D"]))) as Element; id.setAttribute("schemeID", r.pick(["VA", "FC"])); }
         break;
       }
       case "shipTo": {
@@ -515,8 +515,8 @@ const MUTATIONS: Mutation[] = [
         const products = named(doc, "SpecifiedTradeProduct");
         if (!products.length) return null;
         const product = r.pick(products);
-        if (choice === "globalId") { const g = product.insertBefore(ram(doc, "GlobalID", "4000001123452"), product.firstChild); const s = r.pick(["0160", "", null]); if (s !== null) g.setAttribute("schemeID", s); }
-        else if (choice === "classCode") { const c = product.appendChild(ram(doc, "DesignatedProductClassification")).appendChild(ram(doc, "ClassCode", "123")); const l = r.pick(["STI", "", null]); if (l !== null) c.setAttribute("listID", l); }
+        if (choice === "globalId") { const g = product.insertBefore(ram(doc, "GlobalID", "4000001123452"), product.firstChild) as Element; const s = r.pick(["0160", "", null]); if (s !== null) g.setAttribute("schemeID", s); }
+        else if (choice === "classCode") { const c = product.appendChild(ram(doc, "DesignatedProductClassification")).appendChild(ram(doc, "ClassCode", "123")) as Element; const l = r.pick(["STI", "", null]); if (l !== null) c.setAttribute("listID", l); }
         else { const c = product.appendChild(ram(doc, "ApplicableProductCharacteristic")); if (r.rnd() < 0.6) c.appendChild(ram(doc, "Description", "Colour")); if (r.rnd() < 0.6) c.appendChild(ram(doc, "Value", "Red")); }
         break;
       }
@@ -535,7 +535,7 @@ const MUTATIONS: Mutation[] = [
         if (!party) return null;
         const regs = Array.from(party.childNodes).filter((c) => c.nodeType === 1 && (c as Element).localName === "SpecifiedTaxRegistration") as Element[];
         if (regs.length && r.rnd() < 0.5) { for (const g of regs) party.removeChild(g); return `removed the ${choice === "sellerVat" ? "seller's" : "buyer's"} tax registrations`; }
-        const id = party.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", r.pick(["DE123456789", "IT12345678901", "XX123", "1"])));
+        const id = party.appendChild(ram(doc, "SpecifiedTaxRegistration")).appendChild(ram(doc, "ID", r.pick(["DE123456789", "IT12345678901", "XX123", "1"]))) as Element;
         id.setAttribute("schemeID", r.pick(["VA", "FC"]));
         break;
       }
