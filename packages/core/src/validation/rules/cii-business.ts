@@ -161,7 +161,7 @@ function totalsRules(root: DocumentNode, node: DocumentNode, report: Report): vo
     ["BR-14", "ram:GrandTotalAmount", "the total with VAT (BT-112)"],
     ["BR-15", "ram:DuePayableAmount", "the amount due for payment (BT-115)"],
   ];
-  for (const [rule, path, what] of missing) if (!exists(node, path)) report(rule, `The document totals (BG-22) have no ${what.replace(/^the /, "")}; the invoice must give ${what}.`, node);
+  for (const [rule, path, what] of missing) if (!exists(node, path)) report(rule, `The document totals (BG-22) have no ${what.replace(/^the /, "")}; it is required.`, node);
 
   const settlement = fromRoot(root, `${SCTT}/${AHTS}`);
   const taxCurrencies = settlement.flatMap((s) => children(s, "ram:TaxCurrencyCode"));
@@ -267,14 +267,14 @@ function totalsRules(root: DocumentNode, node: DocumentNode, report: Report): vo
 function documentRules(root: DocumentNode, report: Report): void {
   const agreement = `${SCTT}/${AHTA}`;
   const required: Array<[string, string, string]> = [
-    ["BR-01", "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID", "a specification identifier (BT-24)"],
-    ["BR-02", "rsm:ExchangedDocument/ram:ID", "an invoice number (BT-1)"],
-    ["BR-04", "rsm:ExchangedDocument/ram:TypeCode", "an invoice type code (BT-3)"],
-    ["BR-05", `${SCTT}/${AHTS}/ram:InvoiceCurrencyCode`, "an invoice currency code (BT-5)"],
-    ["BR-06", `${agreement}/ram:SellerTradeParty/ram:Name`, "the seller's name (BT-27)"],
-    ["BR-07", `${agreement}/ram:BuyerTradeParty/ram:Name`, "the buyer's name (BT-44)"],
+    ["BR-01", "rsm:ExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID", "The invoice has no specification identifier (BT-24, GuidelineSpecifiedDocumentContextParameter/ID)."],
+    ["BR-02", "rsm:ExchangedDocument/ram:ID", "The invoice has no invoice number (BT-1, ExchangedDocument/ID)."],
+    ["BR-04", "rsm:ExchangedDocument/ram:TypeCode", "The invoice has no invoice type code (BT-3, ExchangedDocument/TypeCode)."],
+    ["BR-05", `${SCTT}/${AHTS}/ram:InvoiceCurrencyCode`, "The invoice has no invoice currency code (BT-5, InvoiceCurrencyCode)."],
+    ["BR-06", `${agreement}/ram:SellerTradeParty/ram:Name`, "The seller's name (BT-27, SellerTradeParty/Name) is missing."],
+    ["BR-07", `${agreement}/ram:BuyerTradeParty/ram:Name`, "The buyer's name (BT-44, BuyerTradeParty/Name) is missing."],
   ];
-  for (const [rule, path, what] of required) if (textAt(root, path) === "") report(rule, `The invoice has no ${what.replace(/^(a|an|the) /, "")}: it must give ${what}.`, root);
+  for (const [rule, path, message] of required) if (textAt(root, path) === "") report(rule, message, root);
   const issueDate = select(root, "rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString").filter((d) => d.attrs.format === "102");
   if (norm(issueDate[0]) === "") report("BR-03", "The invoice has no issue date (BT-2, IssueDateTime/DateTimeString with format 102).", root);
   if (!exists(root, `${agreement}/ram:SellerTradeParty/ram:PostalTradeAddress`)) report("BR-08", "The seller's postal address (BG-5) is missing.", root);

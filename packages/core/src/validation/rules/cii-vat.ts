@@ -12,7 +12,7 @@
 // Sums follow the XPath: xs:decimal where it casts, xs:double where it computes on an untyped element (BasisAmount - 1,
 // BasisAmount * RateApplicablePercent), compared as the official engine compares.
 import { type Decimal } from "../decimal.js";
-import { children, exists, stringValue, type DocumentNode, type RuleFamily } from "../../document/model.js";
+import { children, exists, norm, stringValue, type DocumentNode, type RuleFamily } from "../../document/model.js";
 import { all, decOf, money, quote, show } from "./cen-common.js";
 import {
   AHTA, AHTS, LINE, SCTT, SLTS, STAC, anyPartyTaxId, categoryIs, categorySum, fromRoot, headerTaxCategoryRule, indicatorIs, isCiiRoot, roundDouble,
@@ -39,6 +39,11 @@ const rateText = (tax: DocumentNode) => (exists(tax, "ram:RateApplicablePercent"
 const rateMustBe = (test: (v: number) => boolean, wanted: string) => (tax: DocumentNode) =>
   someNumber(children(tax, "ram:RateApplicablePercent"), test) ? null : `the VAT rate is ${rateText(tax)}, but it must be ${wanted}`;
 
+/** "x is required" or "x and y are required". */
+const required = (what: string[]): string => {
+  const named = what.filter(Boolean);
+  return `${named.join(" and ")} ${named.length > 1 ? "are" : "is"} required`;
+};
 const sellerNeeds = (root: DocumentNode) =>
   sellerVatOrTaxRegistration(root) ? null : "the seller's VAT identifier (BT-31, schemeID VA), tax registration identifier (BT-32, schemeID FC) or tax representative's VAT identifier (BT-63) is required";
 const sellerVatAnywhere = (root: DocumentNode) => anyPartyTaxId(root, "ram:SellerTradeParty", "VA") || anyPartyTaxId(root, "ram:SellerTaxRepresentativeTradeParty", "VA");
@@ -56,8 +61,8 @@ const CATEGORIES: Record<Code, Category> = {
       const seller = anyPartyTaxId(root, "ram:SellerTradeParty", "VA", "FC") || anyPartyTaxId(root, "ram:SellerTaxRepresentativeTradeParty", "VA");
       const buyer = anyPartyTaxId(root, "ram:BuyerTradeParty", "VA") || all(root, "ram:BuyerTradeParty").some((b) => exists(b, "ram:SpecifiedLegalOrganization/ram:ID"));
       if (seller && buyer) return null;
-      return [seller ? "" : "the seller's VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative's VAT identifier (BT-63)",
-        buyer ? "" : "the buyer's VAT identifier (BT-48) or legal registration identifier (BT-47)"].filter(Boolean).join(" and ") + " is required";
+      return required([seller ? "" : "the seller's VAT identifier (BT-31), tax registration identifier (BT-32) or tax representative's VAT identifier (BT-63)",
+        buyer ? "" : "the buyer's VAT identifier (BT-48) or legal registration identifier (BT-47)"]);
     },
     rate: rateMustBe((v) => v === 0, "0"),
   },
@@ -67,7 +72,7 @@ const CATEGORIES: Record<Code, Category> = {
     parties: (root) => {
       const seller = sellerVatAnywhere(root), buyer = anyPartyTaxId(root, "ram:BuyerTradeParty", "VA");
       if (seller && buyer) return null;
-      return [seller ? "" : "the seller's VAT identifier (BT-31) or tax representative's VAT identifier (BT-63)", buyer ? "" : "the buyer's VAT identifier (BT-48)"].filter(Boolean).join(" and ") + " is required";
+      return required([seller ? "" : "the seller's VAT identifier (BT-31) or tax representative's VAT identifier (BT-63)", buyer ? "" : "the buyer's VAT identifier (BT-48)"]);
     },
     rate: rateMustBe((v) => v === 0, "0"),
   },
@@ -187,7 +192,7 @@ function headerCodeRules(root: DocumentNode, code: "S" | "Z" | "E" | "AE" | "G" 
         ? `${label} has no VAT amount (BT-117), so it cannot be checked against the taxable amount (BT-116) and rate (BT-119).`
         : bound === null
         ? `${label}: its VAT amount (BT-117) ${money(amount)} cannot be checked, the taxable amount (BT-116) ${quote(basisNodes[0])} or the rate (BT-119) ${quote(rates[0])} is missing or not a number.`
-        : `${label}: the VAT amount (BT-117) is ${money(amount)}, but the taxable amount (BT-116) ${money(basis)} at ${quote(rates[0])}% gives ${bound.toFixed(2)} (a difference of 1 or more).`, categoryCode);
+        : `${label}: the VAT amount (BT-117) is ${money(amount)}, but the taxable amount (BT-116) ${money(basis)} at ${norm(rates[0])}% (BT-119) gives ${bound.toFixed(2)} (a difference of 1 or more).`, categoryCode);
     }
   } else {
     // BR-xx-08: BasisAmount - 1 < lines + charges - allowances < BasisAmount + 1 (BasisAmount -/+ 1 in xs:double).
