@@ -165,7 +165,11 @@ function documentRules(root: DocumentNode, report: Report): void {
 // A line's (part 0), document level allowance's (1) or charge's (2) tax element of a category: BR-xx-02 ... -07.
 function partRules(root: DocumentNode, code: Code, tax: DocumentNode, part: 0 | 1 | 2, report: Report): void {
   const c = CATEGORIES[code];
-  const what = part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}` : part === 1 ? `A document level allowance (BG-20) of VAT category ${c.name}` : `A document level charge (BG-21) of VAT category ${c.name}`;
+  // (the allowance and charge contexts take any ram:SpecifiedTradeAllowanceCharge, also one of a line)
+  const onLine = part !== 0 && tax.parent?.parent?.qname === SLTS;
+  const what = part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}`
+    : part === 1 ? `${onLine ? "An invoice line allowance (BG-27)" : "A document level allowance (BG-20)"} of VAT category ${c.name}`
+    : `${onLine ? "An invoice line charge (BG-28)" : "A document level charge (BG-21)"} of VAT category ${c.name}`;
   const parties = c.parties(root);
   if (parties !== null) report(`${c.prefix}-0${2 + part}`, `${what}: ${parties}.`, tax);
   const rate = c.rate(tax);
