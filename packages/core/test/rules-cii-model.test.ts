@@ -105,7 +105,11 @@ describe("the CEN CII model rules give the official verdict", () => {
         // The generator still makes the mutants the verdicts were made of.
         const sha256 = createHash("sha256").update(m.xml).digest("hex").slice(0, 16);
         expect({ id: m.id, base: m.base, mutations: m.mutations, sha256 }).toEqual({ id: v.id, base: v.base, mutations: v.mutations, sha256: v.sha256 });
-        if (v.error) return;
+        // No official verdict (the official rules stop on an XPath dynamic error): ours still judge it, without throwing.
+        if (v.error) {
+          expect(() => ourCiiModelVerdict(m.xml), v.id).not.toThrow();
+          return;
+        }
         judged++;
         const ours = ourCiiModelVerdict(m.xml);
         const same = JSON.stringify(ours) === JSON.stringify({ fatal: model(v.fatal), warning: model(v.warning) });
