@@ -128,3 +128,6 @@ export function officialCiiPatternsVerdict(name: (typeof CII_RULESETS)[keyof typ
   const uniq = (a: string[]) => [...new Set(a)].sort();
   return { fatal: uniq(all.filter(([, f]) => f !== "warning" && f !== "information" && f !== "info").map(([id]) => id)), warning: uniq(all.filter(([, f]) => f === "warning").map(([id]) => id)) };
 }
+
+/** The same as `officialCiiRuleSetVerdict` (the name the model rules' test uses). */
+export const officialCiiRuleSetFindings = officialCiiRuleSetVerdict;

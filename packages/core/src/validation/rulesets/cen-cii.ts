@@ -3,6 +3,7 @@
 import { ciiBusinessRules } from "../rules/cii-business.js";
 import { ciiCodeRules } from "../rules/cii-codes.js";
 import { ciiSyntaxRules } from "../rules/cii-syntax.js";
+import { ciiVatRules } from "../rules/cii-vat.js";
 import type { RuleSet } from "./types.js";
 
 export const cenCii: RuleSet = {
@@ -14,5 +15,5 @@ export const cenCii: RuleSet = {
   customizationIds: ["urn:cen.eu:en16931:2017"],
   appliesTo: () => true,
   basedOn: [],
-  families: { business: ciiBusinessRules, codes: ciiCodeRules, syntax: ciiSyntaxRules },
+  families: { business: ciiBusinessRules, vat: ciiVatRules, codes: ciiCodeRules, syntax: ciiSyntaxRules },
 };
