@@ -47,6 +47,7 @@ export type {
   DeliveryJob,
   WebhookStore,
   WebhookJob,
+  ClaimInput,
   IdempotencyStore,
   IdempotencyBegin,
   AttemptRecord,
@@ -85,7 +86,14 @@ export {
   WEBHOOK_LOG_LENGTH,
   appendToLog,
   previousSecretSigns,
+  companyShare,
+  leasedBy,
+  circuitAt,
+  circuitAfter,
   type QueueItem,
+  type ClaimFairness,
+  type EndpointCircuit,
+  type CircuitUpdate,
 } from "./ports/queue.js";
 export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
 export { noMetrics, safeMetrics, type MetricNetwork, type MetricsPort } from "./ports/metrics.js";
