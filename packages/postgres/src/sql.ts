@@ -1,5 +1,5 @@
 // What every part of the SQL store shares: the tables' qualified names, id and time checks, the keyset order.
-import type { Keyset } from "@einvoice/core";
+import { claimOrder, type Keyset } from "@einvoice/core";
 import type { Db } from "./db.js";
 import type { DocumentCompressionOf } from "./documents.js";
 
@@ -15,6 +15,7 @@ export interface Tables {
   apiKeyWithCompany: string;
   webhooks: string;
   webhookEvents: string;
+  webhookEndpoints: string;
   deliveryEvidence: string;
   transmittedDocuments: string;
   idempotencyKeys: string;
@@ -33,6 +34,7 @@ export function tablesOf(s: string): Tables {
     apiKeyWithCompany: `${s}.api_key_with_company`,
     webhooks: `${s}.webhooks`,
     webhookEvents: `${s}.webhook_events`,
+    webhookEndpoints: `${s}.webhook_endpoints`,
     deliveryEvidence: `${s}.delivery_evidence`,
     transmittedDocuments: `${s}.transmitted_documents`,
     idempotencyKeys: `${s}.idempotency_keys`,
@@ -74,6 +76,41 @@ export const queueOrder = (alias: string): string => `${alias}next_attempt_at, $
 
 /** The core's `holdsLease` in SQL: the owner, not the expiry (a NULL owner never equals). */
 export const leaseHeldBy = (owner: string): string => `lease_owner = ${owner}`;
+
+/** The core's `leasedBy` in SQL: `owner` holds the row under a lease still running at `now`. */
+export const leasedByAt = (alias: string, owner: string, now: string): string => `${alias}lease_owner = ${owner} AND ${alias}lease_until > ${now}`;
+
+/**
+ * The core's fair claim (ports/queue.ts `pickClaims` with `ClaimFairness`) as three CTEs ending in
+ * `due` (the ids to lease, locked, SKIP LOCKED, with their `claim_rank`: see `byClaim`): `candidates` selects the claimable rows (`id`,
+ * `company_id`, `next_attempt_at`); a row's rank is `owner`'s live leases on its company's rows
+ * plus its company's candidates before it in claim order; none of rank `perCompany` or more (a NULL
+ * `perCompany`: no cap); taken by rank, then claim order. `queued(alias)` is the queue's own
+ * condition (its status), checked again with the claim rule on the locked row.
+ */
+export function fairDue(p: { table: string; queued: (alias: string) => string; candidates: string; now: string; owner: string; limit: string; perCompany: string }): string {
+  return `held AS (
+      SELECT q.company_id, count(*)::integer AS n FROM ${p.table} AS q
+      WHERE ${p.queued("q.")} AND ${leasedByAt("q.", p.owner, p.now)}
+      GROUP BY q.company_id
+    ), candidates AS (${p.candidates}
+    ), ranked AS (
+      SELECT c.id, c.next_attempt_at,
+        coalesce(h.n, 0) + row_number() OVER (PARTITION BY c.company_id ORDER BY ${queueOrder("c.")}) - 1 AS rank
+      FROM candidates AS c LEFT JOIN held AS h ON h.company_id = c.company_id
+    ), due AS (
+      SELECT q.id, r.rank AS claim_rank FROM ranked AS r JOIN ${p.table} AS q ON q.id = r.id
+      WHERE (${p.perCompany}::integer IS NULL OR r.rank < ${p.perCompany}::integer) AND ${p.queued("q.")} AND ${claimableAt("q.", p.now)}
+      ORDER BY r.rank, ${queueOrder("r.")}
+      LIMIT ${p.limit}::integer
+      FOR UPDATE OF q SKIP LOCKED
+    )`;
+}
+
+/** The order of the claimed rows (an UPDATE returns them in any order): by rank (`claim_rank`), then the core's claimOrder (`due_at`, `id`). */
+export function byClaim(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  return Number(a.claim_rank) - Number(b.claim_rank) || claimOrder({ id: String(a.id), nextAttemptAt: String(a.due_at) }, { id: String(b.id), nextAttemptAt: String(b.due_at) });
+}
 
 /** A keyset position the database can compare: a port timestamp and a lower-case UUID. */
 export function validKeyset(after: Keyset | null): boolean {
