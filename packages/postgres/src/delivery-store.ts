@@ -7,11 +7,11 @@ import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { DELIVERY_EVIDENCE, INVOICES, TRANSMITTED_DOCUMENTS, WEBHOOK_EVENTS, text } from "./rows.js";
-import { byClaim, claimableAt, fairDue, iso, isId, isPortTime, leaseHeldBy, type StoreContext } from "./sql.js";
+import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
   return {
-    async claimDeliveries({ owner, now, leaseUntil, limit, perCompany }): Promise<DeliveryJob[]> {
+    async claimDeliveries({ owner, now, leaseUntil, limit, perCompany, held }): Promise<DeliveryJob[]> {
       if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimDeliveries needs port timestamps");
       // SKIP LOCKED: a row another dispatcher is claiming right now is left to it; its lease then
       // keeps this claim away (the row is re-checked once the other claim commits).
@@ -24,13 +24,14 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
           owner: "$3",
           limit: "$2",
           perCompany: "$5",
+          held: "$6",
         })}
          UPDATE ${t.invoices} AS i SET lease_owner = $3, lease_until = $4::timestamptz
          FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
          WHERE i.id = due.id
          RETURNING ${INVOICES.select("i.")},
            i.attempts, i.delivery_state, due.claim_rank, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
-        [now, limit, owner, leaseUntil, perCompany ?? null],
+        [now, limit, owner, leaseUntil, perCompany ?? null, heldParam(held)],
       );
       rows.sort(byClaim);
       const jobs: DeliveryJob[] = [];

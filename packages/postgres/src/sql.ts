@@ -83,16 +83,19 @@ export const leasedByAt = (alias: string, owner: string, now: string): string =>
 /**
  * The core's fair claim (ports/queue.ts `pickClaims` with `ClaimFairness`) as three CTEs ending in
  * `due` (the ids to lease, locked, SKIP LOCKED, with their `claim_rank`: see `byClaim`): `candidates` selects the claimable rows (`id`,
- * `company_id`, `next_attempt_at`); a row's rank is `owner`'s live leases on its company's rows
- * plus its company's candidates before it in claim order; none of rank `perCompany` or more (a NULL
+ * `company_id`, `next_attempt_at`); a row's rank is its company's places taken (`held`, a jsonb
+ * object of company id to count, or when NULL `owner`'s live leases on its company's rows) plus its
+ * company's candidates before it in claim order; none of rank `perCompany` or more (a NULL
  * `perCompany`: no cap); taken by rank, then claim order. `queued(alias)` is the queue's own
  * condition (its status), checked again with the claim rule on the locked row.
  */
-export function fairDue(p: { table: string; queued: (alias: string) => string; candidates: string; now: string; owner: string; limit: string; perCompany: string }): string {
+export function fairDue(p: { table: string; queued: (alias: string) => string; candidates: string; now: string; owner: string; limit: string; perCompany: string; held: string }): string {
   return `held AS (
       SELECT q.company_id, count(*)::integer AS n FROM ${p.table} AS q
-      WHERE ${p.queued("q.")} AND ${leasedByAt("q.", p.owner, p.now)}
+      WHERE ${p.held}::jsonb IS NULL AND ${p.queued("q.")} AND ${leasedByAt("q.", p.owner, p.now)}
       GROUP BY q.company_id
+      UNION ALL
+      SELECT h.key::uuid, h.value::integer FROM jsonb_each_text(coalesce(${p.held}::jsonb, '{}'::jsonb)) AS h
     ), candidates AS (${p.candidates}
     ), ranked AS (
       SELECT c.id, c.next_attempt_at,
@@ -115,4 +118,12 @@ export function byClaim(a: Record<string, unknown>, b: Record<string, unknown>):
 /** A keyset position the database can compare: a port timestamp and a lower-case UUID. */
 export function validKeyset(after: Keyset | null): boolean {
   return after === null || (isPortTime(after.at) && isId(after.id));
+}
+
+/** `ClaimInput.held` as the claims' jsonb parameter: null when absent, only well-formed company ids and counts. */
+export function heldParam(held: Readonly<Record<string, number>> | undefined): string | null {
+  if (!held) return null;
+  const kept: Record<string, number> = {};
+  for (const [company, n] of Object.entries(held)) if (isId(company) && Number.isInteger(n) && n > 0) kept[company] = n;
+  return JSON.stringify(kept);
 }

@@ -3,7 +3,7 @@
 import { WEBHOOK_LOG_LENGTH, type WebhookJob, type WebhookStore } from "@einvoice/core";
 import { DbError } from "./db.js";
 import { WEBHOOKS, WEBHOOK_EVENTS, text, textOrNull } from "./rows.js";
-import { byClaim, claimableAt, fairDue, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
+import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 import { lockCompanyRow } from "./store-port.js";
 
 export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
@@ -57,7 +57,7 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
       return rows[0] ? WEBHOOKS.fromRow(rows[0]) : null;
     },
 
-    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany }): Promise<WebhookJob[]> {
+    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany, held }): Promise<WebhookJob[]> {
       if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimWebhookEvents needs port timestamps");
       // The candidates keep the endpoints' circuits (circuitAt): none of an open endpoint's events; of a
       // half-open one (paused_until passed) only its oldest due, while none of its events is leased.
@@ -82,6 +82,7 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
           owner: "$3",
           limit: "$2",
           perCompany: "$5",
+          held: "$6",
         })}
          UPDATE ${t.webhookEvents} AS e SET lease_owner = $3, lease_until = $4::timestamptz
          FROM due, ${t.webhooks} AS w LEFT JOIN ${t.webhookEndpoints} AS ep ON ep.company_id = w.company_id AND ep.url = w.url
@@ -89,7 +90,7 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
          RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret,
            CASE WHEN w.previous_secret_expires_at > $1::timestamptz THEN w.previous_secret END AS previous_secret, -- previousSecretSigns
            coalesce(ep.failures, 0) AS endpoint_failures, due.claim_rank, ${iso("e.next_attempt_at", "due_at")}`,
-        [now, limit, owner, leaseUntil, perCompany ?? null],
+        [now, limit, owner, leaseUntil, perCompany ?? null, heldParam(held)],
       );
       return rows
         .sort(byClaim)

@@ -47,6 +47,8 @@ export interface ClaimFairness<T> {
   owner: string;
   /** At most this many of the owner's live leases per company; undefined: no cap (the order is still round-robin). */
   perCompany?: number | undefined;
+  /** The owner's places taken by company (its attempts in flight): counted instead of its live leases when given. */
+  held?: Readonly<Record<string, number>> | undefined;
   companyOf(item: T): string;
 }
 
@@ -54,8 +56,9 @@ export interface ClaimFairness<T> {
  * What a claim takes of `items` (the whole queue, leased items included): the claimable ones at `now`,
  * at most `limit`. Without `fair`, in claim order (oldest due first). With it, shared among companies:
  *
- * - an item's **rank** is the number of the owner's live leases on its company's items (attempts in
- *   flight) plus the number of its company's claimable items before it in claim order;
+ * - an item's **rank** is its company's places taken (`held`, the owner's attempts in flight, when
+ *   given; else the number of the owner's live leases on its company's items) plus the number of its
+ *   company's claimable items before it in claim order;
  * - an item of rank `perCompany` or more is not taken: one company never holds more than `perCompany`
  *   of one worker's places, whatever its backlog, so the rest stay free for the other companies;
  * - the items are taken by rank, then in claim order: round-robin by company, the company with the
@@ -68,8 +71,9 @@ export function pickClaims<T extends Pick<QueueItem, "id" | "nextAttemptAt" | "l
   const held = new Map<string, number>();
   for (const item of items) {
     if (isClaimable(item, now)) due.push(item);
-    else if (fair && leasedBy(item, fair.owner, now)) held.set(fair.companyOf(item), (held.get(fair.companyOf(item)) ?? 0) + 1);
+    else if (fair && !fair.held && leasedBy(item, fair.owner, now)) held.set(fair.companyOf(item), (held.get(fair.companyOf(item)) ?? 0) + 1);
   }
+  if (fair?.held) for (const [company, n] of Object.entries(fair.held)) held.set(company, n);
   due.sort(claimOrder);
   if (!fair) return due.slice(0, Math.max(0, limit));
   const cap = fair.perCompany ?? Infinity;

@@ -311,8 +311,9 @@ export interface DeliveryStore {
    * `FOR UPDATE SKIP LOCKED`).
    *
    * Fair among companies (`pickClaims` in ports/queue.ts, the rule every store keeps): a submission's
-   * rank is the number of `owner`'s live leases on its company's submissions plus the number of its
-   * company's claimable submissions due before it; MUST take none of rank `perCompany` or more (when
+   * rank is its company's places taken (`held[company]` when `held` is given, else the number of
+   * `owner`'s live leases on its company's submissions) plus the number of its company's claimable
+   * submissions due before it; MUST take none of rank `perCompany` or more (when
    * given), and MUST take them by rank, then oldest due first, then by id. So one company's backlog
    * (or a network that hangs on its sends) holds at most `perCompany` of a dispatcher's places, and
    * another company's submission is taken by the next claim.
@@ -368,6 +369,12 @@ export interface ClaimInput {
    * (those it holds already count). Undefined: no cap, the order is still round-robin by company.
    */
   perCompany?: number | undefined;
+  /**
+   * The caller's places taken, by company id: its attempts in flight. When given, these count as
+   * the company's places taken instead of `owner`'s live leases (an attempt that outlived its lease
+   * still takes its place: a network that hangs longer than the lease must not win more places).
+   */
+  held?: Readonly<Record<string, number>> | undefined;
 }
 
 /**

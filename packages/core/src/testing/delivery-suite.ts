@@ -269,6 +269,19 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(later.map((j) => j.invoice.id)).toEqual([a2.id, b1.id, c1.id, a3.id, b2.id]);
     });
 
+    it("counts the caller's places taken (held) instead of its live leases when given, also past a lease", async () => {
+      const b = await otherCompany();
+      const a1 = await submit(1);
+      await submit(2);
+      const b1 = await submit(10, { companyId: b });
+      const claim = (second: number, held: Record<string, number>) =>
+        f.a.claimDeliveries({ owner: "x", now: at(second), leaseUntil: at(second + 60), limit: 10, perCompany: 2, held }).then((jobs) => jobs.map((j) => j.invoice.id));
+      expect(await claim(100, { [companyId]: 2 })).toEqual([b1.id]);
+      expect(await claim(100, { [companyId]: 1, [b]: 0 })).toEqual([a1.id]);
+      // a1's lease ran out, but its attempt is still in flight (held): the company's share is taken.
+      expect(await claim(200, { [companyId]: 2, [b]: 2 })).toEqual([]);
+    });
+
     it("without perCompany takes every company's items, still round-robin by company", async () => {
       const b = await otherCompany();
       const a1 = await submit(1);

@@ -244,5 +244,51 @@ export function testWorkerFairness(label: string, factory: () => S | Promise<S>)
       expect(hanging.size).toBeLessThanOrEqual(Math.ceil(batchSize / 2));
       for (const id of aIds) expect((await store.getInvoice(a.id, id))?.status).toBe("sending");
     });
+
+    it("keeps company A to its share when its sends hang past their leases", async () => {
+      const a = await newCompany();
+      const b = await newCompany();
+      let nowMs = Date.now();
+      const clock = () => new Date(nowMs);
+      for (let i = 0; i < 20; i++) {
+        const at = new Date(nowMs - 60_000 + i).toISOString();
+        await store.insertSubmission({ invoice: sampleInvoiceRecord(a.id, { createdAt: at, updatedAt: at }), document: new Uint8Array([60]), client: null });
+      }
+      const hanging = new Set<() => void>();
+      const network: NetworkPort = {
+        name: "stub",
+        send(request: SendRequest): Promise<SendOutcome> {
+          if (request.companyId !== a.id) return Promise.resolve({ outcome: "delivered" });
+          return new Promise((resolve) => void hanging.add(() => resolve({ outcome: "retry", reason: "hung", retryAfterMs: 600_000 })));
+        },
+      };
+      let claims = 0;
+      const observed: S = Object.assign(Object.create(store) as S, {
+        claimDeliveries: async (w: Parameters<S["claimDeliveries"]>[0]) => {
+          const jobs = await store.claimDeliveries(w);
+          claims++;
+          return jobs;
+        },
+      });
+      const batchSize = 10;
+      const leaseMs = 1_000;
+      const dispatcher = createDispatcher({ store: observed, networks: { peppol: network }, batchSize, leaseMs, clock, pollIntervalMs: 10, stopTimeoutMs: 2_000 });
+      dispatcher.start();
+      stops.push(async () => {
+        for (const release of hanging) release();
+        await dispatcher.stop();
+      });
+      await until("A's share of the places taken", () => hanging.size >= Math.ceil(batchSize / 2));
+      // Ten leases later: A's leases ran out while its sends still hang. B submits now.
+      nowMs += 10 * leaseMs;
+      const at = new Date(nowMs).toISOString();
+      const bInv = sampleInvoiceRecord(b.id, { createdAt: at, updatedAt: at });
+      await store.insertSubmission({ invoice: bInv, document: new Uint8Array([60]), client: null });
+      const claimsBefore = claims;
+      await until("B's delivery and three more claims, or every place held by A", async () => ((await store.getInvoice(b.id, bInv.id))?.status === "delivered" && claims >= claimsBefore + 3) || hanging.size >= batchSize);
+      expect((await store.getInvoice(b.id, bInv.id))?.status).toBe("delivered");
+      // A's hung sends still hold their places, lease or not: A never gets more than its share.
+      expect(hanging.size).toBe(Math.ceil(batchSize / 2));
+    });
   });
 }

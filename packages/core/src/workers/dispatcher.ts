@@ -276,6 +276,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       claim: (window) => store.claimDeliveries(window),
       attempt,
       describe: (job) => ({ submissionId: job.invoice.id }),
+      companyOf: (job) => job.invoice.companyId,
       release: (job) => store.releaseDelivery(job.invoice.id, owner),
     },
     { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },

@@ -133,6 +133,8 @@ export interface ClaimWindow {
   limit: number;
   /** At most this many of the owner's places per company (the store's fairness rule, ports/queue.ts). */
   perCompany: number;
+  /** The worker's places taken, by company: its attempts in flight (when the parts say whose an item is). */
+  held?: Record<string, number>;
 }
 
 /** What a queue worker does with its store and its items; `queueWorker` does the rest. */
@@ -145,6 +147,11 @@ export interface QueueWorkerParts<J> {
   /** A company's share of the `batchSize` places (passed to every claim). Default half of `batchSize`, rounded up. */
   perCompany?: number;
   clock: () => Date;
+  /**
+   * The company of an item: with it, each claim carries the worker's attempts in flight by company
+   * (`held`), which count against the company's share even past their lease.
+   */
+  companyOf?(job: J): string;
   /** Claims up to `limit` due items for `owner` until `leaseUntil` (the store's claim). */
   claim(window: ClaimWindow): Promise<J[]>;
   /** One attempt on one claimed item, recorded in the store. */
@@ -196,7 +203,16 @@ export function queueWorker<J>(parts: QueueWorkerParts<J>, options: QueueWorkerO
 
   async function claim(limit: number): Promise<J[]> {
     const nowMs = parts.clock().getTime();
-    return parts.claim({ owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit, perCompany: parts.perCompany ?? companyShare(parts.batchSize) });
+    const window: ClaimWindow = { owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit, perCompany: parts.perCompany ?? companyShare(parts.batchSize) };
+    if (parts.companyOf) {
+      const held: Record<string, number> = {};
+      for (const job of inFlight) {
+        const company = parts.companyOf(job);
+        held[company] = (held[company] ?? 0) + 1;
+      }
+      window.held = held;
+    }
+    return parts.claim(window);
   }
 
   async function attempt(job: J): Promise<void> {

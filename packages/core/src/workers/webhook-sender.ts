@@ -144,6 +144,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       claim: (window) => store.claimWebhookEvents(window),
       attempt,
       describe: (job) => ({ eventId: job.event.id }),
+      companyOf: (job) => job.event.companyId,
     },
     { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },
   );

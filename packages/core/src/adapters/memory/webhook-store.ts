@@ -46,7 +46,7 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
       return true;
     },
 
-    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany }): Promise<WebhookJob[]> {
+    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany, held }): Promise<WebhookJob[]> {
       type Event = WebhookEventRecord & Lease;
       const keyOf = (e: Event) => endpointKey(e.companyId, webhooks.get(e.webhookId)!.url);
       const pending = [...webhookEvents.values()].filter((e) => e.status === "pending" && !webhooks.get(e.webhookId)?.deletedAt);
@@ -64,7 +64,7 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
           if (!first || claimOrder(e, first) < 0) probe.set(key, e);
         } else if (!isLeaseFree(e, now)) open.push(e); // a live lease still counts for its company's share
       }
-      return pickClaims([...open, ...probe.values()], now, limit, { owner, perCompany, companyOf: (e) => e.companyId }).map((e) => {
+      return pickClaims([...open, ...probe.values()], now, limit, { owner, perCompany, held, companyOf: (e) => e.companyId }).map((e) => {
         e.leaseOwner = owner;
         e.leaseUntil = leaseUntil;
         const w = webhooks.get(e.webhookId)!;
