@@ -600,7 +600,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // 19, not 18: another change holds 18. The runner applies versions in this list's order and skips
     // those at or below the schema's version, so 18 must come before this entry once it lands.
     version: 19,
-    name: "fair queues: the circuits of the webhook endpoints (a company's URL), and the indexes of the claims by company",
+    name: "fair queues: the circuits of the webhook endpoints (a company's URL)",
     statements: (s) => [
       // One row per endpoint that failed since its last success: failures in a row and until when it
       // is paused (ports/queue.ts, EndpointCircuit). A success deletes the row: no row is closed.
@@ -611,9 +611,6 @@ export const MIGRATIONS: readonly Migration[] = [
         paused_until timestamptz(3),
         PRIMARY KEY (company_id, url)
       )`,
-      // The claims count each company's live leases of one owner (the company's share of its places).
-      `CREATE INDEX invoices_delivery_leased_idx ON ${s}.invoices (lease_owner, company_id) WHERE status = 'sending' AND lease_owner IS NOT NULL`,
-      `CREATE INDEX webhook_events_leased_idx ON ${s}.webhook_events (lease_owner, company_id) WHERE status = 'pending' AND lease_owner IS NOT NULL`,
     ],
   },
 ];
