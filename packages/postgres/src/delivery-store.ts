@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { DELIVERY_EVIDENCE, INVOICES, TRANSMITTED_DOCUMENTS, WEBHOOK_EVENTS, text } from "./rows.js";
-import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, type StoreContext } from "./sql.js";
+import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
   return {
@@ -16,10 +16,12 @@ export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
       // SKIP LOCKED: a row another dispatcher is claiming right now is left to it; its lease then
       // keeps this claim away (the row is re-checked once the other claim commits).
       const { rows } = await db.query(
-        `WITH ${fairDue({
+        `WITH RECURSIVE ${fairDue({
           table: t.invoices,
           queued: (a) => `${a}status = 'sending'`,
-          candidates: `SELECT id, company_id, next_attempt_at FROM ${t.invoices} WHERE status = 'sending' AND ${claimableAt("", "$1::timestamptz")}`,
+          claimable: (company) => `SELECT q.id, q.company_id, q.next_attempt_at FROM ${t.invoices} AS q
+            WHERE q.status = 'sending' AND q.company_id = ${company} AND ${claimableAt("q.", "$1::timestamptz")}
+            ORDER BY ${queueOrder("q.")}`,
           now: "$1::timestamptz",
           owner: "$3",
           limit: "$2",

@@ -81,32 +81,50 @@ export const leaseHeldBy = (owner: string): string => `lease_owner = ${owner}`;
 export const leasedByAt = (alias: string, owner: string, now: string): string => `${alias}lease_owner = ${owner} AND ${alias}lease_until > ${now}`;
 
 /**
- * The core's fair claim (ports/queue.ts `pickClaims` with `ClaimFairness`) as three CTEs ending in
- * `due` (the ids to lease, locked, SKIP LOCKED, with their `claim_rank`: see `byClaim`): `candidates` selects the claimable rows (`id`,
- * `company_id`, `next_attempt_at`); a row's rank is its company's places taken (`held`, a jsonb
- * object of company id to count, or when NULL `owner`'s live leases on its company's rows) plus its
- * company's candidates before it in claim order; none of rank `perCompany` or more (a NULL
- * `perCompany`: no cap); taken by rank, then claim order. `queued(alias)` is the queue's own
- * condition (its status), checked again with the claim rule on the locked row.
+ * The core's fair claim (ports/queue.ts `pickClaims` with `ClaimFairness`) as CTEs ending in `due`
+ * (the ids to lease, with their `claim_rank`: see `byClaim`); the statement must open with
+ * `WITH RECURSIVE`. `companies` walks the companies with queued rows on the index
+ * `(company_id, next_attempt_at, id)` (one probe a company, not a scan of the queue). A company's
+ * places taken are `held` (a jsonb object of company id to count) or, when that is NULL, `owner`'s
+ * live leases on its rows. For each company, `claimable(company)` (a `SELECT q.id, q.company_id,
+ * q.next_attempt_at FROM <table> AS q WHERE ... ORDER BY` claim order) is read only as far as the
+ * company may still take (`perCompany` less its places taken, at most `limit`; a NULL `perCompany`:
+ * `limit`), each row locked `FOR UPDATE SKIP LOCKED` as it is read: a row another claim holds or has
+ * just leased (its WHERE is checked again on the locked row) is passed over for the next one, as a
+ * plain queue claim does. The rank of a row is its company's places taken plus its company's rows
+ * before it; the claim takes `limit` rows by rank, then claim order (the rest of what was locked is
+ * let go at commit).
  */
-export function fairDue(p: { table: string; queued: (alias: string) => string; candidates: string; now: string; owner: string; limit: string; perCompany: string; held: string }): string {
-  return `held AS (
+export function fairDue(p: { table: string; queued: (alias: string) => string; claimable: (company: string) => string; now: string; owner: string; limit: string; perCompany: string; held: string }): string {
+  const cap = `${p.perCompany}::integer`;
+  const limit = `${p.limit}::integer`;
+  return `companies AS (
+      (SELECT q.company_id FROM ${p.table} AS q WHERE ${p.queued("q.")} ORDER BY q.company_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT q.company_id FROM ${p.table} AS q WHERE ${p.queued("q.")} AND q.company_id > co.company_id ORDER BY q.company_id LIMIT 1)
+      FROM companies AS co WHERE co.company_id IS NOT NULL
+    ), held AS MATERIALIZED (
       SELECT q.company_id, count(*)::integer AS n FROM ${p.table} AS q
       WHERE ${p.held}::jsonb IS NULL AND ${p.queued("q.")} AND ${leasedByAt("q.", p.owner, p.now)}
       GROUP BY q.company_id
       UNION ALL
       SELECT h.key::uuid, h.value::integer FROM jsonb_each_text(coalesce(${p.held}::jsonb, '{}'::jsonb)) AS h
-    ), candidates AS (${p.candidates}
-    ), ranked AS (
-      SELECT c.id, c.next_attempt_at,
-        coalesce(h.n, 0) + row_number() OVER (PARTITION BY c.company_id ORDER BY ${queueOrder("c.")}) - 1 AS rank
-      FROM candidates AS c LEFT JOIN held AS h ON h.company_id = c.company_id
+    ), taken AS MATERIALIZED (
+      SELECT co.company_id, coalesce(sum(h.n), 0)::integer AS n FROM companies AS co LEFT JOIN held AS h ON h.company_id = co.company_id
+      WHERE co.company_id IS NOT NULL GROUP BY co.company_id
+    ), candidates AS MATERIALIZED (
+      SELECT x.id, x.company_id, x.next_attempt_at, tk.n AS taken FROM taken AS tk CROSS JOIN LATERAL (
+        ${p.claimable("tk.company_id")}
+        LIMIT CASE WHEN ${cap} IS NULL THEN ${limit} ELSE greatest(0, least(${cap} - tk.n, ${limit})) END
+        FOR UPDATE OF q SKIP LOCKED
+      ) AS x
     ), due AS (
-      SELECT q.id, r.rank AS claim_rank FROM ranked AS r JOIN ${p.table} AS q ON q.id = r.id
-      WHERE (${p.perCompany}::integer IS NULL OR r.rank < ${p.perCompany}::integer) AND ${p.queued("q.")} AND ${claimableAt("q.", p.now)}
+      SELECT r.id, r.rank AS claim_rank FROM (
+        SELECT c.id, c.next_attempt_at, c.taken + row_number() OVER (PARTITION BY c.company_id ORDER BY ${queueOrder("c.")}) - 1 AS rank
+        FROM candidates AS c
+      ) AS r
       ORDER BY r.rank, ${queueOrder("r.")}
-      LIMIT ${p.limit}::integer
-      FOR UPDATE OF q SKIP LOCKED
+      LIMIT ${limit}
     )`;
 }
 

@@ -62,22 +62,26 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
       // The candidates keep the endpoints' circuits (circuitAt): none of an open endpoint's events; of a
       // half-open one (paused_until passed) only its oldest due, while none of its events is leased.
       const { rows } = await db.query(
-        `WITH ${fairDue({
+        `WITH RECURSIVE ${fairDue({
           table: t.webhookEvents,
           queued: (a) => `${a}status = 'pending'`,
-          candidates: `
-            SELECT c.id, c.company_id, c.next_attempt_at FROM (
-              SELECT e.id, e.company_id, e.next_attempt_at, w.url, ep.paused_until,
-                row_number() OVER (PARTITION BY e.company_id, w.url ORDER BY ${queueOrder("e.")}) AS nth
-              FROM ${t.webhookEvents} AS e
-              JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
-              LEFT JOIN ${t.webhookEndpoints} AS ep ON ep.company_id = e.company_id AND ep.url = w.url
-              WHERE e.status = 'pending' AND ${claimableAt("e.", "$1::timestamptz")} AND (ep.paused_until IS NULL OR ep.paused_until <= $1::timestamptz)
-            ) AS c
-            WHERE c.paused_until IS NULL OR (c.nth = 1 AND NOT EXISTS (
-              SELECT 1 FROM ${t.webhookEvents} AS l
-              JOIN ${t.webhooks} AS lw ON lw.company_id = l.company_id AND lw.id = l.webhook_id AND lw.deleted_at IS NULL
-              WHERE l.company_id = c.company_id AND lw.url = c.url AND l.status = 'pending' AND l.lease_until > $1::timestamptz))`,
+          claimable: (company) => `
+            SELECT q.id, q.company_id, q.next_attempt_at FROM ${t.webhookEvents} AS q
+            WHERE q.status = 'pending' AND q.company_id = ${company} AND ${claimableAt("q.", "$1::timestamptz")} AND q.id IN (
+              SELECT c.id FROM (
+                SELECT e.id, e.company_id, w.url, ep.paused_until,
+                  row_number() OVER (PARTITION BY w.url ORDER BY ${queueOrder("e.")}) AS nth
+                FROM ${t.webhookEvents} AS e
+                JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
+                LEFT JOIN ${t.webhookEndpoints} AS ep ON ep.company_id = e.company_id AND ep.url = w.url
+                WHERE e.status = 'pending' AND e.company_id = ${company} AND ${claimableAt("e.", "$1::timestamptz")}
+                  AND (ep.paused_until IS NULL OR ep.paused_until <= $1::timestamptz)
+              ) AS c
+              WHERE c.paused_until IS NULL OR (c.nth = 1 AND NOT EXISTS (
+                SELECT 1 FROM ${t.webhookEvents} AS l
+                JOIN ${t.webhooks} AS lw ON lw.company_id = l.company_id AND lw.id = l.webhook_id AND lw.deleted_at IS NULL
+                WHERE l.company_id = c.company_id AND lw.url = c.url AND l.status = 'pending' AND l.lease_until > $1::timestamptz)))
+            ORDER BY ${queueOrder("q.")}`,
           now: "$1::timestamptz",
           owner: "$3",
           limit: "$2",
