@@ -51,6 +51,7 @@ export type {
   DeliveryJob,
   WebhookStore,
   WebhookJob,
+  ClaimInput,
   IdempotencyStore,
   IdempotencyBegin,
   AttemptRecord,
@@ -90,7 +91,14 @@ export {
   WEBHOOK_LOG_LENGTH,
   appendToLog,
   previousSecretSigns,
+  companyShare,
+  leasedBy,
+  circuitAt,
+  circuitAfter,
   type QueueItem,
+  type ClaimFairness,
+  type EndpointCircuit,
+  type CircuitUpdate,
 } from "./ports/queue.js";
 export { causeOf, type WorkerLogger, type WorkerStatus } from "./workers/polling-loop.js";
 export { noMetrics, safeMetrics, type MetricNetwork, type MetricsPort } from "./ports/metrics.js";

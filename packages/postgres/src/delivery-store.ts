@@ -1,36 +1,41 @@
 // The `DeliveryStore` port on PostgreSQL: the dispatcher's queue, kept in the invoices table
 // (attempts, next_attempt_at, lease_owner, lease_until), and the webhook events an attempt enqueues.
 // The queue's rules are the core's (ports/queue.ts): this file states them in SQL (claimableAt,
-// queueOrder, leaseHeldBy in sql.ts) and takes the rest as parameters (keepsDeliveryState, claimOrder).
-import { claimOrder, keepsDeliveryState, type AttemptRecord, type DeliveryJob, type DeliveryStore, type InvoiceRecord, type WebhookEventRecord } from "@einvoice/core";
+// fairDue, leaseHeldBy in sql.ts) and takes the rest as parameters (keepsDeliveryState; claimOrder in byClaim).
+import { keepsDeliveryState, type AttemptRecord, type DeliveryJob, type DeliveryStore, type InvoiceRecord, type WebhookEventRecord } from "@einvoice/core";
 import { randomUUID } from "node:crypto";
 import { DbError } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { DELIVERY_EVIDENCE, INVOICES, TRANSMITTED_DOCUMENTS, WEBHOOK_EVENTS, text } from "./rows.js";
-import { claimableAt, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
+import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 
 export function sqlDeliveryStore({ db, t }: StoreContext): DeliveryStore {
   return {
-    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+    async claimDeliveries({ owner, now, leaseUntil, limit, perCompany, held }): Promise<DeliveryJob[]> {
       if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimDeliveries needs port timestamps");
       // SKIP LOCKED: a row another dispatcher is claiming right now is left to it; its lease then
       // keeps this claim away (the row is re-checked once the other claim commits).
       const { rows } = await db.query(
-        `WITH due AS (
-           SELECT id FROM ${t.invoices}
-           WHERE status = 'sending' AND ${claimableAt("", "$1::timestamptz")}
-           ORDER BY ${queueOrder("")}
-           LIMIT $2::integer
-           FOR UPDATE SKIP LOCKED
-         )
+        `WITH RECURSIVE ${fairDue({
+          table: t.invoices,
+          queued: (a) => `${a}status = 'sending'`,
+          claimable: (company) => `SELECT q.id, q.company_id, q.next_attempt_at FROM ${t.invoices} AS q
+            WHERE q.status = 'sending' AND q.company_id = ${company} AND ${claimableAt("q.", "$1::timestamptz")}
+            ORDER BY ${queueOrder("q.")}`,
+          now: "$1::timestamptz",
+          owner: "$3",
+          limit: "$2",
+          perCompany: "$5",
+          held: "$6",
+        })}
          UPDATE ${t.invoices} AS i SET lease_owner = $3, lease_until = $4::timestamptz
          FROM due LEFT JOIN ${t.documents} AS d ON d.invoice_id = due.id
          WHERE i.id = due.id
          RETURNING ${INVOICES.select("i.")},
-           i.attempts, i.delivery_state, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
-        [now, limit, owner, leaseUntil],
+           i.attempts, i.delivery_state, due.claim_rank, ${iso("i.next_attempt_at", "due_at")}, encode(d.content, 'hex') AS document_hex, d.content_encoding`,
+        [now, limit, owner, leaseUntil, perCompany ?? null, heldParam(held)],
       );
-      rows.sort((a, b) => claimOrder({ id: text(a.id), nextAttemptAt: text(a.due_at) }, { id: text(b.id), nextAttemptAt: text(b.due_at) }));
+      rows.sort(byClaim);
       const jobs: DeliveryJob[] = [];
       for (const r of rows) {
         const content = Buffer.from(typeof r.document_hex === "string" ? r.document_hex : "", "hex");

@@ -606,6 +606,24 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 19,
+    name: "fair queues: the claims' index by company, the circuits of the webhook endpoints (a company's URL)",
+    statements: (s) => [
+      // One row per endpoint that failed since its last success: failures in a row and until when it
+      // is paused (ports/queue.ts, EndpointCircuit). A success deletes the row: no row is closed.
+      // The fair claims walk the companies with queued items and read each one's oldest due first.
+      `CREATE INDEX invoices_delivery_company_due_idx ON ${s}.invoices (company_id, next_attempt_at, id) WHERE status = 'sending'`,
+      `CREATE INDEX webhook_events_company_due_idx ON ${s}.webhook_events (company_id, next_attempt_at, id) WHERE status = 'pending'`,
+      `CREATE TABLE ${s}.webhook_endpoints (
+        company_id uuid NOT NULL,
+        url text NOT NULL,
+        failures integer NOT NULL,
+        paused_until timestamptz(3),
+        PRIMARY KEY (company_id, url)
+      )`,
+    ],
+  },
+  {
     version: 20,
     name: "the document as submitted when it was converted to the UBL sent (a CII, a Factur-X PDF), served at GET /v1/invoices/{id}/document?format=original",
     statements: (s) => [

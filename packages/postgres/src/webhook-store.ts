@@ -1,9 +1,9 @@
 // The `WebhookStore` port on PostgreSQL: webhooks and the queue of their events. The queue's rules are
 // the core's (ports/queue.ts), stated in SQL by sql.ts or passed as parameters (WEBHOOK_LOG_LENGTH).
-import { claimOrder, WEBHOOK_LOG_LENGTH, type WebhookJob, type WebhookStore } from "@einvoice/core";
+import { WEBHOOK_LOG_LENGTH, type WebhookJob, type WebhookStore } from "@einvoice/core";
 import { DbError } from "./db.js";
 import { WEBHOOKS, WEBHOOK_EVENTS, text, textOrNull } from "./rows.js";
-import { claimableAt, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
+import { byClaim, claimableAt, fairDue, heldParam, iso, isId, isPortTime, leaseHeldBy, queueOrder, type StoreContext } from "./sql.js";
 import { lockCompanyRow } from "./store-port.js";
 
 export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
@@ -57,41 +57,88 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
       return rows[0] ? WEBHOOKS.fromRow(rows[0]) : null;
     },
 
-    async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
+    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany, held }): Promise<WebhookJob[]> {
       if (!isPortTime(now) || !isPortTime(leaseUntil)) throw new DbError("claimWebhookEvents needs port timestamps");
+      // The candidates keep the endpoints' circuits (circuitAt): none of an open endpoint's events; of a
+      // half-open one (paused_until passed) only its oldest due, while none of its events is leased.
       const { rows } = await db.query(
-        `WITH due AS (
-           SELECT e.id FROM ${t.webhookEvents} AS e
-           JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
-           WHERE e.status = 'pending' AND ${claimableAt("e.", "$1::timestamptz")}
-           ORDER BY ${queueOrder("e.")}
-           LIMIT $2::integer
-           FOR UPDATE OF e SKIP LOCKED
-         )
+        `WITH RECURSIVE ${fairDue({
+          table: t.webhookEvents,
+          queued: (a) => `${a}status = 'pending'`,
+          claimable: (company) => `
+            SELECT q.id, q.company_id, q.next_attempt_at FROM ${t.webhookEvents} AS q
+            WHERE q.status = 'pending' AND q.company_id = ${company} AND ${claimableAt("q.", "$1::timestamptz")} AND q.id IN (
+              SELECT c.id FROM (
+                SELECT e.id, e.company_id, w.url, ep.paused_until,
+                  row_number() OVER (PARTITION BY w.url ORDER BY ${queueOrder("e.")}) AS nth
+                FROM ${t.webhookEvents} AS e
+                JOIN ${t.webhooks} AS w ON w.company_id = e.company_id AND w.id = e.webhook_id AND w.deleted_at IS NULL
+                LEFT JOIN ${t.webhookEndpoints} AS ep ON ep.company_id = e.company_id AND ep.url = w.url
+                WHERE e.status = 'pending' AND e.company_id = ${company} AND ${claimableAt("e.", "$1::timestamptz")}
+                  AND (ep.paused_until IS NULL OR ep.paused_until <= $1::timestamptz)
+              ) AS c
+              WHERE c.paused_until IS NULL OR (c.nth = 1 AND NOT EXISTS (
+                SELECT 1 FROM ${t.webhookEvents} AS l
+                JOIN ${t.webhooks} AS lw ON lw.company_id = l.company_id AND lw.id = l.webhook_id AND lw.deleted_at IS NULL
+                WHERE l.company_id = c.company_id AND lw.url = c.url AND l.status = 'pending' AND l.lease_until > $1::timestamptz)))
+            ORDER BY ${queueOrder("q.")}`,
+          now: "$1::timestamptz",
+          owner: "$3",
+          limit: "$2",
+          perCompany: "$5",
+          held: "$6",
+        })}
          UPDATE ${t.webhookEvents} AS e SET lease_owner = $3, lease_until = $4::timestamptz
-         FROM due, ${t.webhooks} AS w
+         FROM due, ${t.webhooks} AS w LEFT JOIN ${t.webhookEndpoints} AS ep ON ep.company_id = w.company_id AND ep.url = w.url
          WHERE e.id = due.id AND w.company_id = e.company_id AND w.id = e.webhook_id
          RETURNING ${WEBHOOK_EVENTS.select("e.")}, w.url, w.secret,
            CASE WHEN w.previous_secret_expires_at > $1::timestamptz THEN w.previous_secret END AS previous_secret, -- previousSecretSigns
-           ${iso("e.next_attempt_at", "due_at")}`,
-        [now, limit, owner, leaseUntil],
+           coalesce(ep.failures, 0) AS endpoint_failures, due.claim_rank, ${iso("e.next_attempt_at", "due_at")}`,
+        [now, limit, owner, leaseUntil, perCompany ?? null, heldParam(held)],
       );
       return rows
-        .sort((a, b) => claimOrder({ id: text(a.id), nextAttemptAt: text(a.due_at) }, { id: text(b.id), nextAttemptAt: text(b.due_at) }))
-        .map((r) => ({ event: WEBHOOK_EVENTS.fromRow(r), url: text(r.url), secret: text(r.secret), previousSecret: textOrNull(r.previous_secret) }));
+        .sort(byClaim)
+        .map((r) => ({
+          event: WEBHOOK_EVENTS.fromRow(r),
+          url: text(r.url),
+          secret: text(r.secret),
+          previousSecret: textOrNull(r.previous_secret),
+          endpointFailures: Number(r.endpoint_failures),
+        }));
     },
 
     async completeWebhookEvent(input) {
       if (!isId(input.id)) return false;
+      const circuit = input.circuit ?? null;
+      if (circuit && !isPortTime(circuit.pauseUntil)) throw new DbError("completeWebhookEvent needs a port timestamp as the circuit's pauseUntil");
+      // The attempt and its endpoint's circuit (circuitAfter) in one statement: a success deletes the
+      // endpoint's row (closed), a failure counts and, from the threshold, pauses it.
       const { rows } = await db.query(
-        `UPDATE ${t.webhookEvents} SET
-           status = $3, attempts = $4::integer, next_attempt_at = $5::timestamptz, delivered_at = $6::timestamptz,
-           log = (SELECT coalesce(jsonb_agg(x ORDER BY n), '[]'::jsonb) FROM (
-                    SELECT x, n FROM jsonb_array_elements(log || $7::jsonb) WITH ORDINALITY AS a(x, n)
-                    ORDER BY n DESC LIMIT $8::integer) AS last),
-           lease_owner = NULL, lease_until = NULL
-         WHERE id = $1::uuid AND ${leaseHeldBy("$2")}
-         RETURNING id`,
+        `WITH done AS (
+           UPDATE ${t.webhookEvents} SET
+             status = $3, attempts = $4::integer, next_attempt_at = $5::timestamptz, delivered_at = $6::timestamptz,
+             log = (SELECT coalesce(jsonb_agg(x ORDER BY n), '[]'::jsonb) FROM (
+                      SELECT x, n FROM jsonb_array_elements(log || $7::jsonb) WITH ORDINALITY AS a(x, n)
+                      ORDER BY n DESC LIMIT $8::integer) AS last),
+             lease_owner = NULL, lease_until = NULL
+           WHERE id = $1::uuid AND ${leaseHeldBy("$2")}
+           RETURNING id, company_id, webhook_id
+         ), target AS (
+           SELECT d.company_id, w.url FROM done AS d JOIN ${t.webhooks} AS w ON w.company_id = d.company_id AND w.id = d.webhook_id
+           WHERE $9::integer IS NOT NULL
+         ), closed AS (
+           DELETE FROM ${t.webhookEndpoints} AS ep USING target
+           WHERE $3 = 'delivered' AND ep.company_id = target.company_id AND ep.url = target.url
+           RETURNING 1
+         ), failed AS (
+           INSERT INTO ${t.webhookEndpoints} AS ep (company_id, url, failures, paused_until)
+           SELECT company_id, url, 1, CASE WHEN 1 >= $9::integer THEN $10::timestamptz END FROM target WHERE $3 <> 'delivered'
+           ON CONFLICT (company_id, url) DO UPDATE SET
+             failures = ep.failures + 1,
+             paused_until = CASE WHEN ep.failures + 1 >= $9::integer THEN greatest(ep.paused_until, $10::timestamptz) ELSE ep.paused_until END
+           RETURNING 1
+         )
+         SELECT id FROM done`,
         [
           input.id,
           input.owner,
@@ -103,6 +150,8 @@ export function sqlWebhookStore({ db, t }: StoreContext): WebhookStore {
             { at: input.attempt.at, statusCode: input.attempt.statusCode, error: input.attempt.error, durationMs: input.attempt.durationMs },
           ]),
           WEBHOOK_LOG_LENGTH,
+          circuit?.threshold ?? null,
+          circuit?.pauseUntil ?? null,
         ],
       );
       return rows.length === 1;

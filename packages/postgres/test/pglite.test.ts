@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
 import { testRegressions } from "./support/regressions.js";
@@ -32,6 +32,8 @@ testDeliveryStore("PGlite, two stores on one database", async () => {
 });
 
 testWebhookStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `webhooks_${++n}` }));
+
+testWorkerFairness("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `fairness_${++n}` }));
 
 testRegressions("PGlite", () => ({
   connect: () => fromPGlite(pglite),

@@ -18,6 +18,7 @@ import type {
   TargetNetwork,
 } from "../domain/types.js";
 import type { DeliveryEvidence, TransmittedDocument } from "./network.js";
+import type { CircuitUpdate } from "./queue.js";
 
 /** A position in a keyset-ordered list: the sort value and the id of the last row seen. */
 export interface Keyset {
@@ -350,11 +351,19 @@ export interface AttemptRecord {
 export interface DeliveryStore {
   /**
    * Leases up to `limit` submissions to `owner` until `leaseUntil`: status `sending`, next attempt
-   * due at or before `now`, and no lease or an expired one (a dispatcher that died). Oldest due
-   * first. MUST be atomic across processes: while a lease holds, no other claim returns that
-   * submission (in SQL: `FOR UPDATE SKIP LOCKED`).
+   * due at or before `now`, and no lease or an expired one (a dispatcher that died). MUST be atomic
+   * across processes: while a lease holds, no other claim returns that submission (in SQL:
+   * `FOR UPDATE SKIP LOCKED`).
+   *
+   * Fair among companies (`pickClaims` in ports/queue.ts, the rule every store keeps): a submission's
+   * rank is its company's places taken (`held[company]` when `held` is given, else the number of
+   * `owner`'s live leases on its company's submissions) plus the number of its company's claimable
+   * submissions due before it; MUST take none of rank `perCompany` or more (when
+   * given), and MUST take them by rank, then oldest due first, then by id. So one company's backlog
+   * (or a network that hangs on its sends) holds at most `perCompany` of a dispatcher's places, and
+   * another company's submission is taken by the next claim.
    */
-  claimDeliveries(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<DeliveryJob[]>;
+  claimDeliveries(input: ClaimInput): Promise<DeliveryJob[]>;
 
   /**
    * Records an attempt, only if `owner` still holds the lease (the owner is checked, not the
@@ -388,6 +397,29 @@ export interface WebhookJob {
   secret: string;
   /** The secret before the last rotation while it still signs (its expiry after the claim's `now`), else null. */
   previousSecret?: string | null;
+  /** The failures in a row of the event's endpoint (the company's URL) at the claim (`EndpointCircuit.failures`); 0 when none. */
+  endpointFailures?: number;
+}
+
+/** What a queue claim asks for (`claimDeliveries`, `claimWebhookEvents`). */
+export interface ClaimInput {
+  /** Who claims: a worker's name, kept in the leases it takes. */
+  owner: string;
+  now: string;
+  leaseUntil: string;
+  /** At most this many items in this claim. */
+  limit: number;
+  /**
+   * A company's share of `owner`'s places: at most this many of `owner`'s live leases per company
+   * (those it holds already count). Undefined: no cap, the order is still round-robin by company.
+   */
+  perCompany?: number | undefined;
+  /**
+   * The caller's places taken, by company id: its attempts in flight. When given, these count as
+   * the company's places taken instead of `owner`'s live leases (an attempt that outlived its lease
+   * still takes its place: a network that hangs longer than the lease must not win more places).
+   */
+  held?: Readonly<Record<string, number>> | undefined;
 }
 
 /**
@@ -416,13 +448,23 @@ export interface WebhookStore {
   deleteWebhook(companyId: string, id: string, at: string): Promise<boolean>;
   /**
    * Leases up to `limit` pending events whose next attempt is due at `now`, not leased (or the lease
-   * expired), of webhooks not deleted; oldest due first. Atomic across processes like `claimDeliveries`.
+   * expired), of webhooks not deleted. Atomic across processes like `claimDeliveries`, and fair among
+   * companies by the same rule (`perCompany`, rank, then oldest due first, then id).
+   *
+   * The endpoint's circuit (`EndpointCircuit`, the company's URL; `circuitAt` in ports/queue.ts):
+   * MUST take no event of an `open` endpoint (its events keep their due times and attempts; they wait
+   * for the pause), and of a `half-open` one only its oldest due event, and only while none of its
+   * events is under a live lease (of any owner): one probe at a time. Each job carries its
+   * endpoint's failures in a row (`endpointFailures`).
    */
-  claimWebhookEvents(input: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<WebhookJob[]>;
+  claimWebhookEvents(input: ClaimInput): Promise<WebhookJob[]>;
   /**
    * Records an attempt if `owner` still holds the lease: appends to the log (keeping the last 20),
    * sets status, attempts, next due time and delivery time, and releases the lease. False when the
-   * lease was lost.
+   * lease was lost (nothing changes then, the circuit neither). With `circuit`, in the same atomic
+   * step, updates the endpoint's circuit as `circuitAfter` says (ports/queue.ts): `delivered` closes
+   * it, any other status counts a failure and from `circuit.threshold` failures in a row pauses it
+   * until `circuit.pauseUntil` (or the later pause it has); without, the circuit stays as it is.
    */
   completeWebhookEvent(input: {
     id: string;
@@ -432,6 +474,7 @@ export interface WebhookStore {
     nextAttemptAt: string | null;
     deliveredAt: string | null;
     attempt: WebhookAttempt;
+    circuit?: CircuitUpdate | null;
   }): Promise<boolean>;
   /** The webhook's most recent events, newest first (by createdAt, then id), at most `limit`. */
   listWebhookEvents(companyId: string, webhookId: string, limit: number): Promise<WebhookEventRecord[]>;

@@ -234,6 +234,65 @@ export function testDeliveryStore(label: string, factory: () => Promise<Delivery
       expect(claimed.length).toBe(30);
     });
 
+    async function otherCompany(): Promise<string> {
+      const company = sampleCompany();
+      await f.a.createAccount({
+        account: { id: randomUUID(), email: `${randomUUID()}@example.com`, companyId: company.id, createdAt: company.createdAt },
+        company,
+        apiKey: { id: randomUUID(), companyId: company.id, prefix: "p", hash: "00", createdAt: company.createdAt, lastUsedAt: null, revokedAt: null },
+      });
+      return company.id;
+    }
+
+    it("shares a claim among companies round-robin, oldest due first within each, at most perCompany of one company", async () => {
+      const b = await otherCompany();
+      const c = await otherCompany();
+      const a1 = await submit(1);
+      const a2 = await submit(2);
+      const a3 = await submit(3);
+      const a4 = await submit(4);
+      const b1 = await submit(10, { companyId: b });
+      const b2 = await submit(11, { companyId: b });
+      const c1 = await submit(20, { companyId: c });
+      // Rank 0 of each company (by due time), then rank 1, then rank 2; A's fourth is past its share.
+      const first = await f.a.claimDeliveries({ owner: "x", now: at(100), leaseUntil: at(160), limit: 10, perCompany: 3 });
+      expect(first.map((j) => j.invoice.id)).toEqual([a1.id, b1.id, c1.id, a2.id, b2.id, a3.id]);
+      // x's live leases count: A holds its 3 places of x, so x gets none of A until one ends.
+      expect(await f.b.claimDeliveries({ owner: "x", now: at(101), leaseUntil: at(161), limit: 10, perCompany: 3 })).toEqual([]);
+      // Another worker's places are its own.
+      expect((await f.b.claimDeliveries({ owner: "y", now: at(101), leaseUntil: at(161), limit: 10, perCompany: 3 })).map((j) => j.invoice.id)).toEqual([a4.id]);
+      // An attempt of x on A ends: A has a free place of x again (a retry due at once counts as due).
+      expect(await f.a.completeAttempt(attemptOf(a1.id, "x", 102, "sending", { nextAttemptAt: at(102) }))).not.toBeNull();
+      expect((await f.a.claimDeliveries({ owner: "x", now: at(103), leaseUntil: at(163), limit: 10, perCompany: 3 })).map((j) => j.invoice.id)).toEqual([a1.id]);
+      // Leases that ran out count for nobody: past 161, x's and y's claims are all free again.
+      const later = await f.b.claimDeliveries({ owner: "x", now: at(170), leaseUntil: at(230), limit: 10, perCompany: 2 });
+      expect(later.map((j) => j.invoice.id)).toEqual([a2.id, b1.id, c1.id, a3.id, b2.id]);
+    });
+
+    it("counts the caller's places taken (held) instead of its live leases when given, also past a lease", async () => {
+      const b = await otherCompany();
+      const a1 = await submit(1);
+      await submit(2);
+      const b1 = await submit(10, { companyId: b });
+      const claim = (second: number, held: Record<string, number>) =>
+        f.a.claimDeliveries({ owner: "x", now: at(second), leaseUntil: at(second + 60), limit: 10, perCompany: 2, held }).then((jobs) => jobs.map((j) => j.invoice.id));
+      expect(await claim(100, { [companyId]: 2 })).toEqual([b1.id]);
+      expect(await claim(100, { [companyId]: 1, [b]: 0 })).toEqual([a1.id]);
+      // a1's lease ran out, but its attempt is still in flight (held): the company's share is taken.
+      expect(await claim(200, { [companyId]: 2, [b]: 2 })).toEqual([]);
+    });
+
+    it("without perCompany takes every company's items, still round-robin by company", async () => {
+      const b = await otherCompany();
+      const a1 = await submit(1);
+      const a2 = await submit(2);
+      const a3 = await submit(3);
+      const b1 = await submit(10, { companyId: b });
+      const jobs = await f.a.claimDeliveries({ owner: "x", now: at(100), leaseUntil: at(160), limit: 3 });
+      expect(jobs.map((j) => j.invoice.id)).toEqual([a1.id, b1.id, a2.id]);
+      expect((await f.b.claimDeliveries({ owner: "x", now: at(100), leaseUntil: at(160), limit: 3 })).map((j) => j.invoice.id)).toEqual([a3.id]);
+    });
+
     /** An attempt of `owner` on `id` at second `second`, to complete. */
     function attemptOf(id: string, owner: string, second: number, status: "sending" | "delivered" | "failed", over: Partial<AttemptRecord> = {}): AttemptRecord {
       return {

@@ -152,6 +152,90 @@ export function testWebhookStore(label: string, factory: () => S | Promise<S>): 
       expect(await store.claimWebhookEvents({ owner: "x", now: at(30), leaseUntil: at(40), limit: 10 })).toEqual([]);
     });
 
+    /** A failed (or, with `delivered`, a successful) attempt on a claimed event, with the circuit's update. */
+    function record(id: string, owner: string, second: number, delivered: boolean, circuit: { threshold: number; pauseUntil: string } | null) {
+      return store.completeWebhookEvent({
+        id,
+        owner,
+        status: delivered ? "delivered" : "pending",
+        attempts: 1,
+        nextAttemptAt: delivered ? null : at(second),
+        deliveredAt: delivered ? at(second) : null,
+        attempt: { at: at(second), statusCode: delivered ? 200 : null, error: delivered ? null : "No answer within 5000 ms.", durationMs: 5000 },
+        circuit,
+      });
+    }
+
+    it("shares a claim among companies round-robin, at most perCompany of one company counting the owner's live leases", async () => {
+      const other = await newCompany();
+      const hooks = [hook(company.id), hook(company.id), hook(company.id)];
+      for (const h of hooks) await store.insertWebhook(h);
+      await store.insertWebhook(hook(other.id));
+      await deliverOne(company.id); // 3 events of company, due at(3)
+      const theirs = await store.claimWebhookEvents({ owner: "seed", now: at(3), leaseUntil: at(3.5), limit: 10 });
+      expect(theirs).toHaveLength(3);
+      await deliverOne(other.id); // 1 event of other, due at(3), after company's in id order or not: rank decides
+      const first = await store.claimWebhookEvents({ owner: "w", now: at(4), leaseUntil: at(30), limit: 10, perCompany: 2 });
+      expect(first.map((j) => j.event.companyId)).toEqual([first[0]!.event.companyId, first[1]!.event.companyId, company.id]);
+      expect(first.slice(0, 2).map((j) => j.event.companyId).sort()).toEqual([company.id, other.id].sort());
+      // w holds 2 of company's events: its third waits for one of them; another owner's places are its own.
+      expect(await store.claimWebhookEvents({ owner: "w", now: at(5), leaseUntil: at(30), limit: 10, perCompany: 2 })).toEqual([]);
+      expect(await store.claimWebhookEvents({ owner: "v", now: at(5), leaseUntil: at(30), limit: 10, perCompany: 2 })).toHaveLength(1);
+    });
+
+    it("pauses a company's URL as a whole after `threshold` failures in a row, probes it once the pause is over, and a success closes it", async () => {
+      const other = await newCompany();
+      const x1 = hook(company.id, { url: "https://x.example/h" });
+      const x2 = hook(company.id, { url: "https://x.example/h" });
+      const y = hook(company.id, { url: "https://y.example/h" });
+      const otherX = hook(other.id, { url: "https://x.example/h" });
+      for (const h of [x1, x2, y, otherX]) await store.insertWebhook(h);
+      await deliverOne(company.id);
+      await deliverOne(company.id);
+      await deliverOne(other.id);
+      const jobs = await store.claimWebhookEvents({ owner: "w", now: at(3), leaseUntil: at(30), limit: 10 });
+      expect(jobs).toHaveLength(7);
+      expect(jobs.every((j) => (j.endpointFailures ?? 0) === 0)).toBe(true);
+      const onX = jobs.filter((j) => j.event.webhookId === x1.id || j.event.webhookId === x2.id);
+      const onY = jobs.filter((j) => j.event.webhookId === y.id);
+      const onOtherX = jobs.filter((j) => j.event.webhookId === otherX.id);
+      const trip = { threshold: 2, pauseUntil: at(100) };
+      const xOf = (claimed: { event: { id: string; webhookId: string } }[]) => claimed.filter((j) => j.event.webhookId === x1.id || j.event.webhookId === x2.id).map((j) => j.event.id);
+      // x fails twice (the threshold) and twice more; y fails once, then succeeds; the other company's x fails once.
+      for (const [i, j] of onX.entries()) expect(await record(j.event.id, "w", 10 + i, false, trip)).toBe(true);
+      expect(await record(onY[0]!.event.id, "w", 10, false, trip)).toBe(true);
+      expect(await record(onY[1]!.event.id, "w", 11, true, trip)).toBe(true);
+      expect(await record(onOtherX[0]!.event.id, "w", 10, false, trip)).toBe(true);
+      // A lost lease changes no circuit.
+      expect(await record(onY[1]!.event.id, "late", 12, false, trip)).toBe(false);
+
+      // Open: none of x's four events, though all are due; y's first (its circuit closed by the success) and the other company's x go.
+      const during = await store.claimWebhookEvents({ owner: "w", now: at(50), leaseUntil: at(60), limit: 10 });
+      expect(during.map((j) => j.event.id).sort()).toEqual([onY[0]!.event.id, onOtherX[0]!.event.id].sort());
+      expect(during.find((j) => j.event.id === onOtherX[0]!.event.id)?.endpointFailures).toBe(1);
+      expect(during.find((j) => j.event.id === onY[0]!.event.id)?.endpointFailures ?? 0).toBe(0);
+      // An attempt recorded without `circuit` leaves it as it is.
+      for (const j of during) expect(await record(j.event.id, "w", 51, false, null)).toBe(true);
+      expect(await store.claimWebhookEvents({ owner: "w", now: at(99), leaseUntil: at(99.5), limit: 10 })).toHaveLength(2);
+
+      // Half-open at the pause's end: one probe, the oldest due of x's events, and no second while it is out (any owner).
+      const half = await store.claimWebhookEvents({ owner: "w", now: at(100), leaseUntil: at(130), limit: 10 });
+      expect(xOf(half)).toEqual([onX[0]!.event.id]);
+      const probe = half.find((j) => j.event.id === onX[0]!.event.id);
+      expect(probe?.endpointFailures).toBe(4);
+      expect(xOf(await store.claimWebhookEvents({ owner: "v", now: at(101), leaseUntil: at(130), limit: 10 }))).toEqual([]);
+      // The probe fails: paused again, until the new time.
+      expect(await record(probe!.event.id, "w", 102, false, { threshold: 2, pauseUntil: at(200) })).toBe(true);
+      expect(xOf(await store.claimWebhookEvents({ owner: "v", now: at(199), leaseUntil: at(199.5), limit: 10 }))).toEqual([]);
+      // The next probe succeeds: the circuit is closed, and x's other events all go at once.
+      expect(xOf(await store.claimWebhookEvents({ owner: "w", now: at(200), leaseUntil: at(230), limit: 10 }))).toEqual([onX[1]!.event.id]);
+      expect(await record(onX[1]!.event.id, "w", 201, true, trip)).toBe(true);
+      const after = await store.claimWebhookEvents({ owner: "w", now: at(202), leaseUntil: at(230), limit: 10 });
+      expect(after.filter((j) => j.event.webhookId === x1.id || j.event.webhookId === x2.id).map((j) => [j.event.id, j.endpointFailures ?? 0])).toEqual(
+        [onX[2]!, onX[3]!, onX[0]!].map((j) => [j.event.id, 0]),
+      );
+    });
+
     it("lists a webhook's events newest first, within its company only", async () => {
       const other = await newCompany();
       const h = hook(company.id);

@@ -84,7 +84,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return own ? { ...retry, ...own } : retry;
   };
   const leaseMs = options.leaseMs ?? 60_000;
-  const { batchSize, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "dispatcher");
+  const { batchSize, perCompany, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "dispatcher");
   const discovery = options.discovery ? asCachedDiscovery(options.discovery) : null;
 
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -271,10 +271,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       owner,
       leaseMs,
       batchSize,
+      perCompany,
       clock,
       claim: (window) => store.claimDeliveries(window),
       attempt,
       describe: (job) => ({ submissionId: job.invoice.id }),
+      companyOf: (job) => job.invoice.companyId,
       release: (job) => store.releaseDelivery(job.invoice.id, owner),
     },
     { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },

@@ -3,6 +3,7 @@
 
 import { randomUUID } from "node:crypto";
 import { safeMetrics, type MetricsPort } from "../ports/metrics.js";
+import { companyShare } from "../ports/queue.js";
 
 export interface PollingLoop {
   start(): void;
@@ -124,12 +125,16 @@ export function pollingLoop(round: () => Promise<number>, options: PollingLoopOp
   };
 }
 
-/** A claim window: who claims, at what time, until when the claim holds, how many items. */
+/** A claim window: who claims, at what time, until when the claim holds, how many items, and a company's share of the places. */
 export interface ClaimWindow {
   owner: string;
   now: string;
   leaseUntil: string;
   limit: number;
+  /** At most this many of the owner's places per company (the store's fairness rule, ports/queue.ts). */
+  perCompany: number;
+  /** The worker's places taken, by company: its attempts in flight (when the parts say whose an item is). */
+  held?: Record<string, number>;
 }
 
 /** What a queue worker does with its store and its items; `queueWorker` does the rest. */
@@ -139,7 +144,14 @@ export interface QueueWorkerParts<J> {
   owner: string;
   leaseMs: number;
   batchSize: number;
+  /** A company's share of the `batchSize` places (passed to every claim). Default half of `batchSize`, rounded up. */
+  perCompany?: number;
   clock: () => Date;
+  /**
+   * The company of an item: with it, each claim carries the worker's attempts in flight by company
+   * (`held`), which count against the company's share even past their lease.
+   */
+  companyOf?(job: J): string;
   /** Claims up to `limit` due items for `owner` until `leaseUntil` (the store's claim). */
   claim(window: ClaimWindow): Promise<J[]>;
   /** One attempt on one claimed item, recorded in the store. */
@@ -161,7 +173,10 @@ export interface QueueWorker extends PollingLoop {
  * lease and attempted in parallel (an attempt that throws is logged with its cause, never its message,
  * and does not stop the others), at most `batchSize` at a time. The polling loop claims again as soon
  * as an attempt ends and frees its place, so one slow item (a receiver that never answers, a network
- * that takes its whole timeout) holds one place, not the whole batch: the other companies' items go on.
+ * that takes its whole timeout) holds one place, not the whole batch. Every claim passes `perCompany`:
+ * the store takes at most that many of one company's items into this worker's places (those in flight
+ * count) and shares the rest round-robin among companies (ports/queue.ts), so a company whose items
+ * all hang holds at most `perCompany` places and the other companies' items are taken by the next claim.
  * `runOnce()` is one round that waits for its attempts (for tests and callers who drive the worker).
  * `stop()` stops claiming, waits up to `stopTimeoutMs` for the attempts in flight, then gives back
  * (with `release`) the claims of those still running.
@@ -188,7 +203,16 @@ export function queueWorker<J>(parts: QueueWorkerParts<J>, options: QueueWorkerO
 
   async function claim(limit: number): Promise<J[]> {
     const nowMs = parts.clock().getTime();
-    return parts.claim({ owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit });
+    const window: ClaimWindow = { owner: parts.owner, now: new Date(nowMs).toISOString(), leaseUntil: new Date(nowMs + parts.leaseMs).toISOString(), limit, perCompany: parts.perCompany ?? companyShare(parts.batchSize) };
+    if (parts.companyOf) {
+      const held: Record<string, number> = {};
+      for (const job of inFlight) {
+        const company = parts.companyOf(job);
+        held[company] = (held[company] ?? 0) + 1;
+      }
+      window.held = held;
+    }
+    return parts.claim(window);
   }
 
   async function attempt(job: J): Promise<void> {
@@ -252,6 +276,12 @@ export interface QueueWorkerOptions {
   leaseMs?: number;
   /** Items attempted at once (claimed as places free up; `runOnce` claims this many). Default 10. */
   batchSize?: number;
+  /**
+   * A company's share of the `batchSize` places: at most this many of one company's items are in
+   * flight at once, whatever its backlog, so that the others' items never wait behind it. Default
+   * half of `batchSize`, rounded up; `batchSize` for one company alone (then only the round-robin order stays).
+   */
+  perCompany?: number;
   /** Pause when there was nothing to do. Default 500 ms. */
   pollIntervalMs?: number;
   /** Longest pause between failing rounds (the pause doubles from `pollIntervalMs`). Default 30 s. */
@@ -273,8 +303,10 @@ export interface QueueWorkerOptions {
  * `owner` is `<ownerPrefix>-<a random id>`, the metrics never throw.
  */
 export function queueWorkerSettings(options: QueueWorkerOptions, ownerPrefix: string) {
+  const batchSize = options.batchSize ?? 10;
   return {
-    batchSize: options.batchSize ?? 10,
+    batchSize,
+    perCompany: Math.max(1, Math.min(batchSize, options.perCompany ?? companyShare(batchSize))),
     pollIntervalMs: options.pollIntervalMs ?? 500,
     stopTimeoutMs: options.stopTimeoutMs ?? 10_000,
     owner: options.owner ?? `${ownerPrefix}-${randomUUID()}`,

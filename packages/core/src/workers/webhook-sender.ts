@@ -25,6 +25,15 @@ export interface WebhookSenderOptions extends QueueWorkerOptions {
   timeoutMs?: number;
   /** Which targets may be called (checked again at every send: DNS may have changed). */
   targets?: TargetPolicy;
+  /**
+   * The endpoints' circuit: after `failures` failed attempts in a row (default 3: no 2xx in time) on
+   * one URL of a company, that URL is paused as a whole: its other events wait in the store (their
+   * attempts and due times untouched) instead of each taking its own timeout. The pause is the retry
+   * policy's backoff, growing with each failure past the threshold (10 s, 20 s, 40 s, ... by default);
+   * then one event is sent as a probe: a 2xx closes the circuit, a failure pauses it again.
+   * `false`: no circuit (each event on its own backoff only).
+   */
+  circuit?: { failures?: number } | false;
 }
 
 /**
@@ -51,7 +60,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const retry: RetryPolicy = { ...DEFAULT_WEBHOOK_RETRY, ...options.retry };
   const timeoutMs = options.timeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? Math.max(30_000, timeoutMs * 3);
-  const { batchSize, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "webhooks");
+  const { batchSize, perCompany, pollIntervalMs, stopTimeoutMs, owner, clock, random, logger, metrics } = queueWorkerSettings(options, "webhooks");
+  const circuit = options.circuit === false ? null : { failures: Math.max(1, options.circuit?.failures ?? 3) };
 
   async function post(job: WebhookJob): Promise<WebhookAttempt> {
     const startedMs = clock().getTime();
@@ -104,7 +114,11 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     const attempts = job.event.attempts + 1;
     const ok = result.error === null;
     const giveUp = !ok && attempts >= retry.maxAttempts;
-    const next = ok || giveUp ? null : new Date(clock().getTime() + backoffDelay(retry, attempts, random)).toISOString();
+    const nowMs = clock().getTime();
+    const next = ok || giveUp ? null : new Date(nowMs + backoffDelay(retry, attempts, random)).toISOString();
+    // The endpoint's pause, should this failure trip (or keep tripped) its circuit: the backoff of its failures past the threshold.
+    const pastThreshold = circuit ? (job.endpointFailures ?? 0) + 2 - circuit.failures : 0;
+    const pauseUntil = new Date(nowMs + backoffDelay(retry, Math.max(1, pastThreshold), random)).toISOString();
     const recorded = await store.completeWebhookEvent({
       id: job.event.id,
       owner,
@@ -113,6 +127,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       nextAttemptAt: next,
       deliveredAt: ok ? result.at : null,
       attempt: result,
+      circuit: circuit ? { threshold: circuit.failures, pauseUntil } : null,
     });
     if (!recorded) logger?.error({ eventId: job.event.id, owner }, "webhook lease lost before the attempt was recorded");
     else metrics.webhookDelivery({ outcome: ok ? "delivered" : giveUp ? "failed" : "retry" });
@@ -124,10 +139,12 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       owner,
       leaseMs,
       batchSize,
+      perCompany,
       clock,
       claim: (window) => store.claimWebhookEvents(window),
       attempt,
       describe: (job) => ({ eventId: job.event.id }),
+      companyOf: (job) => job.event.companyId,
     },
     { pollIntervalMs, stopTimeoutMs, maxBackoffMs: options.maxBackoffMs, logger },
   );

@@ -82,7 +82,8 @@ describe("queueWorker, the dispatcher's and the webhook sender's scaffold", () =
       { pollIntervalMs: 10, stopTimeoutMs: 100, logger },
     );
     expect(await worker.runOnce()).toBe(3);
-    expect(windows).toEqual([{ owner: "w-1", now: "2026-01-01T00:00:00.000Z", leaseUntil: "2026-01-01T00:01:00.000Z", limit: 3 }]);
+    // A company's share of the places goes with every claim: half of the batch, rounded up, by default.
+    expect(windows).toEqual([{ owner: "w-1", now: "2026-01-01T00:00:00.000Z", leaseUntil: "2026-01-01T00:01:00.000Z", limit: 3, perCompany: 2 }]);
     expect(done.sort()).toEqual(["a", "c"]);
     expect(lines).toEqual([{ level: "error", msg: "test worker attempt could not be recorded", obj: { job: "bad", error: "Error", errorCode: "ECONNRESET" } }]);
   });

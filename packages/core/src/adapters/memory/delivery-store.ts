@@ -7,10 +7,10 @@ import { activeKey, clone, documentBytes, releaseNumber, type DeliveryState, typ
 export function memoryDeliveryStore(state: MemoryState): DeliveryStore {
   const { invoices, active, documents, delivery, evidence, webhooks, webhookEvents } = state;
   return {
-    async claimDeliveries({ owner, now, leaseUntil, limit }): Promise<DeliveryJob[]> {
+    async claimDeliveries({ owner, now, leaseUntil, limit, perCompany, held }): Promise<DeliveryJob[]> {
       const sending: DeliveryState[] = [];
       for (const d of delivery.values()) if (invoices.get(d.id)?.status === "sending") sending.push(d);
-      return pickClaims(sending, now, limit).map((d) => {
+      return pickClaims(sending, now, limit, { owner, perCompany, held, companyOf: (d) => invoices.get(d.id)!.companyId }).map((d) => {
         d.leaseOwner = owner;
         d.leaseUntil = leaseUntil;
         const kept = documents.get(d.id);

@@ -1,6 +1,6 @@
 // The memory store's state, shared by its three ports (a delivery attempt enqueues webhook events,
 // a submission enqueues its delivery), and the ordering helpers they use.
-import type { QueueItem } from "../../ports/queue.js";
+import type { EndpointCircuit, QueueItem } from "../../ports/queue.js";
 import type { StoredEvidence } from "../../ports/store.js";
 import type { TransmittedDocument } from "../../ports/network.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
@@ -40,6 +40,8 @@ export interface MemoryState {
   transmitted: Map<string, TransmittedDocument>;
   webhooks: Map<string, WebhookRecord>;
   webhookEvents: Map<string, WebhookEventRecord & Lease>;
+  /** `endpointKey(companyId, url)` -> the endpoint's circuit; none: closed. */
+  endpoints: Map<string, EndpointCircuit>;
   /** `${companyId} ${key}` -> the idempotency key's record. */
   idempotency: Map<string, IdempotencyRecord>;
 }
@@ -75,6 +77,7 @@ export function emptyState(): MemoryState {
     transmitted: new Map(),
     webhooks: new Map(),
     webhookEvents: new Map(),
+    endpoints: new Map(),
     idempotency: new Map(),
   };
 }
@@ -199,3 +202,6 @@ function copy<T>(v: T, ownStrings: boolean): T {
   for (const k in v) out[k] = copy((v as Record<string, unknown>)[k], ownStrings);
   return out as T;
 }
+
+/** The key of a webhook endpoint's circuit: the company and the URL. */
+export const endpointKey = (companyId: string, url: string): string => `${companyId} ${url}`;

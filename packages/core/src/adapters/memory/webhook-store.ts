@@ -1,10 +1,11 @@
 // The `WebhookStore` port in memory: webhooks and the queue of their events.
-import { appendToLog, holdsLease, pickClaims, previousSecretSigns } from "../../ports/queue.js";
+import { appendToLog, circuitAfter, circuitAt, claimOrder, holdsLease, isLeaseFree, pickClaims, previousSecretSigns } from "../../ports/queue.js";
 import type { WebhookJob, WebhookStore } from "../../ports/store.js";
-import { clone, compareKey, type MemoryState } from "./state.js";
+import type { WebhookEventRecord } from "../../domain/types.js";
+import { clone, compareKey, endpointKey, type Lease, type MemoryState } from "./state.js";
 
 export function memoryWebhookStore(state: MemoryState): WebhookStore {
-  const { webhooks, webhookEvents } = state;
+  const { webhooks, webhookEvents, endpoints } = state;
   return {
     async insertWebhook(w, limit) {
       // The count and the write in one step on the event loop: concurrent inserts cannot pass the cap.
@@ -45,15 +46,31 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
       return true;
     },
 
-    async claimWebhookEvents({ owner, now, leaseUntil, limit }): Promise<WebhookJob[]> {
+    async claimWebhookEvents({ owner, now, leaseUntil, limit, perCompany, held }): Promise<WebhookJob[]> {
+      type Event = WebhookEventRecord & Lease;
+      const keyOf = (e: Event) => endpointKey(e.companyId, webhooks.get(e.webhookId)!.url);
       const pending = [...webhookEvents.values()].filter((e) => e.status === "pending" && !webhooks.get(e.webhookId)?.deletedAt);
-      return pickClaims(pending, now, limit).map((e) => {
+      // The circuits: none of an open endpoint's events; of a half-open one, its oldest due event while none is leased (one probe).
+      const probing = new Set<string>();
+      for (const e of pending) if (!isLeaseFree(e, now)) probing.add(keyOf(e));
+      const probe = new Map<string, Event>();
+      const open: Event[] = [];
+      for (const e of pending) {
+        const key = keyOf(e);
+        const state = circuitAt(endpoints.get(key), now);
+        if (state === "closed") open.push(e);
+        else if (state === "half-open" && !probing.has(key) && isLeaseFree(e, now) && e.nextAttemptAt !== null && e.nextAttemptAt <= now) {
+          const first = probe.get(key);
+          if (!first || claimOrder(e, first) < 0) probe.set(key, e);
+        } else if (!isLeaseFree(e, now)) open.push(e); // a live lease still counts for its company's share
+      }
+      return pickClaims([...open, ...probe.values()], now, limit, { owner, perCompany, held, companyOf: (e) => e.companyId }).map((e) => {
         e.leaseOwner = owner;
         e.leaseUntil = leaseUntil;
         const w = webhooks.get(e.webhookId)!;
         const { leaseOwner: _o, leaseUntil: _u, ...event } = e;
         const previousSecret = w.previousSecret && previousSecretSigns(w.previousSecretExpiresAt, now) ? w.previousSecret : null;
-        return { event: clone(event), url: w.url, secret: w.secret, previousSecret };
+        return { event: clone(event), url: w.url, secret: w.secret, previousSecret, endpointFailures: endpoints.get(keyOf(e))?.failures ?? 0 };
       });
     },
 
@@ -67,6 +84,13 @@ export function memoryWebhookStore(state: MemoryState): WebhookStore {
       e.log = appendToLog(e.log, clone(input.attempt));
       e.leaseOwner = null;
       e.leaseUntil = null;
+      if (input.circuit) {
+        const w = webhooks.get(e.webhookId)!;
+        const key = endpointKey(e.companyId, w.url);
+        const after = circuitAfter(endpoints.get(key), input.status === "delivered", input.circuit);
+        if (after.failures === 0 && after.pausedUntil === null) endpoints.delete(key);
+        else endpoints.set(key, after);
+      }
       return true;
     },
 
