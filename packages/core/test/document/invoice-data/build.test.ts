@@ -1,5 +1,5 @@
-// InvoiceData's `specification` (BT-24): peppol (the default, Peppol BIS Billing 3.0 UBL), xrechnung (XRechnung 3.0 UBL,
-// checked with the XRechnung UBL rules, each BR-DE rule a built document breaks reported at the JSON field that breaks
+// The builder (build.ts) and InvoiceData's `specification` (BT-24): peppol (the default, Peppol BIS Billing 3.0 UBL),
+// xrechnung (XRechnung 3.0 UBL, checked with the XRechnung UBL rules, each BR-DE rule a built document breaks reported at the JSON field that breaks
 // it) and en16931 (plain EN 16931 UBL). The verdicts of built documents are compared with the official rules
 // (test/support/official.ts: CEN, plus XRechnung UBL with KoSIT's levels by CustomizationID, under SaxonJS).
 import fc from "fast-check";
