@@ -463,6 +463,11 @@ export interface components {
             typeCode?: string;
             /** @description Invoice currency code (BT-5), ISO 4217. */
             currency: string;
+            /**
+             * @description Specification identifier (BT-24): which specification the document is built for and checked against. peppol (default): Peppol BIS Billing 3.0 UBL (CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0), EN 16931 and Peppol rules. xrechnung: XRechnung 3.0 UBL for German public buyers (urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0), EN 16931 and XRechnung 3.0.2 rules (BR-DE-*: buyerReference as the Leitweg-ID, seller contact with telephone and e-mail, payment instructions, ...). en16931: plain EN 16931 UBL (urn:cen.eu:en16931:2017), EN 16931 rules only.
+             * @enum {string}
+             */
+            specification?: "peppol" | "xrechnung" | "en16931";
             /** @description Business process type (BT-23): default urn:fdc:peppol.eu:2017:poacc:billing:01:1.0. */
             profileId?: string;
             /** @description VAT accounting currency (BT-6) with the total VAT in it (BT-111): {code, rate} or {code, vatTotal}. */

@@ -399,6 +399,10 @@ export const VatExemptionSchema = z
   .describe("A VAT exemption reason (BT-120) and/or code (BT-121).")
   .meta({ id: "InvoiceVatExemption" });
 
+/** The specifications (BT-24) an InvoiceData can be built for: see `specification`. */
+export const SPECIFICATIONS = ["peppol", "xrechnung", "en16931"] as const;
+export type Specification = (typeof SPECIFICATIONS)[number];
+
 // ---------- the invoice ----------
 
 export const InvoiceDataSchema = z
@@ -411,6 +415,15 @@ export const InvoiceDataSchema = z
       .optional()
       .describe("Invoice type code (BT-3, UNCL 1001): default 380 for an invoice, 381 for a credit note."),
     currency: currency("Invoice currency code (BT-5), ISO 4217."),
+    specification: z
+      .enum(SPECIFICATIONS, { error: `must be one of ${SPECIFICATIONS.join(", ")}` })
+      .optional()
+      .describe(
+        "Specification identifier (BT-24): which specification the document is built for and checked against. " +
+          "peppol (default): Peppol BIS Billing 3.0 UBL (CustomizationID urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0), EN 16931 and Peppol rules. " +
+          "xrechnung: XRechnung 3.0 UBL for German public buyers (urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0), EN 16931 and XRechnung 3.0.2 rules (BR-DE-*: buyerReference as the Leitweg-ID, seller contact with telephone and e-mail, payment instructions, ...). " +
+          "en16931: plain EN 16931 UBL (urn:cen.eu:en16931:2017), EN 16931 rules only.",
+      ),
     profileId: text("Business process type (BT-23): default urn:fdc:peppol.eu:2017:poacc:billing:01:1.0.", 200).optional(),
     vatAccountingCurrency: z
       .union([

@@ -2,12 +2,29 @@
 // the UBL schema demands. Pure: it builds the document model the rules read (the same DocumentNode tree the
 // reader builds) and serialises it, and remembers which JSON field produced each element.
 import { BY_QNAME, NS, qnameOf, type DocumentNode } from "../model.js";
-import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, VatCategory } from "../../domain/invoice-data.js";
+import type { AllowanceCharge, InvoiceAddress, InvoiceData, InvoiceLine, LineAllowanceCharge, Specification, VatCategory } from "../../domain/invoice-data.js";
 import Big from "big.js";
 import { computeTotals, money, totalsAsWritten, type ComputedTotals } from "../../domain/invoice-totals.js";
 
 export const PEPPOL_BIS3_CUSTOMIZATION = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 export const PEPPOL_BIS3_PROFILE = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
+/** XRechnung 3.0 (the CIUS) for UBL: KoSIT's examples carry the Peppol business process (BT-23) as ProfileID, the default here too. */
+export const XRECHNUNG_3_CUSTOMIZATION = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
+/** Plain EN 16931. */
+export const EN16931_CUSTOMIZATION = "urn:cen.eu:en16931:2017";
+
+/** The CustomizationID (BT-24) each `specification` of InvoiceData writes. */
+export const SPECIFICATION_CUSTOMIZATION: Readonly<Record<Specification, string>> = {
+  peppol: PEPPOL_BIS3_CUSTOMIZATION,
+  xrechnung: XRECHNUNG_3_CUSTOMIZATION,
+  en16931: EN16931_CUSTOMIZATION,
+};
+
+/** The `specification` a CustomizationID is written for, or undefined for one InvoiceData has no name for. */
+export function specificationOf(customizationId: string | undefined): Specification | undefined {
+  for (const [spec, id] of Object.entries(SPECIFICATION_CUSTOMIZATION)) if (id === customizationId) return spec as Specification;
+  return undefined;
+}
 
 export type BuiltKind = "Invoice" | "CreditNote";
 
@@ -185,7 +202,7 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node, options: 
     return n;
   };
 
-  add(root, "cbc:CustomizationID", PEPPOL_BIS3_CUSTOMIZATION);
+  ptr(add(root, "cbc:CustomizationID", SPECIFICATION_CUSTOMIZATION[data.specification ?? "peppol"]), "/specification");
   ptr(add(root, "cbc:ProfileID", data.profileId ?? PEPPOL_BIS3_PROFILE), "/profileId");
   ptr(add(root, "cbc:ID", data.number), "/number");
   ptr(add(root, "cbc:IssueDate", data.issueDate), "/issueDate");
@@ -487,7 +504,8 @@ function writeDocument(data: InvoiceData, kind: BuiltKind, root: Node, options: 
 /** Notes as Peppol allows them: several only when seller and buyer are both in Germany, else joined into one. */
 export function writtenNotes(data: InvoiceData): string[] {
   const notes = data.notes ?? [];
-  if (notes.length <= 1 || (data.seller.address.country === "DE" && data.buyer.address.country === "DE")) return notes;
+  // One note is Peppol's rule (PEPPOL-EN16931-R002, but for a German seller and buyer); EN 16931 and XRechnung allow several.
+  if (notes.length <= 1 || (data.specification ?? "peppol") !== "peppol" || (data.seller.address.country === "DE" && data.buyer.address.country === "DE")) return notes;
   return [notes.join("\n")];
 }
 

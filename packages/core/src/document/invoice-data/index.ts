@@ -3,17 +3,18 @@
 import { sha256Hex } from "../../domain/sha256.js";
 import { ApiError, badRequest } from "../../domain/errors.js";
 import { validateModel, type ValidationReport } from "../../validation/validate.js";
+import { RULE_SETS } from "../../validation/rulesets/index.js";
 import type { DocumentNode } from "../model.js";
 import { buildDocument, type BuiltKind } from "./build.js";
 import { CREDIT_NOTE_TYPE_CODES } from "./normalise.js";
 import { pointerResolver } from "./paths.js";
 import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, type InvoiceData, type InvoiceDataInput } from "../../domain/invoice-data.js";
 
-export { InvoiceDataSchema, VAT_CATEGORIES, type InvoiceData, type InvoiceDataInput, type VatCategory, type InvoiceLine } from "../../domain/invoice-data.js";
+export { InvoiceDataSchema, VAT_CATEGORIES, SPECIFICATIONS, type Specification, type InvoiceData, type InvoiceDataInput, type VatCategory, type InvoiceLine } from "../../domain/invoice-data.js";
 export { computeTotals, round2, type ComputedTotals } from "../../domain/invoice-totals.js";
 export { readInvoiceData, invoiceDataOf } from "./read.js";
 export { normaliseInvoiceData, CREDIT_NOTE_TYPE_CODES } from "./normalise.js";
-export { PEPPOL_BIS3_CUSTOMIZATION, PEPPOL_BIS3_PROFILE } from "./build.js";
+export { PEPPOL_BIS3_CUSTOMIZATION, PEPPOL_BIS3_PROFILE, XRECHNUNG_3_CUSTOMIZATION, EN16931_CUSTOMIZATION, SPECIFICATION_CUSTOMIZATION } from "./build.js";
 
 /**
  * Checks an InvoiceData against its schema; throws a 400 `bad_request` whose messages start with the
@@ -43,7 +44,8 @@ export interface BuildOptions {
 const rootElementFor = (parsed: InvoiceData, options: BuildOptions): BuiltKind => options.rootElement ?? options.documentType ?? rootElementOfData(parsed);
 
 /**
- * The Peppol BIS Billing 3.0 UBL 2.1 document (XML text, UTF-8) of an invoice given as data. The
+ * The UBL 2.1 document (XML text, UTF-8) of an invoice given as data: Peppol BIS Billing 3.0, or XRechnung 3.0 or
+ * plain EN 16931 as its `specification` says. The
  * service computes every line net amount, total and the VAT breakdown. Throws a 400 `bad_request`
  * for data the schema refuses (each message names the JSON pointer). It does not run the rules: use
  * `buildInvoice` for the document and its report.
@@ -83,7 +85,8 @@ export interface BuiltInvoice {
 
 /**
  * Parses, builds and checks an invoice given as data: the document, and the report of our rules
- * (EN 16931 and Peppol BIS Billing 3.0) whose items name the JSON field behind each broken rule.
+ * (EN 16931, and Peppol BIS Billing 3.0 or XRechnung 3.0.2 as `specification` says) whose items name the
+ * JSON field behind each broken rule.
  * `prefix` is where the data sits in a request body (for the 400 messages only; `path` is relative
  * to the data). A document that breaks fatal rules is returned with `report.valid` false.
  *
@@ -121,9 +124,11 @@ export function dataRulesError(built: BuiltInvoice): ApiError {
   const ids = [...new Set(errors.map((e) => e.rule))];
   const paths = [...new Set(errors.map((e) => e.path || "/"))];
   const doc = built.rootElement === "CreditNote" ? "credit note" : "invoice";
+  // The rule sets that ran: EN 16931 / Peppol BIS Billing 3.0 by default, EN 16931 / XRechnung 3.0.2 for specification xrechnung, ...
+  const titles = built.report.ruleSets.map((id) => RULE_SETS.find((s) => s.id === id)?.title ?? id).join(" / ");
   return new ApiError(
     "invalid_ubl_xml",
-    `The ${doc} built from your data breaks ${errors.length} fatal rule${errors.length === 1 ? "" : "s"} of EN 16931 / Peppol BIS Billing 3.0 (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", ..." : ""}) at ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}. See errors for each rule, its message and the field (path).`,
+    `The ${doc} built from your data breaks ${errors.length} fatal rule${errors.length === 1 ? "" : "s"} of ${titles} (${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ", ..." : ""}) at ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}. See errors for each rule, its message and the field (path).`,
     { errors: errors.slice(0, 100) },
   );
 }

@@ -42,6 +42,7 @@ export function normaliseInvoiceData(data: InvoiceData, rootElement: "Invoice" |
   const out: InvoiceData = {
     ...data,
     typeCode: data.typeCode ?? (isCredit ? "381" : "380"),
+    specification: data.specification ?? "peppol",
     profileId: data.profileId ?? PEPPOL_BIS3_PROFILE,
     notes,
     orderReference: data.orderReference ?? (data.salesOrderReference !== undefined ? "NA" : undefined),

@@ -38,7 +38,42 @@ const RULE_FIELD: Record<string, string> = {
   "DE-R-026": "/precedingInvoices",
   "DE-R-030": "/payment/directDebit/creditorId",
   "DE-R-031": "/payment/directDebit/debitedAccount",
+  // XRechnung 3.0.2 (specification "xrechnung"): the field each BR-DE rule needs; a finding on a field inside it
+  // (an IBAN of /payment/accounts, the second of /attachments) keeps its own pointer.
+  "BR-DE-1": "/payment",
+  "BR-DE-2": "/seller/contact",
+  "BR-DE-3": "/seller/address/city",
+  "BR-DE-4": "/seller/address/postalCode",
+  "BR-DE-5": "/seller/contact/name",
+  "BR-DE-6": "/seller/contact/phone",
+  "BR-DE-7": "/seller/contact/email",
+  "BR-DE-8": "/buyer/address/city",
+  "BR-DE-9": "/buyer/address/postalCode",
+  "BR-DE-10": "/delivery/address/city",
+  "BR-DE-11": "/delivery/address/postalCode",
+  "BR-DE-15": "/buyerReference",
+  "BR-DE-16": "/seller/vatId",
+  "BR-DE-17": "/typeCode",
+  "BR-DE-18": "/paymentTerms",
+  "BR-DE-19": "/payment/accounts",
+  "BR-DE-20": "/payment/directDebit/debitedAccount",
+  "BR-DE-21": "/specification",
+  "BR-DE-22": "/attachments",
+  "BR-DE-23-a": "/payment/accounts",
+  "BR-DE-23-b": "/payment",
+  "BR-DE-24-a": "/payment/card",
+  "BR-DE-24-b": "/payment",
+  "BR-DE-25-a": "/payment/directDebit",
+  "BR-DE-25-b": "/payment",
+  "BR-DE-26": "/precedingInvoices",
+  "BR-DE-27": "/seller/contact/phone",
+  "BR-DE-28": "/seller/contact/email",
+  "BR-DE-30": "/payment/directDebit/creditorId",
+  "BR-DE-31": "/payment/directDebit/debitedAccount",
 };
+
+/** XRechnung's national rules: RULE_FIELD names the field, unless the finding is already on a field inside it. */
+const XRECHNUNG_RULE = /^BR-DE-/;
 
 /** The national rules of RULE_FIELD: each is broken by a missing field, which its entry names. */
 const MISSING_FIELD_RULE = /^(?:NL|DE)-R-\d+$/;
@@ -65,6 +100,10 @@ export function pointerResolver(built: BuiltDocument): (rule: string, location: 
       found = byLocation.get(loc);
     }
     const pointer = found ?? "";
+    if (XRECHNUNG_RULE.test(rule)) {
+      const field = RULE_FIELD[rule];
+      return field === undefined || pointer === field || pointer.startsWith(`${field}/`) ? pointer || (field ?? "") : field;
+    }
     // A rule on the whole document (or on a computed total) that one field answers names that field;
     // so does a national rule a missing field breaks, whatever element its context is (NL-R-001's is the
     // type code: the field to fill in is precedingInvoices).

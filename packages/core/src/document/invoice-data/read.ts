@@ -5,6 +5,7 @@ import { requireUblRoot } from "../ubl.js";
 import { DEFAULT_XML_LIMITS, parseXml, xmlTrim, type XmlLimits } from "../xml.js";
 import { ApiError } from "../../domain/errors.js";
 import { child, children, first, select, stringValue, type DocumentNode } from "../model.js";
+import { specificationOf } from "./build.js";
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../domain/invoice-data.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -126,6 +127,8 @@ export function invoiceDataOf(root: DocumentNode): InvoiceData {
     issueDate: at(root, "cbc:IssueDate") ?? "",
     typeCode: at(root, isCredit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode"),
     currency,
+    // BT-24 as the specification InvoiceData names (absent for a CustomizationID it has no name for).
+    specification: specificationOf(at(root, "cbc:CustomizationID")),
     profileId: at(root, "cbc:ProfileID"),
     vatAccountingCurrency: accountingCurrency,
     taxPointDate: at(root, "cbc:TaxPointDate"),

@@ -66,3 +66,11 @@ export function ibanValid(compact: string): boolean {
 export function withoutWhitespace(text: string): string {
   return text.replace(/[ \t\n\r]+/g, "");
 }
+
+/** The last item of XPath tokenize(text, '#.+#') (BR-DE-18): the text after the last '#...#' (greedy within a line). */
+export function lastToken(text: string): string {
+  const re = /#[^\n\r]+#/g;
+  let end = -1;
+  for (let match = re.exec(text); match; match = re.exec(text)) end = match.index + match[0].length;
+  return end < 0 ? text : text.slice(end);
+}

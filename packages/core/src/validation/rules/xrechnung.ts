@@ -13,7 +13,7 @@ import {
 import { all, isUblRoot } from "./cen-common.js";
 import { q } from "./peppol-support.js";
 import {
-  XR_CIUS_ID, XR_CVD_ID, XR_EXTENSION_ID, customizationTextIs, ibanValid, inCodeList, withoutWhitespace, xpathRegex,
+  XR_CIUS_ID, XR_CVD_ID, XR_EXTENSION_ID, customizationTextIs, ibanValid, inCodeList, lastToken, withoutWhitespace, xpathRegex,
 } from "./xrechnung-support.js";
 
 type Report = (rule: string, message: string, node: DocumentNode | null) => void;
@@ -189,14 +189,6 @@ function skontoRule(root: DocumentNode, fatal: Report): void {
       ? `The cash discount line ${q(bad[0])} in the payment terms (BT-20) is not in the form #SKONTO#TAGE=14#PROZENT=2.00# (optionally followed by BASISBETRAG=123.45#), in capitals, without spaces, the percentage with two decimals.`
       : "The cash discount (Skonto) line in the payment terms (BT-20) must end with a line break.", node);
   }
-}
-
-/** The last item of XPath tokenize(text, '#.+#'): the text after the last '#...#' (greedy within a line). */
-function lastToken(text: string): string {
-  const re = /#[^\n\r]+#/g;
-  let end = -1;
-  for (let match = re.exec(text); match; match = re.exec(text)) end = match.index + match[0].length;
-  return end < 0 ? text : text.slice(end);
 }
 
 function contactRules(contact: DocumentNode, fatal: Report, warning: Report): void {

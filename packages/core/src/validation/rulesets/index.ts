@@ -7,6 +7,7 @@ import { peppol } from "./peppol.js";
 import type { RuleSet } from "./types.js";
 import { ublbe } from "./ublbe.js";
 import { xrechnung } from "./xrechnung.js";
+import { xrechnungCii } from "./xrechnung-cii.js";
 
 export type { RuleLevel, RuleSet } from "./types.js";
 
@@ -17,4 +18,5 @@ export const RULE_SETS: readonly RuleSet[] = [
   ublbe,
   xrechnung,
   cenCii,
+  xrechnungCii,
 ];
