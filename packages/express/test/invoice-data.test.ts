@@ -37,14 +37,14 @@ describe("POST /v1/peppol/invoice with the invoice as data", () => {
     const { apiKey } = await eligibleAccount(app);
     const both = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: "PEludm9pY2UvPg==", invoice: invoice() });
     expect(both.status).toBe(400);
-    expect(both.body.message).toEqual(["give either xml or invoice, not both"]);
+    expect(both.body.message).toEqual(["give exactly one of xml, document or invoice"]);
     // Also when the invoice itself is malformed: the caller first learns that it sent two documents.
     const bothBad = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ xml: "PEludm9pY2UvPg==", invoice: {} });
     expect(bothBad.status).toBe(400);
-    expect(bothBad.body.message[0]).toBe("give either xml or invoice, not both");
+    expect(bothBad.body.message[0]).toBe("give exactly one of xml, document or invoice");
     const validateBoth = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ xml: "PEludm9pY2UvPg==", creditNote: { number: 1 } });
     expect(validateBoth.status).toBe(400);
-    expect(validateBoth.body.message[0]).toBe("give exactly one of xml, invoice and creditNote");
+    expect(validateBoth.body.message[0]).toBe("give exactly one of xml, document, invoice and creditNote");
     const neither = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ targetNetwork: "peppol" });
     expect(neither.status).toBe(400);
     expect(neither.body.message).toEqual(["xml should not be empty"]);
