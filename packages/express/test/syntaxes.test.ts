@@ -10,7 +10,10 @@ import { b64, invoiceXml } from "../../core/test/support/ubl.js";
 import { ciiPath, FACTURX_DIR } from "../../../testdata/index.js";
 import { answers, eligibleAccount, makeApp, signUp } from "./support/app.js";
 import { undocumentedAnswers } from "./support/openapi-check.js";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 afterAll(() => {
   expect(undocumentedAnswers(answers)).toEqual([]);
@@ -159,6 +162,16 @@ describe("POST /v1/peppol/invoice with a CII document", () => {
     expect(ok.body.data.status).toBe("sending");
     const record = await request(app).get(`/v1/invoices/${ok.body.data.submissionId}`).set(bearer(apiKey));
     expect(record.body.data.kind).toBe("creditNote");
+  });
+
+  it("accepts the README's example CII (examples/invoice-cii.xml): valid under the CEN CII rules, sent as Peppol BIS UBL", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await eligibleAccount(app);
+    const cii = readFileSync(join(REPO, "examples", "invoice-cii.xml"));
+    const report = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ document: b64(cii) });
+    expect(report.body.data).toMatchObject({ valid: true, syntax: "cii", ruleSets: ["CEN-EN16931-CII-1.3.16"], invoice: { number: "QS-2026-002" } });
+    const res = await request(app).post("/v1/peppol/invoice").set(bearer(apiKey)).send({ document: b64(cii) });
+    expect(res.body.data).toMatchObject({ success: true, status: "sending" });
   });
 
   it("serves the UBL itself as format=original for a submission made as xml", async () => {
