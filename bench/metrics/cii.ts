@@ -12,9 +12,9 @@ import { validateModel } from "../../packages/core/src/validation/validate.ts";
 import { officialCiiVerdict } from "../../packages/core/test/support/official-cii.ts";
 import { ciiPath } from "../../testdata/index.ts";
 import { baseExample, largeInvoice } from "../lib/corpus.ts";
-import { collectYoung } from "../lib/gc.ts";
+import { charged } from "../lib/gc.ts";
 import { eligibleCompany } from "../lib/setup.ts";
-import { alternate, median, nowMs, perCall, perCallSync, round } from "../lib/stats.ts";
+import { alternate, median, perCall, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
 const BATCH = 100;
@@ -32,12 +32,6 @@ function withNumber(cii: string, number: string): string {
 
 const verdictOf = (bytes: Buffer) => validateModel(readXml(bytes, DEFAULT_XML_LIMITS).root);
 
-async function charged(n: number, batch: () => number | Promise<number>): Promise<number> {
-  const perCallMs = await batch();
-  const t = nowMs();
-  collectYoung();
-  return perCallMs + (nowMs() - t) / n;
-}
 
 async function submitBatch(store: Store, auth: AuthContext, bodies: readonly string[]): Promise<number> {
   return perCall(bodies.length, async (i) => {

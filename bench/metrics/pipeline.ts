@@ -3,8 +3,8 @@ import { DOMParser } from "@xmldom/xmldom";
 import { memoryStore, submitInvoice, type AuthContext, type Store } from "../../packages/core/src/index.ts";
 import { baseExample, largeInvoice } from "../lib/corpus.ts";
 import { distinctBase64, eligibleCompany } from "../lib/setup.ts";
-import { collectYoung } from "../lib/gc.ts";
-import { alternate, median, nowMs, perCall, perCallSync, round } from "../lib/stats.ts";
+import { charged } from "../lib/gc.ts";
+import { alternate, median, perCall, perCallSync, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
 const BATCH = 200;
@@ -32,9 +32,9 @@ async function candidates(): Promise<Record<string, (bytes: Buffer) => unknown>>
   };
 }
 
-/**
- * A batch of `n` calls (`batch` gives ms per call), charged with the scavenge that collects what it left in
- * the young generation. What a batch keeps (the memory store keeps every document it accepts, about 15
+/*
+ * Each batch is `charged` (bench/lib/gc.ts): a batch of `n` calls, charged with the scavenge that collects what it
+ * left in the young generation. What a batch keeps (the memory store keeps every document it accepts, about 15
  * KiB a submit) is copied out of the young generation by the next scavenge, wherever that happens: taken in
  * turns without this, the parser's batch paid for the submits' documents (1.4 page faults a txml parse
  * instead of 0.4, bench/page-faults.ts). Each batch ends with a scavenge of its own, timed as part of it,
@@ -42,13 +42,6 @@ async function candidates(): Promise<Record<string, (bytes: Buffer) => unknown>>
  * side allocates about one young generation a batch (about 75 KiB a parse), so this is about the one
  * scavenge it would have paid anyway; the submit side pays for its own survivors and one scavenge more.
  */
-async function charged(n: number, batch: () => number | Promise<number>): Promise<number> {
-  const perCallMs = await batch();
-  const t = nowMs();
-  collectYoung();
-  return perCallMs + (nowMs() - t) / n;
-}
-
 async function submitBatch(store: Store, auth: AuthContext, bodies: readonly string[]): Promise<number> {
   return perCall(bodies.length, async (i) => {
     const r = await submitInvoice(store, auth, { xml: bodies[i]!, targetNetwork: "auto" });
