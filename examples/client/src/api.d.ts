@@ -1022,11 +1022,11 @@ export interface components {
                 /** @description Its `/AFRelationship` in the PDF (`Data`, `Alternative`, `Source`), or null when it has none. */
                 afRelationship: string | null;
             };
-            /** @description For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it, or when it is over 64 KiB as JSON (then `invoiceOmitted` says so). A document that breaks rules may lack fields a submit as data requires. */
+            /** @description For `xml` and `document`: the invoice read from the document as InvoiceData (the same fields as a submit's `invoice`), every value as written, whatever its syntax; absent when the document cannot be read into it, or when it is over 64 KiB as JSON even without its attachments' contents (`invoiceOmitted` says what was left out). A document that breaks rules may lack fields a submit as data requires. */
             invoice?: {
                 [key: string]: unknown;
             };
-            /** @description Why `invoice` is absent although the document was read: it is over 64 KiB as JSON (an answer stays small). */
+            /** @description What of the invoice read is left out of `invoice`, and why (an answer stays small): the attached documents' contents (BT-125), when the invoice is over 64 KiB as JSON with them and not without (`invoice` is then there, every other value in it); or the whole invoice, when it is over 64 KiB even without them. */
             invoiceOmitted?: string;
         };
         RuleCount: {

@@ -46,6 +46,23 @@ describe("POST /v1/validate with document", () => {
     expect(invoice.seller.name).toBeTruthy();
   });
 
+  it("keeps the invoice in a small answer: a large attachment's content is left out, every other value kept, and it says so", async () => {
+    const { app } = makeApp();
+    const { apiKey } = await signUp(app);
+    const pdf = Buffer.alloc(200 * 1024, 7).toString("base64");
+    const cii = ciiOf(invoiceXml()).replace(
+      /(<ram:BuyerTradeParty>[\s\S]*?<\/ram:BuyerTradeParty>)/,
+      `$1<ram:AdditionalReferencedDocument><ram:IssuerAssignedID>ATT-1</ram:IssuerAssignedID><ram:TypeCode>916</ram:TypeCode><ram:AttachmentBinaryObject mimeCode="application/pdf" filename="timesheet.pdf">${pdf}</ram:AttachmentBinaryObject></ram:AdditionalReferencedDocument>`,
+    );
+    const res = await request(app).post("/v1/validate").set(bearer(apiKey)).send({ document: b64(cii) });
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeLessThan(100 * 1024);
+    const invoice = res.body.data.invoice as { number: string; attachments: Array<Record<string, string>> };
+    expect(invoice.number).toBeTruthy();
+    expect(invoice.attachments).toEqual([{ id: "ATT-1", filename: "timesheet.pdf", mimeCode: "application/pdf" }]);
+    expect(res.body.data.invoiceOmitted).toContain('"timesheet.pdf"');
+  });
+
   it("reports a broken CII rule at its CII location", async () => {
     const { app } = makeApp();
     const { apiKey } = await signUp(app);

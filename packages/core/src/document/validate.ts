@@ -25,7 +25,10 @@ export type DocumentReport = Omit<ValidationReport, "syntax"> & {
   attachment?: { name: string; afRelationship: string | null };
   /** For `xml` and `document`: the invoice read from the document (values as written), when it can be read and is small enough (see MAX_REPORTED_INVOICE_BYTES). */
   invoice?: InvoiceData;
-  /** Why `invoice` is absent although the document was read: it is larger than an answer carries. */
+  /**
+   * What of the invoice read is not in `invoice`, and why: the attached documents' contents (then `invoice` is there
+   * without them), or the whole invoice (then `invoice` is absent), when it is larger than an answer carries.
+   */
   invoiceOmitted?: string;
 };
 
@@ -41,6 +44,17 @@ function withInvoice<R extends object>(report: R, root: DocumentNode): R & Pick<
   if (!invoice) return report;
   const size = Buffer.byteLength(JSON.stringify(invoice));
   if (size <= MAX_REPORTED_INVOICE_BYTES) return { ...report, invoice };
+  // Attached documents (BT-125, base64, often a PDF of the invoice) are most of a large invoice: without their
+  // contents it usually fits, and every other value is still there.
+  const attachments = invoice.attachments?.filter((a) => a.content !== undefined) ?? [];
+  if (attachments.length > 0) {
+    const slim: InvoiceData = { ...invoice, attachments: invoice.attachments!.map(({ content: _content, ...rest }) => rest) as InvoiceData["attachments"] };
+    const slimSize = Buffer.byteLength(JSON.stringify(slim));
+    if (slimSize <= MAX_REPORTED_INVOICE_BYTES) {
+      const names = attachments.map((a) => JSON.stringify(a.filename ?? a.id)).slice(0, 5).join(", ");
+      return { ...report, invoice: slim, invoiceOmitted: `The contents of the attached documents (BT-125: ${names}${attachments.length > 5 ? ", ..." : ""}) are left out of invoice, which would be ${Math.ceil(size / 1024)} KiB as JSON with them, more than the ${MAX_REPORTED_INVOICE_BYTES / 1024} KiB this answer carries; every other value is there.` };
+    }
+  }
   return {
     ...report,
     invoiceOmitted: `The invoice read from the document is ${Math.ceil(size / 1024)} KiB as JSON, more than the ${MAX_REPORTED_INVOICE_BYTES / 1024} KiB this answer carries. After a submit, GET /v1/invoices/{id}/document with Accept: application/json gives it whole; in the library, readDocumentData does.`,
