@@ -325,9 +325,16 @@ function taxIdOf(d: ModelNode | null): string | undefined {
   return undefined;
 }
 
+/**
+ * An FA(3) address: AdresL1 as the address line, AdresL2 as the city line (toFa3 writes post code, city and
+ * subdivision there), a Polish post code (NN-NNN) at its start read as the post code; KodKraju as the country.
+ */
 function address(a: ModelNode | null): InvoiceData["seller"]["address"] | undefined {
   if (!a) return undefined;
-  return compact({ lines: nonEmpty([v(a, "AdresL1"), v(a, "AdresL2")].filter((s): s is string => s !== undefined)), country: v(a, "KodKraju") ?? "" });
+  const l1 = v(a, "AdresL1");
+  const l2 = v(a, "AdresL2");
+  const pl = l2 !== undefined ? /^(\d{2}-\d{3})\s+(\S[^]*)$/.exec(l2) : null;
+  return compact({ lines: l1 !== undefined ? [l1] : undefined, city: pl ? pl[2] : l2, postalCode: pl ? pl[1] : undefined, country: v(a, "KodKraju") ?? "" });
 }
 
 function party(p: ModelNode | null, seller: boolean): InvoiceData["seller"] {
