@@ -88,8 +88,11 @@ const SLOTS: { slot: string; vat: (lineRate: string | undefined, oss: string | u
 /** The VATEX code each FA(3) rate code stands for (the category's own code), for categories that need a reason (BR-xx-10). */
 const VATEX_OF_CODE: Record<string, string> = { "0 WDT": "VATEX-EU-IC", "0 EX": "VATEX-EU-G", oo: "VATEX-EU-AE", "np II": "VATEX-EU-AE", "np I": "VATEX-EU-O" };
 
-/** Margin schemes (PMarzy) to the VATEX code of an exempt (E) margin supply: the inverse of vat.ts's MARGIN_VATEX. */
-const MARGIN_VATEX: Record<string, string> = { P_PMarzy_2: "VATEX-EU-309", P_PMarzy_3_1: "VATEX-EU-F", P_PMarzy_3_2: "VATEX-EU-I", P_PMarzy_3_3: "VATEX-EU-J" };
+/**
+ * Margin schemes (PMarzy) to the VATEX code of an exempt (E) margin supply: the inverse of vat.ts's MARGIN_VATEX. The
+ * travel agents' scheme (P_PMarzy_2) has no VATEX code without doubt (as toFa3 says): its statutory words are the reason.
+ */
+const MARGIN_VATEX: Record<string, string | undefined> = { P_PMarzy_2: undefined, P_PMarzy_3_1: "VATEX-EU-F", P_PMarzy_3_2: "VATEX-EU-I", P_PMarzy_3_3: "VATEX-EU-J" };
 
 /** TFormaPlatnosci to UNCL 4461 (the first code payment.ts maps to each form); forms without a code get ZZZ and their name. */
 const PAYMENT_MEANS: Record<string, { code: string; text?: string }> = {
@@ -212,7 +215,8 @@ export function invoiceDataOfFa3(root: ModelNode): InvoiceData {
   const exemptions: Exemptions = {};
   const basis = v(annotations, "Zwolnienie/P_19A") ?? v(annotations, "Zwolnienie/P_19B") ?? v(annotations, "Zwolnienie/P_19C");
   const eMargin = margins.length > 0 ? MARGIN_VATEX[margins[0]!] : undefined;
-  if (basis !== undefined || eMargin !== undefined) exemptions.E = /^VATEX-[A-Z0-9-]+$/i.test(basis ?? "") ? compact({ code: basis, reason: undefined }) : compact({ reason: basis, code: eMargin });
+  const eReason = basis ?? (margins[0] === "P_PMarzy_2" ? MARGIN_WORDS["P_PMarzy_2"] : undefined);
+  if (eReason !== undefined || eMargin !== undefined) exemptions.E = /^VATEX-[A-Z0-9-]+$/i.test(eReason ?? "") ? { code: eReason! } : compact({ reason: eReason, code: eMargin });
   const codesUsed = new Set(rows.map((r) => v(r, "P_12")).filter((c): c is string => c !== undefined));
   for (const [slot, code] of [["6_2", "0 WDT"], ["6_3", "0 EX"], ["8", "np I"], ["9", "np II"], ["10", "oo"]] as const) {
     if (v(fa, `P_13_${slot}`) === undefined && !codesUsed.has(code)) continue;
