@@ -415,3 +415,43 @@ describe("the round trip's comparison", () => {
     expect(unexplained(c.ubl, changed)).toEqual([{ path: "/lines/0/netAmount", ubl: c.ubl.lines[0]!.netAmount, fa3: "1.00" }]);
   });
 });
+
+describe("readFa3: margin schemes, advance invoices, other payment forms", () => {
+  const margin = (scheme: string) =>
+    KOR.replace("<RodzajFaktury>KOR</RodzajFaktury>", "<RodzajFaktury>VAT</RodzajFaktury>")
+      .replace(/<PrzyczynaKorekty>.*<\/DaneFaKorygowanej>/s, "")
+      .replace("<P_PMarzyN>1</P_PMarzyN>", `<P_PMarzy>1</P_PMarzy><${scheme}>1</${scheme}>`)
+      .replace(/<P_12>zw<\/P_12>/, "")
+      .replace(/<P_19>1<\/P_19><P_19A>[^<]*<\/P_19A>/, "<P_19N>1</P_19N>");
+
+  it("reads a margin line (no rate code) as exempt, with the scheme's VATEX code and statutory words", () => {
+    const d = readFa3(margin("P_PMarzy_3_2"));
+    expect(d.typeCode).toBe("380");
+    expect(d.lines[2]!.vat).toEqual({ category: "E", rate: "0" });
+    expect(d.vatExemptions).toEqual({ E: { code: "VATEX-EU-I" } });
+    expect(d.notes).toContain("procedura marży - dzieła sztuki");
+    // The travel agents' scheme has no VATEX code without doubt: its statutory words are the reason.
+    expect(readFa3(margin("P_PMarzy_2")).vatExemptions).toEqual({ E: { reason: "procedura marży dla biur podróży" } });
+  });
+
+  it("reads an advance invoice (ZAL) as type 386 and a settlement's advance invoices and amount due", () => {
+    const zal = readFa3(margin("P_PMarzy_2").replace("<RodzajFaktury>VAT</RodzajFaktury>", "<RodzajFaktury>ZAL</RodzajFaktury>"));
+    expect(zal.typeCode).toBe("386");
+    const roz = readFa3(
+      KOR.replace(/<RodzajFaktury>KOR<\/RodzajFaktury>.*<\/DaneFaKorygowanej>/s, "<RodzajFaktury>ROZ</RodzajFaktury>")
+        .replace("<FaWiersz>", "<FakturaZaliczkowa><NrKSeFZN>1</NrKSeFZN><NrFaZaliczkowej>ZAL/1</NrFaZaliczkowej></FakturaZaliczkowa><FaWiersz>")
+        .replace("<Platnosc>", "<Rozliczenie><DoZaplaty>100.00</DoZaplaty></Rozliczenie><Platnosc>"),
+    );
+    expect(roz.typeCode).toBe("380");
+    expect(roz.precedingInvoices).toEqual([{ number: "ZAL/1" }]);
+    expect(roz.totals?.payable).toBe("100.00");
+    expect(roz.totals?.taxInclusive).toBe("-173.00");
+  });
+
+  it("reads another form of payment: toFa3's UNCL 4461 text as its code, another text as ZZZ", () => {
+    const form = (x: string) => readFa3(KOR.replace("<FormaPlatnosci>6</FormaPlatnosci>", x)).payment;
+    expect(form("<PlatnoscInna>1</PlatnoscInna><OpisPlatnosci>UNCL4461 49 (Direct debit)</OpisPlatnosci>")).toMatchObject({ meansCode: "49", meansText: "Direct debit" });
+    expect(form("<PlatnoscInna>1</PlatnoscInna><OpisPlatnosci>Kompensata</OpisPlatnosci>")).toMatchObject({ meansCode: "ZZZ", meansText: "Kompensata" });
+    expect(form("<FormaPlatnosci>3</FormaPlatnosci>")).toMatchObject({ meansCode: "ZZZ", meansText: "Bon" });
+  });
+});
