@@ -259,7 +259,7 @@ const KOR = `<?xml version="1.0" encoding="UTF-8"?>
 <FaWiersz><NrWierszaFa>1</NrWierszaFa><P_7>Farba biała 10 l</P_7><Indeks>FB-10</Indeks><GTIN>5901234123457</GTIN><P_8A>szt.</P_8A><P_8B>5</P_8B><P_9A>100</P_9A><P_11>500.00</P_11><P_12>23</P_12><StanPrzed>1</StanPrzed></FaWiersz>
 <FaWiersz><NrWierszaFa>2</NrWierszaFa><P_7>Farba biała 10 l</P_7><P_8A>szt.</P_8A><P_8B>4</P_8B><P_9A>100</P_9A><P_11>400.00</P_11><P_12>23</P_12></FaWiersz>
 <FaWiersz><NrWierszaFa>3</NrWierszaFa><P_7>Szkolenie</P_7><P_8A>h</P_8A><P_8B>1</P_8B><P_9A>60</P_9A><P_10>10.00</P_10><P_11>50.00</P_11><P_12>zw</P_12></FaWiersz>
-<Platnosc><TerminPlatnosci><Termin>2026-12-09</Termin></TerminPlatnosci><TerminPlatnosci><TerminOpis><Ilosc>14</Ilosc><Jednostka>dni</Jednostka><ZdarzeniePoczatkowe>od doręczenia</ZdarzeniePoczatkowe></TerminOpis></TerminPlatnosci><FormaPlatnosci>6</FormaPlatnosci><RachunekBankowy><NrRB>61109010140000071219812874</NrRB><SWIFT>WBKPPLPP</SWIFT><NazwaBanku>Santander</NazwaBanku></RachunekBankowy><RachunekBankowyFaktora><NrRB>PL27114020040000300201355387</NrRB></RachunekBankowyFaktora></Platnosc>
+<Platnosc><TerminPlatnosci><TerminOpis><Ilosc>14</Ilosc><Jednostka>dni</Jednostka><ZdarzeniePoczatkowe>od doręczenia</ZdarzeniePoczatkowe></TerminOpis></TerminPlatnosci><TerminPlatnosci><Termin>2026-12-09</Termin></TerminPlatnosci><TerminPlatnosci><TerminOpis><Ilosc>14</Ilosc><Jednostka>dni</Jednostka><ZdarzeniePoczatkowe>od doręczenia</ZdarzeniePoczatkowe></TerminOpis></TerminPlatnosci><FormaPlatnosci>6</FormaPlatnosci><RachunekBankowy><NrRB>61109010140000071219812874</NrRB><SWIFT>WBKPPLPP</SWIFT><NazwaBanku>Santander</NazwaBanku></RachunekBankowy><RachunekBankowyFaktora><NrRB>PL27114020040000300201355387</NrRB></RachunekBankowyFaktora></Platnosc>
 <WarunkiTransakcji><Umowy><NrUmowy>U/2026/1</NrUmowy></Umowy><Zamowienia><DataZamowienia>2026-11-01</DataZamowienia><NrZamowienia>ZAM-77</NrZamowienia></Zamowienia></WarunkiTransakcji>
 </Fa>
 <Stopka><Informacje><StopkaFaktury>Dziękujemy za zakupy.</StopkaFaktury></Informacje></Stopka>
@@ -282,7 +282,7 @@ describe("readFa3: an FA(3) of another issuer", () => {
       contractReference: "U/2026/1",
       orderReference: "ZAM-77",
       despatchAdviceReference: "WZ/11/2026/3",
-      paymentTerms: "14 dni od doręczenia",
+      paymentTerms: "14 dni od doręczenia\n14 dni od doręczenia",
       notes: ["Zwrot towaru", "mechanizm podzielonej płatności", "Projekt: Remont", "Dziękujemy za zakupy."],
       precedingInvoices: [{ number: "FV/2026/11/001", issueDate: "2026-11-20" }],
       seller: {
@@ -446,6 +446,8 @@ describe("readFa3: margin schemes, advance invoices, other payment forms", () =>
     expect(roz.precedingInvoices).toEqual([{ number: "ZAL/1" }]);
     expect(roz.totals?.payable).toBe("100.00");
     expect(roz.totals?.taxInclusive).toBe("-173.00");
+    const refund = readFa3(KOR.replace("<Platnosc>", "<Rozliczenie><DoRozliczenia>173.00</DoRozliczenia></Rozliczenie><Platnosc>"));
+    expect(refund.totals?.payable).toBe("173.00");
   });
 
   it("reads another form of payment: toFa3's UNCL 4461 text as its code, another text as ZZZ", () => {

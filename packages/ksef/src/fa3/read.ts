@@ -46,6 +46,7 @@ function someOf<T extends object>(o: T): T | undefined {
   return Object.keys(c).length === 0 ? undefined : c;
 }
 const nonEmpty = <T>(a: T[]): T[] | undefined => (a.length === 0 ? undefined : a);
+const negateOr = (s: string | undefined): string | undefined => (s === undefined ? undefined : negate(s));
 
 // ---------- codes ----------
 
@@ -250,7 +251,7 @@ export function invoiceDataOfFa3(root: ModelNode): InvoiceData {
     typeCode: kind === "" ? undefined : credit ? "381" : kind === "ZAL" ? "386" : flag("P_17") ? "389" : "380",
     currency,
     vatAccountingCurrency: accounting,
-    dueDate: v(payment, "TerminPlatnosci/Termin"),
+    dueDate: kids(payment, "TerminPlatnosci").map((t) => v(t, "Termin")).find((d) => d !== undefined),
     contractReference: v(terms, "Umowy/NrUmowy"),
     orderReference: v(terms, "Zamowienia/NrZamowienia"),
     despatchAdviceReference: v(fa, "WZ"),
@@ -277,7 +278,8 @@ export function invoiceDataOfFa3(root: ModelNode): InvoiceData {
     vatExemptions: Object.keys(exemptions).length > 0 ? exemptions : undefined,
     totals: someOf({
       taxInclusive: signed(v(fa, "P_15")),
-      payable: signed(v(fa, "Rozliczenie/DoZaplaty") ?? v(fa, "P_15")),
+      // Rozliczenie: DoZaplaty is what the buyer pays, DoRozliczenia what is settled in its favour (a credit note's due).
+      payable: credit ? (v(fa, "Rozliczenie/DoRozliczenia") ?? signed(v(fa, "Rozliczenie/DoZaplaty") ?? v(fa, "P_15"))) : (v(fa, "Rozliczenie/DoZaplaty") ?? negateOr(v(fa, "Rozliczenie/DoRozliczenia")) ?? v(fa, "P_15")),
       vatBreakdown: nonEmpty(breakdown),
     }),
   });
