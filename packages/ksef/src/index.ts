@@ -6,3 +6,5 @@ export { ksefNetwork, type KsefNetworkOptions, type KsefCredentials } from "./ne
 export type { KsefState, KsefUpload } from "./state.js";
 export { readUbl } from "./read.js";
 export { KSEF_ENVIRONMENTS, ksefQrBase, verificationUrl, verificationFacts, fa3Sha256, type VerificationParts } from "./verification.js";
+export { readFa3, fa3Root, invoiceDataOfFa3, fa3KindOf, isFa3Root } from "./fa3/read.js";
+export { fa3Syntax, type Fa3Syntax } from "./fa3/syntax.js";
