@@ -141,7 +141,9 @@ export interface ConvertedCii {
 export function convertCiiToUbl(data: InvoiceData, root: UblRoot, maxItems = MAX_REPORTED_ERRORS): ConvertedCii {
   let built: ReturnType<typeof buildDocument>;
   try {
-    built = buildDocument(data, root, { asWritten: true });
+    // Peppol carries Peppol BIS Billing 3.0 UBL, whatever specification the CII named (an XRechnung CII is sent on
+    // Peppol as Peppol BIS; its XRechnung rules were checked on the CII).
+    built = buildDocument({ ...data, specification: "peppol" }, root, { asWritten: true });
   } catch (e) {
     if (e instanceof ApiError) throw e;
     throw new ApiError("invalid_ubl_xml", "The CII document could not be converted to UBL: a value it holds cannot be written there (a decimal that is no number, a line without its VAT category). Correct the CII, or send the invoice as UBL.");

@@ -4,6 +4,7 @@
 // payment terms with termsText, absent stays absent, nothing validated (the rule sets judge the document).
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../../domain/invoice-data.js";
 import { child, children, first, select, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
+import { specificationOf } from "../../invoice-data/build.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Exemptions = NonNullable<Mutable<InvoiceData["vatExemptions"]>>;
@@ -179,6 +180,8 @@ export function invoiceDataOfCii(root: DocumentNode): InvoiceData {
     typeCode: at(doc, "ram:TypeCode"),
     currency,
     profileId: at(context, "ram:BusinessProcessSpecifiedDocumentContextParameter/ram:ID"),
+    // BT-24 as the specification InvoiceData names, as the UBL reader reads it (absent for a guideline id it has no name for).
+    specification: specificationOf(at(context, "ram:GuidelineSpecifiedDocumentContextParameter/ram:ID")),
     vatAccountingCurrency: accountingCurrency,
     taxPointDate,
     dueDate: ciiDate(firstTerm("ram:DueDateDateTime")),

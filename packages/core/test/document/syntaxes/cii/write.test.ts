@@ -687,6 +687,12 @@ function keptByCii(data: InvoiceData): InvoiceData {
   return out;
 }
 
+/**
+ * BT-24 through CII: writeCii writes the EN 16931 guideline id unless it is given one (there is no current Peppol CII,
+ * and an XRechnung guideline is asked for by name), so the reader gives back `specification: "en16931"`.
+ */
+const asWrittenByDefault = (data: InvoiceData): InvoiceData => ({ ...data, specification: "en16931" });
+
 /** The corpus documents a round trip changes, and why (keptByCii's cases); every other comes back equal. */
 const ROUND_TRIP_CHANGES: Record<string, string[]> = {
   "cen-en16931/testfiles/CreditNote-Max_content.xml": ["precedingInvoices", "identifiers"],
@@ -708,7 +714,7 @@ describe("writeCii then the CII reader (invoiceDataOfCii)", () => {
   const corpus = DOCS.filter((d) => d.id.startsWith("corpus:"));
 
   it("gives back the InvoiceData read from the UBL, but for the true differences of the syntaxes", () => {
-    const wrong = corpus.filter((d) => !isDeepStrictEqual(invoiceDataOfCii(parseXml(writeCii(d.data)).root), keptByCii(d.data))).map((d) => d.id);
+    const wrong = corpus.filter((d) => !isDeepStrictEqual(invoiceDataOfCii(parseXml(writeCii(d.data)).root), asWrittenByDefault(keptByCii(d.data)))).map((d) => d.id);
     expect(wrong).toEqual([]);
   });
 
@@ -719,7 +725,7 @@ describe("writeCii then the CII reader (invoiceDataOfCii)", () => {
       const back = new Map(leaves(invoiceDataOfCii(parseXml(writeCii(d.data)).root)));
       // An exemption reason of a category no line, allowance or charge has is written nowhere (in UBL neither).
       const used = new Set([...d.data.lines, ...(d.data.allowances ?? []), ...(d.data.charges ?? [])].map((x) => x.vat.category));
-      const kept = leaves(keptByCii(d.data)).filter(([p]) => p !== "/vatAccountingCurrency/rate" && !(p.startsWith("/vatExemptions/") && !used.has(p.split("/")[2] as never)));
+      const kept = leaves(asWrittenByDefault(keptByCii(d.data))).filter(([p]) => p !== "/vatAccountingCurrency/rate" && !(p.startsWith("/vatExemptions/") && !used.has(p.split("/")[2] as never)));
       const missing = kept.filter(([p, v]) => back.get(p) !== v).map(([p, v]) => `${d.id} ${p}: ${v} -> ${back.get(p)}`);
       const added = [...back.keys()].filter((p) => !kept.some(([k]) => k === p) && !computedField.test(p)).map((p) => `${d.id} ${p}: added ${back.get(p)}`);
       return [...missing, ...added];
