@@ -16,4 +16,5 @@ export {
   type Language,
   type Labels,
 } from "./labels.js";
+export { renderHtml, escapeHtml, type RenderOptions, type KsefMarks } from "./html.js";
 // PDF and Factur-X: see pdf.ts and facturx.ts (exported below by their author)
