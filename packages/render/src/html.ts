@@ -239,16 +239,19 @@ export function renderHtml(invoice: InvoiceData, options: RenderOptions = {}): s
   const totals = invoice.totals ?? {};
   const breakdown = totals.vatBreakdown ?? [];
   if (breakdown.length > 0) {
+    const exemptionOf = (category: string) => {
+      const ex = invoice.vatExemptions?.[category as keyof NonNullable<InvoiceData["vatExemptions"]>];
+      return ex ? [ex.reason, ex.code ? `(${ex.code})` : undefined].filter(Boolean).join(" ") : "";
+    };
+    const exemptions = breakdown.some((b) => exemptionOf(b.category) !== "");
     out.push(
       `<section class="vat"><h2>${e(L.vatBreakdown)}</h2><table class="grid"><thead><tr><th scope="col">${e(L.category)}</th><th scope="col" class="num">${e(L.rate)}</th>` +
-        `<th scope="col" class="num">${e(L.taxableAmount)}</th><th scope="col" class="num">${e(L.taxAmount)}</th><th scope="col">${e(L.exemptionReason)}</th></tr></thead><tbody>`,
+        `<th scope="col" class="num">${e(L.taxableAmount)}</th><th scope="col" class="num">${e(L.taxAmount)}</th>${exemptions ? `<th scope="col">${e(L.exemptionReason)}</th>` : ""}</tr></thead><tbody>`,
     );
     for (const b of breakdown) {
-      const ex = invoice.vatExemptions?.[b.category as keyof NonNullable<InvoiceData["vatExemptions"]>];
-      const exemption = ex ? [ex.reason, ex.code ? `(${ex.code})` : undefined].filter(Boolean).join(" ") : "";
       out.push(
         `<tr><td>${e(`${vatCategoryName(b.category, lang)} (${b.category})`)}</td><td class="num">${e(b.rate !== undefined ? formatPercent(b.rate, lang) : "")}</td>` +
-          `<td class="num">${e(amount(b.taxableAmount))}</td><td class="num">${e(amount(b.taxAmount))}</td><td>${e(exemption)}</td></tr>`,
+          `<td class="num">${e(amount(b.taxableAmount))}</td><td class="num">${e(amount(b.taxAmount))}</td>${exemptions ? `<td>${e(exemptionOf(b.category))}</td>` : ""}</tr>`,
       );
     }
     out.push(`</tbody></table></section>`);
@@ -366,7 +369,7 @@ table.facts td,table.ids td,table.sums td{padding:1px 0;vertical-align:top}
 table.lines,table.grid{width:100%}
 table.lines th,table.grid th{text-align:left;border-bottom:1px solid #888;padding:4px;font-weight:bold}
 table.lines td,table.grid td{border-bottom:1px solid #ddd;padding:4px;vertical-align:top}
-.num{text-align:right;white-space:nowrap}
+.num,table.lines th.num,table.grid th.num{text-align:right;white-space:nowrap}
 .pos{white-space:nowrap}
 .item .name{font-weight:bold}
 .meta,.desc,.note,.ac{font-size:9pt;color:#444}

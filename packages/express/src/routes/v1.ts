@@ -75,6 +75,33 @@ const SUBMIT_EXAMPLES = {
   explicitKsef: { summary: "Issue through KSeF (a company in PL)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
 };
 
+/** A complete invoice as data (POST /v1/render's example: "Try it out" on /docs shows the page). */
+const EXAMPLE_INVOICE = {
+  number: "INV-2026-0001",
+  issueDate: "2026-03-01",
+  dueDate: "2026-03-31",
+  currency: "EUR",
+  buyerReference: "PO-4711",
+  seller: {
+    name: "Beispiel Lieferant GmbH",
+    vatId: "DE123456789",
+    endpoint: { scheme: "9930", id: "DE123456789" },
+    address: { lines: ["Hauptstraße 1"], city: "Berlin", postalCode: "10115", country: "DE" },
+  },
+  buyer: {
+    name: "Kunde Österreich GmbH",
+    vatId: "ATU12345678",
+    endpoint: { scheme: "9914", id: "ATU12345678" },
+    address: { lines: ["Mariahilfer Straße 2"], city: "Wien", postalCode: "1070", country: "AT" },
+  },
+  payment: { meansCode: "58", reference: "INV-2026-0001", accounts: [{ iban: "DE75512108001245126199", bic: "SOGEDEFFXXX" }] },
+  paymentTerms: "30 Tage netto",
+  lines: [
+    { id: "1", name: "Beratung", description: "Architektur-Review", quantity: "12.5", unitCode: "HUR", price: "120.00", vat: { category: "S", rate: "19" } },
+    { id: "2", name: "Lizenz", quantity: "3", unitCode: "C62", price: "99.90", vat: { category: "S", rate: "19" } },
+  ],
+};
+
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
 /** What names an operation: the fields each route helper below takes as they are. */
 type Operation = Pick<Route<V1Deps>, "path" | "operationId" | "summary">;
@@ -212,7 +239,8 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       kind: "json",
       schema: RenderRequestSchema,
       examples: {
-        html: { summary: "A UBL invoice as a German HTML page", value: { xml: EXAMPLE_XML, format: "html", lang: "de" } },
+        html: { summary: "An invoice sent as data, as a German HTML page", value: { invoice: EXAMPLE_INVOICE, format: "html", lang: "de" } },
+        xml: { summary: "A UBL invoice (base64) as a page in the buyer's language", value: { xml: EXAMPLE_XML, format: "html" } },
       },
     },
     success: {
