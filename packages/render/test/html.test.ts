@@ -25,7 +25,7 @@ function textOf(node: Node): string {
 const parse = (html: string) => parseDocument(html, { decodeEntities: true }) as unknown as Node;
 
 /** A full invoice: every part of the page has something to show. */
-const FULL = {
+const FULL: Record<string, unknown> = {
   ...EXAMPLE,
   number: "FULL-2026/0042",
   taxPointDate: "2026-03-02",
