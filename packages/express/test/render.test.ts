@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createDispatcher, memoryStore, parseInvoiceData, RENDER_FORMATS, RENDER_LANGUAGES, sandboxNetwork, SYNTAXES, tokenCipher, type Dispatcher } from "@einvoice/core";
+import { openApiDocument } from "@einvoice/express";
 import { LANGUAGES } from "@einvoice/render";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -155,6 +156,14 @@ describe("POST /v1/render", () => {
     expect(credit.status).toBe(200);
     expect(credit.text).toContain("<h1>Avoir");
     expect((await request(app).get("/v1/invoices").set(bearer(key))).body.data).toEqual([]);
+  });
+
+  it("renders its documented example (the one /docs offers to try) in the language it asks", async () => {
+    const doc = openApiDocument() as unknown as { paths: Record<string, { post: { requestBody: { content: Record<string, { examples: Record<string, { value: object }> }> } } }> };
+    const example = doc.paths["/v1/render"]!.post.requestBody.content["application/json"]!.examples["html"]!.value;
+    const res = await request(app).post("/v1/render").set(bearer(key)).send(example);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<h1>Rechnung INV-2026-0001");
   });
 
   it("answers 400 for a body of the wrong shape and 422 for a document it cannot read", async () => {
