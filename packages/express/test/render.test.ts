@@ -163,7 +163,7 @@ describe("POST /v1/render", () => {
     const example = doc.paths["/v1/render"]!.post.requestBody.content["application/json"]!.examples["html"]!.value;
     const res = await request(app).post("/v1/render").set(bearer(key)).send(example);
     expect(res.status).toBe(200);
-    expect(res.text).toContain("<h1>Rechnung INV-2026-0001");
+    expect(res.text).toContain(`<h1>Rechnung <span class="number">INV-2026-0001</span></h1>`);
   });
 
   it("answers 400 for a body of the wrong shape and 422 for a document it cannot read", async () => {
