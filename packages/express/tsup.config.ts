@@ -1,3 +1,3 @@
 import { packageBuild } from "../../tsup.base.js";
 
-export default packageBuild({ external: ["express", "@einvoice/core"] });
+export default packageBuild({ external: ["express", "@einvoice/core", "@einvoice/render"] });

@@ -81,6 +81,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render an invoice (UBL, CII, Factur-X or data) as a page for people, without storing it
+         * @description A preview: the body's invoice (`xml`, `document` or as data, as in a submit) rendered in `format` (`html`: a printable HTML page, no script, served under a Content-Security-Policy that allows none) and `lang` (default: the buyer's country's, else en). The document is read, not judged (`POST /v1/validate` judges it); nothing is stored. The submit body limits and the per-company rate limit apply.
+         */
+        post: operations["renderInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invoices": {
         parameters: {
             query?: never;
@@ -164,7 +184,7 @@ export interface paths {
         };
         /**
          * Get the document of an invoice as it was sent
-         * @description The UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
+         * @description With `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
          */
         get: operations["getInvoiceDocument"];
         put?: never;
@@ -895,6 +915,24 @@ export interface components {
             document?: string;
             invoice?: components["schemas"]["InvoiceData"];
             creditNote?: components["schemas"]["InvoiceData"];
+        };
+        RenderRequest: {
+            /** @description The UBL document, base64. Exactly one of `xml`, `document` and the document as data. */
+            xml?: string;
+            /** @description The document, base64, in any syntax einvoice reads, told apart by its content: a UBL Invoice or CreditNote, a UN/CEFACT CII CrossIndustryInvoice (EN 16931, XRechnung, Factur-X / ZUGFeRD 2.x XML), or a Factur-X / ZUGFeRD PDF (the invoice XML attached to it is read). Exactly one of `xml`, `document` and the document as data. */
+            document?: string;
+            invoice?: components["schemas"]["InvoiceData"];
+            creditNote?: components["schemas"]["InvoiceData"];
+            /**
+             * @description `html`: a printable page (`text/html`); `pdf`: a PDF; `facturx`: a Factur-X PDF (PDF/A-3 with the EN 16931 CII attached).
+             * @enum {string}
+             */
+            format: "html" | "pdf" | "facturx";
+            /**
+             * @description Labels, dates and number formats. Default: the buyer's country's (DE, AT: de; NL, BE: nl; FR: fr; PL: pl), else en.
+             * @enum {string}
+             */
+            lang?: "en" | "de" | "nl" | "fr" | "pl";
         };
         ApiKeyRequest: {
             /**
@@ -1796,6 +1834,120 @@ export interface operations {
             };
         };
     };
+    renderInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenderRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered invoice: `text/html` for `html`; `application/pdf` for `pdf` and `facturx`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/pdf": string;
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The JSON body is over 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The document cannot be read: bad base64, not UTF-8 XML text, not well-formed, an `xml` that is not UBL, a `document` that is neither UBL, CII nor a PDF, a broken, encrypted or invoice-less PDF. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                        /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
+                        errors?: components["schemas"]["RuleFinding"][];
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "server_busy" | "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     listInvoices: {
         parameters: {
             query?: {
@@ -2247,8 +2399,10 @@ export interface operations {
     getInvoiceDocument: {
         parameters: {
             query?: {
-                /** @description `ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). */
-                format?: "ubl" | "original" | "cii" | "fa3";
+                /** @description `ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). `html`: the invoice as a printable page for people (`text/html`, no script, served under a Content-Security-Policy that allows none), with the KSeF number and verification QR code of a KSeF invoice. `pdf`: the same as a PDF. `facturx`: a Factur-X PDF (PDF/A-3 with the EN 16931 CII attached). */
+                format?: "ubl" | "original" | "cii" | "fa3" | "html" | "pdf" | "facturx";
+                /** @description The language of a rendered invoice (`html`, `pdf`, `facturx`): its labels, dates and number formats. Default: the buyer's country's (DE, AT: de; NL, BE: nl; FR: fr; PL: pl), else en. */
+                lang?: "en" | "de" | "nl" | "fr" | "pl";
             };
             header?: never;
             path: {
@@ -2259,7 +2413,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF. */
+            /** @description The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF; with `format=html`, the printable page (`text/html`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2268,6 +2422,7 @@ export interface operations {
                     "application/xml": string;
                     "application/json": components["schemas"]["InvoiceData"];
                     "application/pdf": string;
+                    "text/html": string;
                 };
             };
             /** @description The body or the query has the wrong shape. */

@@ -45,8 +45,11 @@ describe.skipIf(!available)("GET /docs", () => {
     await page.goto(`${base}/docs`);
     const submit = page.locator(".opblock-summary-path", { hasText: "/v1/peppol/invoice" });
     await submit.first().waitFor({ timeout: 20_000 });
-    expect(await page.locator(".opblock-summary-description", { hasText: "Submit one UBL invoice" }).count()).toBe(1);
+    expect(await page.locator(".opblock-summary-description", { hasText: "Submit one invoice: UBL, CII or Factur-X" }).count()).toBe(1);
     expect(await page.locator(".info .title").innerText()).toMatch(/einvoice API/);
+    // The introduction links an invoice rendered for people: POST /v1/render, whose example body renders as it is.
+    expect(await page.locator('.info a[href="#/default/renderInvoice"]').count()).toBe(1);
+    expect(await page.locator(".opblock-summary-path", { hasText: "/v1/render" }).count()).toBe(1);
     const shot = join(mkdtempSync(join(tmpdir(), "einvoice-docs-")), "docs.png");
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(20_000);

@@ -112,10 +112,11 @@ export {
   type IdempotentAnswer,
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
-export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, getInvoiceOriginal, getInvoiceCii, documentFormat } from "./use-cases/document.js";
+export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, getInvoiceOriginal, getInvoiceCii, documentFormat, documentQuery } from "./use-cases/document.js";
 export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson, type SubmitBody, type SubmitOptions } from "./use-cases/submit.js";
 export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";
+export { getInvoiceRenderInput, readRenderRequest, type RenderInput } from "./use-cases/render.js";
 export { invoiceView, clientView } from "./domain/views.js";
 export {
   createAccount,

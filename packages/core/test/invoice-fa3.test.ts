@@ -40,6 +40,6 @@ describe("getInvoiceFa3", () => {
     expect(documentFormat({})).toBe("ubl");
     expect(documentFormat({ format: "fa3" })).toBe("fa3");
     const e = await failure(Promise.resolve().then(() => documentFormat({ format: "FA3" })));
-    expect([e.status, e.details]).toEqual([400, ["format must be one of the following values: ubl, original, cii, fa3"]]);
+    expect([e.status, e.details]).toEqual([400, ["format must be one of the following values: ubl, original, cii, fa3, html, pdf, facturx"]]);
   });
 });

@@ -188,7 +188,7 @@ export function openApiDocument(): Doc {
       title: "einvoice API",
       version: "1.0.0",
       description:
-        "Submit UBL invoices to Peppol (and KSeF), track each submission, and read invoices and clients. Every /v1 endpoint except sign-up takes the company's API key as a bearer token.",
+        "Submit UBL invoices to Peppol (and KSeF), track each submission, and read invoices and clients. Every /v1 endpoint except sign-up takes the company's API key as a bearer token.\n\nSee an invoice as people read it: [POST /v1/render](#/default/renderInvoice) with its example body (Try it out) answers a printable HTML page, and `GET /v1/invoices/{id}/document?format=html&lang=de` shows any stored invoice, sent or received, with a KSeF invoice's verification QR code.",
     },
     security: [{ apiKey: [] }],
     components: {

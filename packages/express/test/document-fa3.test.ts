@@ -90,7 +90,7 @@ describe("GET /v1/invoices/{id}/document?format=fa3", () => {
   it("answers 400 in the validation shape for an unknown format, a repeated one, or another query parameter", async () => {
     const id = "00000000-0000-4000-8000-000000000000";
     const cases: [string, string][] = [
-      ["format=pdf", "format must be one of the following values: ubl, original, cii, fa3"],
+      ["format=docx", "format must be one of the following values: ubl, original, cii, fa3, html, pdf, facturx"],
       ["format=fa3&format=ubl", "format must not be repeated"],
       ["form=fa3", "property form should not exist"],
     ];

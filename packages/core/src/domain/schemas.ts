@@ -316,22 +316,80 @@ export const ListClientsQuerySchema = z.strictObject({ limit, cursor }).meta({ i
 export type ListClientsQuery = z.input<typeof ListClientsQuerySchema>;
 
 /**
- * The forms `GET /v1/invoices/{id}/document` serves: the UBL as stored (what is sent on Peppol), the document as it
- * came in (`original`: a CII or PDF `document` as received), the invoice as EN 16931 CII, or the FA(3) sent to KSeF.
+ * The forms @einvoice/render makes of an invoice (the core renders none of them): `html`, a printable page; `pdf`; and
+ * `facturx`, a PDF/A-3 with the invoice's EN 16931 CII attached. One list for `GET /v1/invoices/{id}/document` and
+ * `POST /v1/render`; a router serves each through a renderer of its own (express: `routes/render.ts`).
  */
-export const DOCUMENT_FORMATS = ["ubl", "original", "cii", "fa3"] as const;
+export const RENDER_FORMATS = ["html", "pdf", "facturx"] as const;
+export type RenderFormat = (typeof RENDER_FORMATS)[number];
+
+/** The languages a rendered invoice is shown in (@einvoice/render's `LANGUAGES`). */
+export const RENDER_LANGUAGES = ["en", "de", "nl", "fr", "pl"] as const;
+export type RenderLanguage = (typeof RENDER_LANGUAGES)[number];
+
+/** Whether a document format is one @einvoice/render makes. */
+export function isRenderFormat(format: string | undefined): format is RenderFormat {
+  return (RENDER_FORMATS as readonly string[]).includes(format ?? "");
+}
+
+/**
+ * The forms `GET /v1/invoices/{id}/document` serves: the UBL as stored (what is sent on Peppol), the document as it
+ * came in (`original`: a CII or PDF `document` as received), the invoice as EN 16931 CII, the FA(3) sent to KSeF, or
+ * the invoice rendered for people (`RENDER_FORMATS`).
+ */
+export const DOCUMENT_FORMATS = ["ubl", "original", "cii", "fa3", ...RENDER_FORMATS] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+const langParam = param("lang", z.enum(RENDER_LANGUAGES, { error: oneOf("lang", RENDER_LANGUAGES) }), {
+  description: "The language of a rendered invoice (`html`, `pdf`, `facturx`): its labels, dates and number formats. Default: the buyer's country's (DE, AT: de; NL, BE: nl; FR: fr; PL: pl), else en.",
+  override: { type: "string", enum: [...RENDER_LANGUAGES] },
+});
 
 /** Query of `GET /v1/invoices/{id}/document`. */
 export const DocumentQuerySchema = z
   .strictObject({
     format: param("format", z.enum(DOCUMENT_FORMATS, { error: oneOf("format", DOCUMENT_FORMATS) }), {
       description:
-        "`ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says).",
+        "`ubl` (the default): the UBL stored at submission, what is sent (a CII or Factur-X `document` was converted to it). `original`: the document exactly as it was submitted (`application/xml`, or `application/pdf` for a Factur-X PDF; the UBL itself for `xml` and data). `cii`: the invoice as EN 16931 CII D16B, written from the stored UBL (`application/xml`). `fa3`: for an invoice delivered through KSeF, the FA(3) XML exactly as it was sent to KSeF (always `application/xml`, whatever `Accept` says). `html`: the invoice as a printable page for people (`text/html`, no script, served under a Content-Security-Policy that allows none), with the KSeF number and verification QR code of a KSeF invoice. `pdf`: the same as a PDF. `facturx`: a Factur-X PDF (PDF/A-3 with the EN 16931 CII attached).",
       override: { type: "string", enum: [...DOCUMENT_FORMATS] },
     }),
+    lang: langParam,
+  })
+  .superRefine((q, ctx) => {
+    if (q.lang !== undefined && !isRenderFormat(q.format)) ctx.addIssue({ code: "custom", path: ["lang"], message: `lang is only for format ${RENDER_FORMATS.join(", ")}` });
   })
   .meta({ id: "DocumentQuery" });
+
+/** Body of `POST /v1/render`: the document as `xml` (UBL, base64), `document` (any syntax, base64) or as data, the format and the language. */
+export const RenderRequestSchema = z
+  .strictObject(
+    {
+      xml: xmlField.optional(),
+      document: documentField.optional(),
+      invoice: InvoiceDataSchema.optional(),
+      creditNote: InvoiceDataSchema.optional(),
+      format: z
+        .enum(RENDER_FORMATS, { error: (iss) => (iss.input === undefined ? "format should not be empty" : oneOf("format", RENDER_FORMATS)) })
+        .meta({ description: "`html`: a printable page (`text/html`); `pdf`: a PDF; `facturx`: a Factur-X PDF (PDF/A-3 with the EN 16931 CII attached)." }),
+      lang: z
+        .enum(RENDER_LANGUAGES, { error: oneOf("lang", RENDER_LANGUAGES) })
+        .optional()
+        .meta({ description: "Labels, dates and number formats. Default: the buyer's country's (DE, AT: de; NL, BE: nl; FR: fr; PL: pl), else en." }),
+    },
+    notObject,
+  )
+  .superRefine((b, ctx) => {
+    const given = [b.xml, b.document, b.invoice, b.creditNote].filter((v) => v !== undefined).length;
+    if (given === 0) ctx.addIssue({ code: "custom", path: ["xml"], message: "xml should not be empty" });
+    if (given > 1) ctx.addIssue({ code: "custom", path: [], message: "give exactly one of xml, document, invoice and creditNote" });
+  }, ANY_OBJECT)
+  .meta({ id: "RenderRequest" });
+export type RenderRequest = { format: RenderFormat; lang?: RenderLanguage } & (
+  | { xml: string }
+  | { document: string }
+  | { invoice: InvoiceDataInput }
+  | { creditNote: InvoiceDataInput }
+);
 
 /** Query of endpoints that take none. */
 export const EmptyQuerySchema = z.strictObject({});

@@ -2,7 +2,7 @@
 // submitted (a CII, a Factur-X PDF), the invoice as EN 16931 CII, or the same as InvoiceData.
 import { readInvoiceData } from "../document/invoice-data/index.js";
 import { cii } from "../document/syntaxes/cii/index.js";
-import { DocumentQuerySchema, parseWith, type DocumentFormat } from "../domain/schemas.js";
+import { DocumentQuerySchema, parseWith, type DocumentFormat, type RenderLanguage } from "../domain/schemas.js";
 import type { InvoiceData } from "../domain/invoice-data.js";
 import { ApiError, quoteId } from "../domain/errors.js";
 import type { AuthContext } from "../domain/types.js";
@@ -70,7 +70,18 @@ export async function getInvoiceCii(store: Store, auth: AuthContext, id: string)
 
 /** The `format` of a `GET /v1/invoices/{id}/document` query (`DocumentQuerySchema`): `ubl` when absent; 400 for anything else. */
 export function documentFormat(query: unknown = {}): DocumentFormat {
-  return parseWith(DocumentQuerySchema, query).format ?? "ubl";
+  return documentQuery(query).format;
+}
+
+/**
+ * The whole query of `GET /v1/invoices/{id}/document` (`DocumentQuerySchema`): the `format` (`ubl` when absent) and,
+ * for a rendered format, the `lang` asked (absent: the renderer's default). 400 for anything else.
+ *
+ * @example documentQuery({ format: "html", lang: "de" }) // { format: "html", lang: "de" }
+ */
+export function documentQuery(query: unknown = {}): { format: DocumentFormat; lang: RenderLanguage | undefined } {
+  const q = parseWith(DocumentQuerySchema, query);
+  return { format: q.format ?? "ubl", lang: q.lang };
 }
 
 /**

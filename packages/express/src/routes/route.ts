@@ -101,6 +101,8 @@ export class MediaAnswer {
   constructor(
     readonly mediaType: string,
     readonly body: unknown,
+    /** Headers of this answer besides the API's (a rendered page's Content-Security-Policy). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 }
 
@@ -180,6 +182,7 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
           if (route.success.status === 204) res.status(204).end();
           else if (answer instanceof MediaAnswer) {
             res.vary("Accept");
+            res.set(answer.headers);
             if (answer.mediaType === "application/json") res.status(route.success.status).json(answer.body);
             else res.status(route.success.status).type(answer.mediaType).send(answer.body);
           } else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);

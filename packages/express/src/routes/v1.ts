@@ -15,8 +15,12 @@ import {
   getInvoiceDocument,
   getInvoiceDocumentData,
   getInvoiceFa3,
-  documentFormat,
+  documentQuery,
   getInvoiceCii,
+  getInvoiceRenderInput,
+  isRenderFormat,
+  readRenderRequest,
+  RenderRequestSchema,
   getInvoiceOriginal,
   DocumentQuerySchema,
   InvoiceDataSchema,
@@ -44,6 +48,7 @@ import {
   type Store,
 } from "@einvoice/core";
 import { z } from "zod";
+import { RENDERERS } from "./render.js";
 import { codesOf, MediaAnswer, type Route } from "./route.js";
 import { data, page } from "./schemas.js";
 
@@ -68,6 +73,33 @@ const SUBMIT_EXAMPLES = {
   autoRouting: { summary: "Let the issuer decide: KSeF for a company in PL, Peppol for every other", value: { xml: EXAMPLE_XML } },
   explicitPeppol: { summary: "Send on Peppol", value: { xml: EXAMPLE_XML, targetNetwork: "peppol" } },
   explicitKsef: { summary: "Issue through KSeF (a company in PL)", value: { xml: EXAMPLE_XML, targetNetwork: "ksef" } },
+};
+
+/** A complete invoice as data (POST /v1/render's example: "Try it out" on /docs shows the page). */
+const EXAMPLE_INVOICE = {
+  number: "INV-2026-0001",
+  issueDate: "2026-03-01",
+  dueDate: "2026-03-31",
+  currency: "EUR",
+  buyerReference: "PO-4711",
+  seller: {
+    name: "Beispiel Lieferant GmbH",
+    vatId: "DE123456789",
+    endpoint: { scheme: "9930", id: "DE123456789" },
+    address: { lines: ["Hauptstraße 1"], city: "Berlin", postalCode: "10115", country: "DE" },
+  },
+  buyer: {
+    name: "Kunde Österreich GmbH",
+    vatId: "ATU12345678",
+    endpoint: { scheme: "9914", id: "ATU12345678" },
+    address: { lines: ["Mariahilfer Straße 2"], city: "Wien", postalCode: "1070", country: "AT" },
+  },
+  payment: { meansCode: "58", reference: "INV-2026-0001", accounts: [{ iban: "DE75512108001245126199", bic: "SOGEDEFFXXX" }] },
+  paymentTerms: "30 Tage netto",
+  lines: [
+    { id: "1", name: "Beratung", description: "Architektur-Review", quantity: "12.5", unitCode: "HUR", price: "120.00", vat: { category: "S", rate: "19" } },
+    { id: "2", name: "Lizenz", quantity: "3", unitCode: "C62", price: "99.90", vat: { category: "S", rate: "19" } },
+  ],
 };
 
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
@@ -195,6 +227,42 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       data: Buffer.isBuffer(body) || Array.isArray(body) ? await validateDocumentBody(body, { ...deps.options, transfer: true }) : validateDocument({}, deps.options),
     }),
   },
+  {
+    method: "post",
+    path: "/render",
+    operationId: "renderInvoice",
+    summary: "Render an invoice (UBL, CII, Factur-X or data) as a page for people, without storing it",
+    description:
+      "A preview: the body's invoice (`xml`, `document` or as data, as in a submit) rendered in `format` (`html`: a printable HTML page, no script, served under a Content-Security-Policy that allows none) and `lang` (default: the buyer's country's, else en). The document is read, not judged (`POST /v1/validate` judges it); nothing is stored. The submit body limits and the per-company rate limit apply.",
+    auth: "apiKey",
+    body: {
+      kind: "json",
+      schema: RenderRequestSchema,
+      examples: {
+        html: { summary: "An invoice sent as data, as a German HTML page", value: { invoice: EXAMPLE_INVOICE, format: "html", lang: "de" } },
+        xml: { summary: "A UBL invoice (base64) as a page in the buyer's language", value: { xml: EXAMPLE_XML, format: "html" } },
+      },
+    },
+    success: {
+      status: 200,
+      description: "The rendered invoice: `text/html` for `html`; `application/pdf` for `pdf` and `facturx`.",
+      mediaType: "text/html",
+      schema: z.string().meta({ description: "The invoice as a printable HTML page." }),
+      alternatives: { "application/pdf": z.string().meta({ format: "binary", description: "With `format=pdf` or `format=facturx`: the PDF." }) },
+    },
+    errors: [
+      {
+        codes: ["invalid_base64_xml", "single_xml_only", "invalid_ubl_xml", "unsupported_document", "invalid_pdf", "pdf_encrypted", "pdf_without_invoice"],
+        description:
+          "The document cannot be read: bad base64, not UTF-8 XML text, not well-formed, an `xml` that is not UBL, a `document` that is neither UBL, CII nor a PDF, a broken, encrypted or invoice-less PDF.",
+      },
+    ],
+    handle: async ({ deps, body }) => {
+      const input = await readRenderRequest(body, deps.options);
+      const renderer = RENDERERS[input.format];
+      return new MediaAnswer(renderer.mediaType, await renderer.render(input, input.lang), renderer.headers);
+    },
+  },
   pageRoute({
     path: "/invoices",
     operationId: "listInvoices",
@@ -259,18 +327,19 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "getInvoiceDocument",
     summary: "Get the document of an invoice as it was sent",
     description:
-      "The UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
+      "With `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
     auth: "apiKey",
     params: { id: "The submissionId." },
     query: DocumentQuerySchema,
     success: {
       status: 200,
-      description: "The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF.",
+      description: "The document: UBL XML, or InvoiceData for `Accept: application/json`; with `format=fa3`, the FA(3) XML sent to KSeF; with `format=html`, the printable page (`text/html`).",
       mediaType: "application/xml",
       schema: z.string().meta({ description: "The UBL document, or with format=fa3 the FA(3) document." }),
       alternatives: {
         "application/json": InvoiceDataSchema,
-        "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted." }),
+        "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted. With `format=pdf` or `format=facturx`: the invoice rendered as a PDF, or as a Factur-X PDF." }),
+        "text/html": z.string().meta({ description: "With `format=html`: the invoice as a printable HTML page in the language `lang` (no script; served with `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:`). A KSeF invoice carries its KSeF number and verification QR code." }),
       },
     },
     errors: [
@@ -282,7 +351,11 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       },
     ],
     handle: async ({ deps, auth, params, query, req }) => {
-      const format = documentFormat(query);
+      const { format, lang } = documentQuery(query);
+      if (isRenderFormat(format)) {
+        const renderer = RENDERERS[format];
+        return new MediaAnswer(renderer.mediaType, await renderer.render(await getInvoiceRenderInput(deps.store, auth, params.id!), lang), renderer.headers);
+      }
       if (format === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, params.id!));
       if (format === "cii") return new MediaAnswer("application/xml", await getInvoiceCii(deps.store, auth, params.id!));
       if (format === "original") {
