@@ -2,3 +2,4 @@
 // Factur-X. The core pulls in no PDF writer; this package does.
 export {};
 export * from "./pdf.js";
+export * from "./facturx.js";
