@@ -27,6 +27,7 @@ export class Flow {
 
   constructor(
     readonly doc: Doc,
+    private readonly fonts: { regular: string; bold: string },
     /** Measure only: nothing is drawn, no page is added; `page` counts them. */
     readonly dry: boolean,
     /** The footer's text of page n of `pages` (known on the drawing pass). */
@@ -54,8 +55,15 @@ export class Flow {
     if (this.page === 0 || (this.y + h > BOTTOM && this.y > MARGIN + 1)) this.newPage();
   }
 
+  private current = "";
+  private currentSize = 0;
+
+  /** Switches font and size when they change (pdfkit looks the font up by its path). */
   font(bold = false, size = 9): Doc {
-    return this.doc.font(bold ? "bold" : "regular").fontSize(size);
+    const src = bold ? this.fonts.bold : this.fonts.regular;
+    if (src !== this.current) this.doc.font((this.current = src));
+    if (size !== this.currentSize) this.doc.fontSize((this.currentSize = size));
+    return this.doc;
   }
 
   height(s: string, w: number, o: TextOptions = {}): number {

@@ -49,23 +49,21 @@ export function pdfStream(invoice: InvoiceData, options: RenderPdfOptions, setup
   const doc = new PDFDocument({
     autoFirstPage: false,
     compress: true,
-    font: fonts.regular as unknown as string,
+    font: fonts.regular,
     bufferPages: false,
     ...setup,
     info: { Title: sanitiseInfo(`${t.title} ${invoice.number}`), Creator: "@einvoice/render", Producer: "@einvoice/render (pdfkit)", CreationDate: documentDate(invoice) },
   } as ConstructorParameters<typeof PDFDocument>[0]);
-  doc.registerFont("regular", fonts.regular);
-  doc.registerFont("bold", fonts.bold);
   doc.pipe(out);
   void (async () => {
     try {
       before?.(doc);
       // The dry pass counts the pages (for "1 / 3"); the second draws, yielding after each page so the reader drains.
-      const dry = new Flow(doc, true, () => "");
+      const dry = new Flow(doc, fonts, true, () => "");
       await layout(dry, invoice, t, options, async () => {});
       const pages = Math.max(1, dry.page);
       let pending = false;
-      const flow = new Flow(doc, false, (n) => `${t.title} ${invoice.number} · ${t.l.page} ${n} / ${pages}`, () => (pending = true));
+      const flow = new Flow(doc, fonts, false, (n) => `${t.title} ${invoice.number} · ${t.l.page} ${n} / ${pages}`, () => (pending = true));
       await layout(flow, invoice, t, options, async () => {
         if (!pending) return;
         pending = false;
