@@ -2,7 +2,8 @@
 import { PassThrough, type Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import QRCode from "qrcode";
-import { CREDIT_NOTE_TYPE_CODES, normaliseInvoiceData, type InvoiceData, type InvoiceKind } from "@einvoice/core";
+import { CREDIT_NOTE_TYPE_CODES, type InvoiceData, type InvoiceKind } from "@einvoice/core";
+import { documentTotals, lineAmounts, type PdfTotals } from "./pdf-amounts.js";
 import { pdfFonts } from "./pdf-fonts.js";
 import { CONTENT_W, Flow, MARGIN, PAGE_W, type Doc } from "./pdf-layout.js";
 import {
@@ -95,7 +96,7 @@ interface Texts {
   title: string;
   data: InvoiceData;
   /** Computed amounts where the invoice gives none (the amounts it gives are shown as written). */
-  filled: InvoiceData;
+  totals: PdfTotals;
 }
 
 function texts(invoice: InvoiceData, options: RenderPdfOptions): Texts {
@@ -103,13 +104,7 @@ function texts(invoice: InvoiceData, options: RenderPdfOptions): Texts {
   const l = pdfLabels(lang);
   const codes = new Set<string>(CREDIT_NOTE_TYPE_CODES as Iterable<string>);
   const kind: InvoiceKind = options.kind ?? (invoice.typeCode !== undefined && codes.has(invoice.typeCode) ? "creditNote" : "invoice");
-  let filled = invoice;
-  try {
-    filled = normaliseInvoiceData(invoice, kind === "creditNote" ? "CreditNote" : "Invoice");
-  } catch {
-    // An invoice whose amounts cannot be computed is shown with the amounts it has.
-  }
-  return { lang, l, title: kind === "creditNote" ? l.creditNote : l.invoice, data: invoice, filled };
+  return { lang, l, title: kind === "creditNote" ? l.creditNote : l.invoice, data: invoice, totals: documentTotals(invoice) };
 }
 
 // Table columns of the lines.
@@ -128,7 +123,7 @@ const SMALL = 7.5;
 const BODY = 8.5;
 
 async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderPdfOptions, pageDone: () => Promise<void>): Promise<void> {
-  const { l, lang, data, filled } = t;
+  const { l, lang, data, totals: tot } = t;
   const amt = (v: string | undefined) => (v === undefined ? "" : pdfAmount(v, lang));
   const money = (v: string | undefined) => (v === undefined ? "" : `${amt(v)} ${data.currency}`);
   const date = (v: string | undefined) => (v === undefined ? "" : pdfDate(v, lang));
@@ -144,7 +139,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   const headRows: Array<[string, string | undefined]> = [
     [l.number, data.number],
     [l.issueDate, date(data.issueDate)],
-    [l.dueDate, date(data.dueDate ?? filled.dueDate)],
+    [l.dueDate, date(data.dueDate)],
     [l.taxPointDate, date(data.taxPointDate)],
     [l.deliveryDate, date(data.delivery?.date)],
     [l.period, data.period ? [date(data.period.start), date(data.period.end)].filter(Boolean).join(" – ") : undefined],
@@ -208,15 +203,14 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   header();
   for (let i = 0; i < data.lines.length; i++) {
     const line = data.lines[i]!;
-    const net = line.netAmount ?? filled.lines[i]?.netAmount;
+    const amounts = lineAmounts(line);
     const details: string[] = [];
     if (line.description) details.push(line.description);
     if (line.sellerItemId) details.push(line.sellerItemId);
     if (line.note) details.push(line.note);
     if (line.period) details.push([date(line.period.start), date(line.period.end)].filter(Boolean).join(" – "));
-    const filledLine = filled.lines[i];
-    (line.allowances ?? []).forEach((a, j) => details.push(`${l.allowance}: ${a.reason ?? a.reasonCode ?? ""} −${amt(a.amount ?? filledLine?.allowances?.[j]?.amount)}`));
-    (line.charges ?? []).forEach((c, j) => details.push(`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} +${amt(c.amount ?? filledLine?.charges?.[j]?.amount)}`));
+    (line.allowances ?? []).forEach((a, j) => details.push(`${l.allowance}: ${a.reason ?? a.reasonCode ?? ""} −${amt(a.amount ?? amounts.allowances[j])}`));
+    (line.charges ?? []).forEach((c, j) => details.push(`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} +${amt(c.amount ?? amounts.charges[j])}`));
     const detail = details.join("\n");
     const qty = `${pdfNumber(line.quantity, lang)} ${pdfUnitName(line.unitCode, lang)}`;
     const h =
@@ -232,7 +226,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     f.text(qty, X.qty, y, COL.qty - PAD, { size: BODY, align: "right" });
     f.text(amt(line.price), X.price, y, COL.price - PAD, { size: BODY, align: "right" });
     f.text(vatText(line.vat), X.vat, y, COL.vat - PAD, { size: BODY, align: "right" });
-    f.text(amt(net), X.net, y, COL.net, { size: BODY, align: "right" });
+    f.text(amt(amounts.net), X.net, y, COL.net, { size: BODY, align: "right" });
     f.y = y + h;
     await pageDone();
   }
@@ -242,8 +236,8 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
 
   // Document allowances and charges.
   const acs: Array<[string, string]> = [
-    ...(data.allowances ?? []).map((a, j): [string, string] => [`${l.allowance}: ${a.reason ?? a.reasonCode ?? ""} (${l.vat} ${vatText(a.vat)})`, `−${money(a.amount ?? filled.allowances?.[j]?.amount)}`]),
-    ...(data.charges ?? []).map((c, j): [string, string] => [`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} (${l.vat} ${vatText(c.vat)})`, `+${money(c.amount ?? filled.charges?.[j]?.amount)}`]),
+    ...(data.allowances ?? []).map((a, j): [string, string] => [`${l.allowance}: ${a.reason ?? a.reasonCode ?? ""} (${l.vat} ${vatText(a.vat)})`, `−${money(a.amount ?? tot.allowances[j])}`]),
+    ...(data.charges ?? []).map((c, j): [string, string] => [`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} (${l.vat} ${vatText(c.vat)})`, `+${money(c.amount ?? tot.charges[j])}`]),
   ];
   if (acs.length) {
     heading(f, l.allowancesCharges);
@@ -252,7 +246,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   }
 
   // VAT breakdown.
-  const breakdown = data.totals?.vatBreakdown ?? filled.totals?.vatBreakdown ?? [];
+  const breakdown = tot.vatBreakdown;
   if (breakdown.length) {
     heading(f, l.vatBreakdown);
     const w = CONTENT_W / 4;
@@ -272,18 +266,17 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   }
 
   // Totals.
-  const tot = data.totals ?? {};
-  const ft = filled.totals ?? {};
+  const given = data.totals ?? {};
   const totals: Array<[string, string | undefined, boolean]> = [
-    [l.lineTotal, tot.lineTotal ?? ft.lineTotal, false],
-    [l.allowanceTotal, tot.allowanceTotal ?? (data.allowances?.length ? ft.allowanceTotal : undefined), false],
-    [l.chargeTotal, tot.chargeTotal ?? (data.charges?.length ? ft.chargeTotal : undefined), false],
-    [l.taxExclusive, tot.taxExclusive ?? ft.taxExclusive, false],
-    [l.vatTotal, tot.vatTotal ?? ft.vatTotal, false],
-    [l.taxInclusive, tot.taxInclusive ?? ft.taxInclusive, true],
+    [l.lineTotal, tot.lineTotal, false],
+    [l.allowanceTotal, given.allowanceTotal ?? (data.allowances?.length ? tot.allowanceTotal : undefined), false],
+    [l.chargeTotal, given.chargeTotal ?? (data.charges?.length ? tot.chargeTotal : undefined), false],
+    [l.taxExclusive, tot.taxExclusive, false],
+    [l.vatTotal, tot.vatTotal, false],
+    [l.taxInclusive, tot.taxInclusive, true],
     [l.paid, data.paidAmount, false],
     [l.rounding, data.roundingAmount, false],
-    [l.payable, tot.payable ?? ft.payable, true],
+    [l.payable, tot.payable, true],
   ];
   heading(f, l.totals);
   for (const [k, v, bold] of totals) if (v !== undefined) amountRow(f, k, money(v), bold);

@@ -106,20 +106,27 @@ describe("renderPdf's memory", () => {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;
 
-  /** The largest growth of the heap over its level before, sampled at each chunk of the stream. */
+  /**
+   * The live heap's largest growth over its level before (after a forced GC every 10 chunks of the stream, so
+   * garbage does not count), and the PDF's size.
+   */
   async function peakGrowth(inv: InvoiceData): Promise<{ growth: number; bytes: number }> {
     gc();
     const base = process.memoryUsage().heapUsed;
     let peak = base;
     let bytes = 0;
+    let chunks = 0;
     for await (const chunk of renderPdfStream(inv)) {
       bytes += (chunk as Buffer).length;
-      peak = Math.max(peak, process.memoryUsage().heapUsed);
+      if (++chunks % 10 === 0) {
+        gc();
+        peak = Math.max(peak, process.memoryUsage().heapUsed);
+      }
     }
     return { growth: peak - base, bytes };
   }
 
-  it("lays out a 1,000-line invoice in bounded heap: 4x the lines cost far less than 4x the heap", async () => {
+  it("lays out a 1,000-line invoice in bounded heap: 4x the lines hold about the same live heap", async () => {
     const small = sampleInvoice(1000);
     const large = sampleInvoice(4000);
     await peakGrowth(sampleInvoice(5)); // fonts and modules loaded
@@ -127,7 +134,8 @@ describe("renderPdf's memory", () => {
     const b = await peakGrowth(large);
     expect(a.bytes).toBeGreaterThan(50_000);
     expect(b.bytes).toBeGreaterThan(3 * a.bytes);
-    expect(a.growth).toBeLessThan(96 * 1024 * 1024);
-    expect(b.growth).toBeLessThan(2 * a.growth + 16 * 1024 * 1024);
+    expect(a.growth).toBeLessThan(48 * 1024 * 1024);
+    // Unbounded (pdfkit's own word cache, or the invoice copied), 4,000 lines held ~2.5x the 1,000 lines' heap.
+    expect(b.growth).toBeLessThan(1.5 * a.growth + 4 * 1024 * 1024);
   });
 });
