@@ -74,13 +74,23 @@ export class Flow {
     return this.font(o.bold, o.size).heightOfString(s, { width: w });
   }
 
-  /** Draws `s` at (x, y) in a box `w` wide (nothing on the dry pass); returns its height. */
+  /** The room left on this page. */
+  room(y = this.y): number {
+    return Math.max(0, BOTTOM - y);
+  }
+
+  /**
+   * Draws `s` at (x, y) in a box `w` wide (nothing on the dry pass); returns its height. The box ends at the page's
+   * foot: a text longer than the room left is cut there with an ellipsis, so pdfkit never starts a page of its own
+   * (a line with a 1,000-character name, description and 100 allowances stays one row of one page).
+   */
   text(s: string, x: number, y: number, w: number, o: TextOptions = {}): number {
-    const h = this.height(s, w, o);
-    if (!this.dry && s !== "") {
+    const room = this.room(y);
+    const h = Math.min(this.height(s, w, o), room);
+    if (!this.dry && s !== "" && h > 0) {
       this.font(o.bold, o.size);
       if (o.color) this.doc.fillColor(o.color);
-      this.doc.text(s, x, y, { width: w, align: o.align ?? "left" });
+      this.doc.text(s, x, y, { width: w, align: o.align ?? "left", height: room, ellipsis: true });
       if (o.color) this.doc.fillColor("#000000");
     }
     return h;

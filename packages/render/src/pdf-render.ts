@@ -227,7 +227,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     f.text(amt(line.price), X.price, y, COL.price - PAD, { size: BODY, align: "right" });
     f.text(vatText(line.vat), X.vat, y, COL.vat - PAD, { size: BODY, align: "right" });
     f.text(amt(amounts.net), X.net, y, COL.net, { size: BODY, align: "right" });
-    f.y = y + h;
+    f.y = y + Math.min(h, f.room(y));
     await pageDone();
   }
   f.repeat = null;

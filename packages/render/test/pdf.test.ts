@@ -96,6 +96,27 @@ text("renderPdf's text (pdftotext)", () => {
     expect(pdf.length).toBeGreaterThan(plain.length + 500);
   });
 
+  it("keeps 'n / N' true with the longest texts the model allows: a row taller than a page is cut, never spills", async () => {
+    const long = (w: string, n: number) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+    const inv = sampleInvoice(3, {
+      allowances: [], charges: [],
+      notes: Array.from({ length: 20 }, () => long("Anmerkung", 450).slice(0, 5000)),
+      lines: [
+        {
+          id: "1", name: long("Name", 150).slice(0, 1000), description: long("Beschreibung", 70).slice(0, 1000), note: long("Notiz", 160).slice(0, 1000),
+          quantity: "1", unitCode: "C62", price: "100000.00", vat: { category: "S", rate: "19" },
+          allowances: Array.from({ length: 100 }, (_, i) => ({ amount: "1.00", reason: long(`Grund${i}-`, 40).slice(0, 500) })),
+        },
+        { id: "2", name: "Zweite Zeile", quantity: "2", unitCode: "HUR", price: "10.00", vat: { category: "S", rate: "19" } },
+      ],
+    });
+    const pages = pdfPages(await renderPdf(inv, { lang: "de" }));
+    pages.forEach((p, i) => expect(flat(p)).toContain(`Seite ${i + 1} / ${pages.length}`));
+    const all = flat(pages.join(" "));
+    expect(all).toContain("Zweite Zeile");
+    expect(all).toContain(`${pdfAmount(normaliseInvoiceData(inv).totals!.payable!, "de")} EUR`);
+  });
+
   it("titles a credit note as one", async () => {
     const all = flat(pdfPages(await renderPdf(sampleInvoice(2, { typeCode: "381" }), { lang: "de" })).join(" "));
     expect(all).toContain("Gutschrift");
