@@ -2,26 +2,15 @@
 import { PassThrough, type Readable } from "node:stream";
 import PDFDocument from "pdfkit";
 import QRCode from "qrcode";
-import { CREDIT_NOTE_TYPE_CODES, type InvoiceData, type InvoiceKind } from "@einvoice/core";
+import type { InvoiceData, InvoiceKind } from "@einvoice/core";
 import { documentTotals, lineAmounts, type PdfTotals } from "./pdf-amounts.js";
 import { pdfFonts } from "./pdf-fonts.js";
 import { CONTENT_W, Flow, MARGIN, PAGE_W, type Doc } from "./pdf-layout.js";
-import {
-  PDF_LANGS,
-  pdfAmount,
-  pdfDate,
-  pdfLabels,
-  pdfLanguageFor,
-  pdfMeansName,
-  pdfNumber,
-  pdfUnitName,
-  type PdfLabels,
-  type PdfLang,
-} from "./pdf-labels.js";
+import { documentKind, formatAmount, formatDate, formatNumber, formatPercent, isLanguage, labelsFor, languageFor, paymentMeansName, unitName, type Labels, type Language } from "./labels.js";
 
 export interface RenderPdfOptions {
   /** en, de, nl, fr or pl; default: the buyer's country's language, else English. */
-  lang?: PdfLang | string | undefined;
+  lang?: string | undefined;
   /** Invoice or credit note; default from the type code (381, 396, … are credit notes). */
   kind?: InvoiceKind | undefined;
   /** An invoice in KSeF: its number and verification link (KOD I), printed with the link's QR code. */
@@ -91,8 +80,8 @@ async function drained(out: PassThrough): Promise<void> {
 const sanitiseInfo = (s: string): string => s.replace(/[<>&"]/g, " ").slice(0, 200);
 
 interface Texts {
-  lang: PdfLang;
-  l: PdfLabels;
+  lang: Language;
+  l: Labels;
   title: string;
   data: InvoiceData;
   /** Computed amounts where the invoice gives none (the amounts it gives are shown as written). */
@@ -100,10 +89,9 @@ interface Texts {
 }
 
 function texts(invoice: InvoiceData, options: RenderPdfOptions): Texts {
-  const lang = PDF_LANGS.includes(options.lang as PdfLang) ? (options.lang as PdfLang) : pdfLanguageFor(invoice.buyer?.address?.country);
-  const l = pdfLabels(lang);
-  const codes = new Set<string>(CREDIT_NOTE_TYPE_CODES as Iterable<string>);
-  const kind: InvoiceKind = options.kind ?? (invoice.typeCode !== undefined && codes.has(invoice.typeCode) ? "creditNote" : "invoice");
+  const lang: Language = isLanguage(options.lang) ? options.lang : languageFor(invoice);
+  const l = labelsFor(lang);
+  const kind: InvoiceKind = documentKind(invoice, options.kind);
   return { lang, l, title: kind === "creditNote" ? l.creditNote : l.invoice, data: invoice, totals: documentTotals(invoice) };
 }
 
@@ -124,16 +112,17 @@ const BODY = 8.5;
 
 async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderPdfOptions, pageDone: () => Promise<void>): Promise<void> {
   const { l, lang, data, totals: tot } = t;
-  const amt = (v: string | undefined) => (v === undefined ? "" : pdfAmount(v, lang));
-  const money = (v: string | undefined) => (v === undefined ? "" : `${amt(v)} ${data.currency}`);
-  const date = (v: string | undefined) => (v === undefined ? "" : pdfDate(v, lang));
-  const vatText = (v: { category: string; rate?: string | undefined }) => (v.rate === undefined ? v.category : `${v.category} ${pdfNumber(v.rate, lang)} %`);
+  const amt = (v: string | undefined) => (v === undefined ? "" : formatNumber(v, lang));
+  const money = (v: string | undefined) => (v === undefined ? "" : formatAmount(v, data.currency, lang));
+  const date = (v: string | undefined) => (v === undefined ? "" : formatDate(v, lang));
+  const vatText = (v: { category: string; rate?: string | undefined }) => (v.rate === undefined ? v.category : `${v.category} ${formatPercent(v.rate, lang)}`);
 
   f.newPage();
 
   // Title, number, dates; the KSeF block at the right.
   const qrSize = 92;
-  const headW = options.ksef ? CONTENT_W - qrSize - 20 : CONTENT_W;
+  const ksefW = 140; // the KSeF block: its label, the code and the KSeF number, at the right
+  const headW = options.ksef ? CONTENT_W - ksefW - 16 : CONTENT_W;
   const top = f.y;
   f.y += f.text(t.title, MARGIN, f.y, headW, { bold: true, size: 18 }) + 4;
   const headRows: Array<[string, string | undefined]> = [
@@ -142,12 +131,12 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     [l.dueDate, date(data.dueDate)],
     [l.taxPointDate, date(data.taxPointDate)],
     [l.deliveryDate, date(data.delivery?.date)],
-    [l.period, data.period ? [date(data.period.start), date(data.period.end)].filter(Boolean).join(" – ") : undefined],
+    [l.invoicingPeriod, data.period ? [date(data.period.start), date(data.period.end)].filter(Boolean).join(" – ") : undefined],
   ];
   if (options.ksef) headRows.push([l.ksefNumber, options.ksef.ksefNumber]);
   for (const [k, v] of headRows) if (v) f.y += kvRow(f, k, v, MARGIN, headW, 110);
   if (options.ksef) {
-    const bottom = ksefBlock(f, options.ksef, l, PAGE_W - MARGIN - qrSize, top, qrSize);
+    const bottom = ksefBlock(f, options.ksef, l, PAGE_W - MARGIN - ksefW, top, ksefW, qrSize);
     f.y = Math.max(f.y, bottom);
   }
   f.y += 10;
@@ -175,9 +164,9 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     [l.salesOrderReference, data.salesOrderReference],
     [l.contractReference, data.contractReference],
     [l.projectReference, data.projectReference],
-    [l.despatchAdvice, data.despatchAdviceReference],
-    [l.receivingAdvice, data.receivingAdviceReference],
-    [l.tender, data.tenderReference],
+    [l.despatchAdviceReference, data.despatchAdviceReference],
+    [l.receivingAdviceReference, data.receivingAdviceReference],
+    [l.tenderReference, data.tenderReference],
     [l.accountingCost, data.accountingCost],
     ...(data.precedingInvoices ?? []).map((p): [string, string] => [l.precedingInvoice, p.issueDate ? `${p.number} (${date(p.issueDate)})` : p.number]),
   ];
@@ -188,12 +177,12 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   const header = () => {
     const y = f.y;
     const o = { bold: true, size: SMALL };
-    f.text(l.pos, X.pos, y, COL.pos - PAD, o);
+    f.text(l.position, X.pos, y, COL.pos - PAD, o);
     f.text(l.item, X.item, y, ITEM_W - PAD, o);
     f.text(l.quantity, X.qty, y, COL.qty - PAD, { ...o, align: "right" });
     f.text(l.unitPrice, X.price, y, COL.price - PAD, { ...o, align: "right" });
     f.text(l.vat, X.vat, y, COL.vat - PAD, { ...o, align: "right" });
-    const h = f.text(`${l.net} (${data.currency})`, X.net, y, COL.net, { ...o, align: "right" });
+    const h = f.text(`${l.netAmount} (${data.currency})`, X.net, y, COL.net, { ...o, align: "right" });
     f.y = y + h + 2;
     f.rule(f.y, "#000000");
     f.y += 3;
@@ -212,7 +201,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     (line.allowances ?? []).forEach((a, j) => details.push(`${l.allowance}: ${a.reason ?? a.reasonCode ?? ""} −${amt(a.amount ?? amounts.allowances[j])}`));
     (line.charges ?? []).forEach((c, j) => details.push(`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} +${amt(c.amount ?? amounts.charges[j])}`));
     const detail = details.join("\n");
-    const qty = `${pdfNumber(line.quantity, lang)} ${pdfUnitName(line.unitCode, lang)}`;
+    const qty = `${formatNumber(line.quantity, lang)} ${unitName(line.unitCode, lang)}`;
     const h =
       Math.max(
         f.height(line.name, ITEM_W - PAD, { bold: true, size: BODY }) + f.height(detail, ITEM_W - PAD, { size: SMALL }),
@@ -240,7 +229,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     ...(data.charges ?? []).map((c, j): [string, string] => [`${l.charge}: ${c.reason ?? c.reasonCode ?? ""} (${l.vat} ${vatText(c.vat)})`, `+${money(c.amount ?? tot.charges[j])}`]),
   ];
   if (acs.length) {
-    heading(f, l.allowancesCharges);
+    heading(f, l.allowancesAndCharges);
     for (const [k, v] of acs) amountRow(f, k, v);
     f.y += 6;
   }
@@ -256,11 +245,11 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
       cells.forEach((c, i) => f.text(c, MARGIN + i * w, f.y, w - PAD, { size: BODY, bold, align: i === 0 ? "left" : "right" }));
       f.y += h;
     };
-    row([l.category, l.rate, l.taxable, l.taxAmount], true);
+    row([l.category, l.rate, l.taxableAmount, l.taxAmount], true);
     for (const b of breakdown) {
       const ex = data.vatExemptions?.[b.category as keyof NonNullable<InvoiceData["vatExemptions"]>];
-      const cat = ex ? `${b.category} · ${l.exemption}: ${[ex.code, ex.reason].filter(Boolean).join(" ")}` : b.category;
-      row([cat, b.rate === undefined ? "" : `${pdfNumber(b.rate, lang)} %`, money(b.taxableAmount), money(b.taxAmount)], false);
+      const cat = ex ? `${b.category} · ${l.exemptionReason}: ${[ex.code, ex.reason].filter(Boolean).join(" ")}` : b.category;
+      row([cat, b.rate === undefined ? "" : formatPercent(b.rate, lang), money(b.taxableAmount), money(b.taxAmount)], false);
     }
     f.y += 6;
   }
@@ -274,8 +263,8 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     [l.taxExclusive, tot.taxExclusive, false],
     [l.vatTotal, tot.vatTotal, false],
     [l.taxInclusive, tot.taxInclusive, true],
-    [l.paid, data.paidAmount, false],
-    [l.rounding, data.roundingAmount, false],
+    [l.paidAmount, data.paidAmount, false],
+    [l.roundingAmount, data.roundingAmount, false],
     [l.payable, tot.payable, true],
   ];
   heading(f, l.totals);
@@ -285,7 +274,7 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
   // Payment.
   const p = data.payment;
   if (p) {
-    const rows: Array<[string, string | undefined]> = [[l.means, p.meansText ? `${pdfMeansName(p.meansCode, lang)} (${p.meansText})` : pdfMeansName(p.meansCode, lang)]];
+    const rows: Array<[string, string | undefined]> = [[l.paymentMeans, p.meansText ? `${paymentMeansName(p.meansCode, lang)} (${p.meansText})` : paymentMeansName(p.meansCode, lang)]];
     for (const a of p.accounts ?? []) {
       rows.push([l.iban, a.bic ? `${a.iban}   ${l.bic}: ${a.bic}` : a.iban]);
       if (a.name) rows.push([l.accountName, a.name]);
@@ -294,9 +283,9 @@ async function layout(f: Flow, _invoice: InvoiceData, t: Texts, options: RenderP
     if (p.card) rows.push([l.card, `**** ${p.card.last4}${p.card.holder ? ` (${p.card.holder})` : ""}`]);
     if (p.directDebit) rows.push([l.mandate, [p.directDebit.mandate, p.directDebit.creditorId, p.directDebit.debitedAccount].filter(Boolean).join(" · ")]);
     rows.push([l.dueDate, date(data.dueDate)]);
-    rows.push([l.terms, data.paymentTerms]);
+    rows.push([l.paymentTerms, data.paymentTerms]);
     section(f, l.payment, rows);
-  } else if (data.paymentTerms) section(f, l.payment, [[l.terms, data.paymentTerms]]);
+  } else if (data.paymentTerms) section(f, l.payment, [[l.paymentTerms, data.paymentTerms]]);
 
   // Notes, delivery, attachments.
   if (data.notes?.length) {
@@ -367,7 +356,7 @@ function addressLines(a: Party["address"]): string[] {
   return [...(a.lines ?? []), [a.postalCode, a.city].filter(Boolean).join(" "), a.subdivision ?? "", a.country].filter((s) => s !== "");
 }
 
-function partyLines(p: Party, l: PdfLabels, seller: boolean): string[] {
+function partyLines(p: Party, l: Labels, seller: boolean): string[] {
   const out = [p.name];
   if (p.tradingName) out.push(p.tradingName);
   out.push(...addressLines(p.address));
@@ -392,18 +381,22 @@ function drawParty(f: Flow, [title, lines]: [string, string[]], x: number, y: nu
   f.text(rest.join("\n"), x, y, w, { size: BODY });
 }
 
-/** KOD I: the verification link's QR code (error correction M, as the Ministry's rules ask) with the KSeF number under it. */
-function ksefBlock(f: Flow, ksef: { ksefNumber: string; verificationUrl: string }, l: PdfLabels, x: number, y: number, size: number): number {
-  y += f.text(l.ksefQr, x, y, size, { size: SMALL, bold: true, align: "center" }) + 2;
+/**
+ * KOD I: the verification link's QR code (error correction M, as the Ministry's rules ask) with the KSeF number under
+ * it and the label above, right-aligned in a box `w` wide.
+ */
+function ksefBlock(f: Flow, ksef: { ksefNumber: string; verificationUrl: string }, l: Labels, x: number, y: number, w: number, size: number): number {
+  y += f.text(l.ksefQrLabel, x, y, w, { size: SMALL, bold: true, align: "right" }) + 3;
   const qr = QRCode.create(ksef.verificationUrl, { errorCorrectionLevel: "M" });
   const n = qr.modules.size;
   const m = size / n;
+  const left = x + w - size;
   if (!f.dry) {
     const doc = f.doc;
-    for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (qr.modules.get(r, c)) doc.rect(x + c * m, y + r * m, m, m);
+    for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (qr.modules.get(r, c)) doc.rect(left + c * m, y + r * m, m, m);
     doc.fillColor("#000000").fill();
   }
   y += size + 3;
-  y += f.text(ksef.ksefNumber, x - 40, y, size + 40, { size: 6, align: "right" });
+  y += f.text(ksef.ksefNumber, x, y, w, { size: 6, align: "right" });
   return y;
 }

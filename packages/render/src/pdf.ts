@@ -5,7 +5,6 @@ import type { InvoiceData } from "@einvoice/core";
 import { collect, pdfStream, type RenderPdfOptions } from "./pdf-render.js";
 
 export type { RenderPdfOptions } from "./pdf-render.js";
-export type { PdfLang } from "./pdf-labels.js";
 
 /**
  * The invoice as a PDF: parties, title, number and dates, references, the lines (the table's header on every page),

@@ -12,12 +12,12 @@ if (!HAS_PDFTOTEXT) {
 }
 
 /** The text of each page of a PDF, as pdftotext reads it (UTF-8, in reading order). */
-export function pdfPages(pdf: Buffer): string[] {
+export function pdfPages(pdf: Buffer, options: { layout?: boolean } = {}): string[] {
   const dir = mkdtempSync(join(tmpdir(), "render-pdf-"));
   try {
     const file = join(dir, "doc.pdf");
     writeFileSync(file, pdf);
-    const text = execFileSync("pdftotext", ["-enc", "UTF-8", file, "-"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    const text = execFileSync("pdftotext", [...(options.layout ? ["-layout"] : []), "-enc", "UTF-8", file, "-"], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
     const pages = text.split("\f");
     if (pages.at(-1)?.trim() === "") pages.pop();
     return pages;
@@ -26,5 +26,5 @@ export function pdfPages(pdf: Buffer): string[] {
   }
 }
 
-/** Whitespace (line breaks included) as single spaces. */
+/** Whitespace (line breaks, no-break and thin spaces included) as single spaces: compare texts with flat() on both sides. */
 export const flat = (s: string): string => s.replace(/\s+/g, " ");
