@@ -29,6 +29,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["cii", async () => (await import("./metrics/cii.ts")).ciiMetrics()],
   ["facturx", async () => (await import("./metrics/facturx.ts")).facturxMetrics()],
   ["render-html", async () => (await import("./metrics/render-html.ts")).renderHtmlMetrics()],
+  ["render", async () => (await import("./metrics/render.ts")).renderPdfMetrics()],
 ];
 
 for (const [name, run] of groups) {

@@ -18,3 +18,5 @@ export {
 } from "./labels.js";
 export { renderHtml, escapeHtml, type RenderOptions, type KsefMarks } from "./html.js";
 // PDF and Factur-X: see pdf.ts and facturx.ts (exported below by their author)
+export * from "./pdf.js";
+export * from "./facturx.js";
