@@ -1,7 +1,7 @@
 // The renderers of the API's rendered formats (GET /v1/invoices/{id}/document?format=…, POST /v1/render): one entry
 // per format of the core's RENDER_FORMATS, each a lazy call into @einvoice/render (its PDF writer is loaded on the
 // first PDF asked, never at the server's start). Adding a format is adding it to RENDER_FORMATS and an entry here.
-import { badRequest, type RenderFormat, type RenderInput, type RenderLanguage } from "@einvoice/core";
+import { type RenderFormat, type RenderInput, type RenderLanguage } from "@einvoice/core";
 
 /** How one format is made and answered. */
 export interface Renderer {
@@ -25,24 +25,6 @@ const renderer = () => import("@einvoice/render");
 /** The options every renderer of @einvoice/render takes. */
 const optionsOf = (input: RenderInput, lang: RenderLanguage | undefined) => ({ lang, kind: input.kind, ...(input.ksef ? { ksef: input.ksef } : {}) });
 
-/**
- * A format whose function @einvoice/render does not export in this build (PDF and Factur-X come with their own
- * change): a 400 saying so until it does, then that function (`(invoice, options) => Promise<Uint8Array>`).
- */
-function byName(format: RenderFormat, name: string, mediaType: string): Renderer {
-  return {
-    mediaType,
-    headers: {},
-    render: async (input, lang) => {
-      const fn = ((await renderer()) as Record<string, unknown>)[name];
-      if (typeof fn !== "function") throw badRequest([`format ${format} is not available on this server yet; format html is`]);
-      const out: unknown = await fn(input.invoice, optionsOf(input, lang));
-      if (typeof out !== "string" && !(out instanceof Uint8Array)) throw new Error(`@einvoice/render ${name} answered neither text nor bytes`);
-      return out instanceof Uint8Array && !Buffer.isBuffer(out) ? Buffer.from(out.buffer, out.byteOffset, out.byteLength) : out;
-    },
-  };
-}
-
 /** The renderer of each rendered format; a format of RENDER_FORMATS without one fails to compile. */
 export const RENDERERS: Readonly<Record<RenderFormat, Renderer>> = {
   html: {
@@ -50,6 +32,14 @@ export const RENDERERS: Readonly<Record<RenderFormat, Renderer>> = {
     headers: { "Content-Security-Policy": HTML_CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" },
     render: async (input, lang) => (await renderer()).renderHtml(input.invoice, optionsOf(input, lang)),
   },
-  pdf: byName("pdf", "renderPdf", "application/pdf"),
-  facturx: byName("facturx", "toFacturX", "application/pdf"),
+  pdf: {
+    mediaType: "application/pdf",
+    headers: {},
+    render: async (input, lang) => (await renderer()).renderPdf(input.invoice, optionsOf(input, lang)),
+  },
+  facturx: {
+    mediaType: "application/pdf",
+    headers: {},
+    render: async (input, lang) => (await renderer()).toFacturX(input.invoice, optionsOf(input, lang)),
+  },
 };
