@@ -13,6 +13,8 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     maxWorkers: workers,
+    // Names this run's template of the embedded store's data folder (examples/server/test/support/pglite-template.ts).
+    globalSetup: ["examples/server/test/support/global-setup.ts"],
     // Room for a busy 2-core machine: many tests start the example server as a process (PGlite's
     // first start alone takes seconds). A timeout never makes a test pass; it only stops a hung one.
     testTimeout: 60_000,
