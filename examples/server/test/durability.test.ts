@@ -2,10 +2,11 @@
 // a SIGKILL during delivery still gives exactly one delivery per submission, counted at the network.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeStorecove } from "../../../packages/storecove/test/support/fake-storecove.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer } from "./support/server-process.js";
+import { seedDataDir } from "./support/pglite-template.js";
 import { tempDir } from "./support/server-suite.js";
 
 const ADMIN = "durability-test-admin-token";
@@ -56,6 +57,7 @@ async function killRestartAndCheck(env: Record<string, string | undefined>): Pro
 
 describe("kill -9 on the embedded store (PGlite)", () => {
   const dataDir = tempDir("crash");
+  beforeAll(() => seedDataDir(dataDir)); // made and migrated, as after a first start (support/pglite-template.ts)
 
   it("keeps every submission answered sending, the API key and the duplicate rule", () =>
     killRestartAndCheck({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, DATABASE_URL: undefined, DISPATCHER: "off" }), 120_000);
@@ -95,6 +97,7 @@ describe.skipIf(!DATABASE_URL)("on a PostgreSQL server (DATABASE_URL)", () => {
 
 describe("kill -9 during delivery", () => {
   const dataDir = tempDir("sendkill");
+  beforeAll(() => seedDataDir(dataDir)); // made and migrated, as after a first start (support/pglite-template.ts)
 
   it("delivers each submission exactly once after the restart, counted at the access point", async () => {
     const ap = await startFakeStorecove({ delayMs: 3000 });

@@ -5,9 +5,10 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { startServer } from "./support/server-process.js";
+import { seedDataDir } from "./support/pglite-template.js";
 import { tempDir } from "./support/server-suite.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -77,6 +78,7 @@ describe.skipIf(!DATABASE_URL)("Idempotency-Key on the example server (PostgreSQ
 
 describe("Idempotency-Key on the embedded store (PGlite) after kill -9", () => {
   const dataDir = tempDir("idem-kill");
+  beforeAll(() => seedDataDir(dataDir)); // made and migrated, as after a first start (support/pglite-template.ts)
   const env = { DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: ADMIN, DISPATCHER: "off", RATE_LIMIT_PER_MINUTE: "0" };
 
   it("kill -9 mid-burst: every request sent again with its key and bytes after the lock gets its one submission, none is told failed, nothing new is stored", async () => {

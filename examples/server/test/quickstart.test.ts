@@ -16,7 +16,7 @@ import { serverSuite, tempDir, withTempDir } from "./support/server-suite.js";
 describe("example server quickstart", () => {
   /** Where the user typed `pnpm start` (INIT_CWD): the printed steps run there. */
   const shellDir = tempDir("quickstart-shell");
-  const suite = serverSuite("quickstart", { ADMIN_TOKEN: undefined });
+  const suite = serverSuite("quickstart", { ADMIN_TOKEN: undefined }, { emptyDataDir: true }); // a newcomer's first start
   let server: RunningServer;
 
   beforeAll(async () => {

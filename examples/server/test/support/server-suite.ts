@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { startReceiver, type Receiver } from "../../../../packages/core/test/support/receiver.js";
+import { seedDataDir } from "./pglite-template.js";
 import { startServer, type RunningServer } from "./server-process.js";
 
 export type ServerEnv = Record<string, string | undefined>;
@@ -41,14 +42,24 @@ export interface ServerSuite {
   receiver(port?: number): Promise<Receiver>;
 }
 
+export interface ServerSuiteOptions {
+  /**
+   * The first start finds an empty data folder and makes the store itself (initdb, every migration), as a
+   * newcomer's first `pnpm start` does. By default the folder starts as a copy of this run's made and migrated
+   * store (support/pglite-template.ts): the same state, seconds sooner.
+   */
+  emptyDataDir?: boolean;
+}
+
 /**
  * Call in a `describe`: the suite's data folder `einvoice-<name>-…`; after the suite, the server is
  * killed, the receivers closed and the folder removed.
  *
  * @example const suite = serverSuite("webhooks", { ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE: "true" }); … const server = await suite.start();
  */
-export function serverSuite(name: string, env: ServerEnv = {}): ServerSuite {
+export function serverSuite(name: string, env: ServerEnv = {}, options: ServerSuiteOptions = {}): ServerSuite {
   const dataDir = mkdtempSync(join(tmpdir(), `einvoice-${name}-`));
+  let seeded = options.emptyDataDir === true;
   let server: RunningServer | undefined;
   const receivers: Receiver[] = [];
   afterAll(async () => {
@@ -64,6 +75,11 @@ export function serverSuite(name: string, env: ServerEnv = {}): ServerSuite {
     },
     async start(more = {}, timeoutMs) {
       await server?.kill();
+      if (!seeded) {
+        seeded = true;
+        const merged = { ...env, ...more };
+        if (!merged.DATABASE_URL && (merged.DATA_DIR ?? dataDir) === dataDir) await seedDataDir(dataDir);
+      }
       server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ...env, ...more }, timeoutMs);
       return server;
     },
