@@ -200,13 +200,13 @@ function headerCodeRules(root: DocumentNode, code: "S" | "Z" | "E" | "AE" | "G" 
     }
   } else {
     // BR-xx-08: BasisAmount - 1 < lines + charges - allowances < BasisAmount + 1 (BasisAmount -/+ 1 in xs:double).
-    const { total, parts } = categorySum(root, code, code === "Z" ? "cast" : "compare");
+    const { total, parts: partsOf } = categorySum(root, code, code === "Z" ? "cast" : "compare");
     const basis = basisNodes.length === 1 ? xsDouble(stringValue(basisNodes[0])) : null;
     const expected = toDouble(total);
     if (basis === null || !(basis - 1 < expected && basis + 1 > expected)) {
       report(`${c.prefix}-08`, basis === null
-        ? `${label} has no taxable amount (BT-116) to compare with the lines, allowances and charges of that category, which add up to ${money(total)}${parts}.`
-        : `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${parts}.`, categoryCode);
+        ? `${label} has no taxable amount (BT-116) to compare with the lines, allowances and charges of that category, which add up to ${money(total)}${partsOf()}.`
+        : `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${partsOf()}.`, categoryCode);
     }
     // BR-xx-09: ../ram:CalculatedAmount = 0.
     if (!someNumber(amountNodes, (v) => v === 0)) report(`${c.prefix}-09`, `${label}: the VAT amount (BT-117) is ${quote(amountNodes[0])}, but it must be 0.`, categoryCode);
@@ -247,10 +247,10 @@ function everyRateSum(root: DocumentNode, code: "S" | "L" | "M", rateHolder: Doc
   for (const rateNode of children(rateHolder, "ram:RateApplicablePercent")) {
     const rate: Decimal | null = decOf(rateNode);
     if (rate === null) continue;
-    const { total, parts } = categorySum(root, code, "compare", rate);
+    const { total, parts: partsOf } = categorySum(root, code, "compare", rate);
     const expected = toDouble(total);
     if (!basisNodes.some((b) => xsDouble(stringValue(b)) === expected)) {
-      report(`${c.prefix}-08`, `The VAT breakdown (BG-23) of category ${c.name} at ${show(rate)}%: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category and rate add up to ${money(total)}${parts}.`, context);
+      report(`${c.prefix}-08`, `The VAT breakdown (BG-23) of category ${c.name} at ${show(rate)}%: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category and rate add up to ${money(total)}${partsOf()}.`, context);
     }
   }
 }
@@ -262,10 +262,10 @@ function headerTaxRules(root: DocumentNode, code: "L" | "M" | "O", tax: Document
   const label = `The VAT breakdown (BG-23) of category ${c.name}`;
   if (code === "O") {
     // BR-O-08: ram:BasisAmount = lines + charges - allowances of category O (the indicator cast as xs:boolean).
-    const { total, parts } = categorySum(root, "O", "cast" as IndicatorStyle);
+    const { total, parts: partsOf } = categorySum(root, "O", "cast" as IndicatorStyle);
     const basisNodes = children(tax, "ram:BasisAmount");
     if (!basisNodes.some((b) => xsDouble(stringValue(b)) === toDouble(total))) {
-      report("BR-O-08", `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${parts}.`, tax);
+      report("BR-O-08", `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${partsOf()}.`, tax);
     }
     const amounts = children(tax, "ram:CalculatedAmount");
     if (!someNumber(amounts, (v) => v === 0)) report("BR-O-09", `${label}: the VAT amount (BT-117) is ${quote(amounts[0])}, but it must be 0.`, tax);
