@@ -3,7 +3,7 @@
 // written once so each rule reads like its assertion: string and numeric general comparisons, the charge indicator
 // read three ways, the VAT type test, and the xs:double arithmetic the rules do on untyped elements.
 import { lit, round2, sum, type Decimal } from "../decimal.js";
-import { NS, children, select, stringValue, xmlTrim, type DocumentNode } from "../../document/model.js";
+import { NS, children, memoOn, select, stringValue, xmlTrim, type DocumentNode } from "../../document/model.js";
 import { all, decOf } from "./cen-common.js";
 
 export const SCTT = "rsm:SupplyChainTradeTransaction";
@@ -175,16 +175,43 @@ export function labelOf(item: SumItem): string {
  */
 export function lineSum(root: DocumentNode, code: string, rate?: Decimal): SumPart {
   const items: SumPart["items"] = [];
-  for (const settlement of fromRoot(root, `${SCTT}/${LINE}/${SLTS}`)) {
-    const taxes = children(settlement, "ram:ApplicableTradeTax");
-    if (!taxes.some((t) => categoryIs(t, code))) continue;
-    if (rate !== undefined && !someRate(taxes, rate)) continue;
-    for (const summation of children(settlement, "ram:SpecifiedTradeSettlementLineMonetarySummation")) {
-      const amount = singleDec(children(summation, "ram:LineTotalAmount"));
-      if (amount !== null) items.push({ amount, line: settlement.parent, kind: "line" });
-    }
+  for (const l of lineTaxes(root)) {
+    if (!l.codes.includes(code)) continue;
+    if (rate !== undefined && !l.rates.some((r) => r.eq(rate))) continue;
+    for (const item of l.items) items.push(item);
   }
   return { total: round2(sum(items.map((i) => i.amount))), items };
+}
+
+/** What lineSum reads of one line's settlement, read once per document (a sum is asked for each category and rate). */
+interface LineTaxes {
+  /** The string values of every ram:ApplicableTradeTax/ram:CategoryCode (`categoryIs` on some tax element). */
+  readonly codes: readonly string[];
+  /** `xs:decimal(ram:RateApplicablePercent)` of each tax element with exactly one rate (`someRate`). */
+  readonly rates: readonly Decimal[];
+  /** Each ram:SpecifiedTradeSettlementLineMonetarySummation's single ram:LineTotalAmount that is a decimal. */
+  readonly items: readonly SumItem[];
+}
+
+const LINE_TAXES = Symbol("the CII lines' VAT sums");
+
+function lineTaxes(root: DocumentNode): readonly LineTaxes[] {
+  return memoOn(root, LINE_TAXES, (r) =>
+    fromRoot(r, `${SCTT}/${LINE}/${SLTS}`).map((settlement): LineTaxes => {
+      const taxes = children(settlement, "ram:ApplicableTradeTax");
+      const codes: string[] = [], rates: Decimal[] = [], items: SumItem[] = [];
+      for (const t of taxes) {
+        for (const c of children(t, "ram:CategoryCode")) codes.push(stringValue(c));
+        const r = singleDec(children(t, "ram:RateApplicablePercent"));
+        if (r !== null) rates.push(r);
+      }
+      for (const summation of children(settlement, "ram:SpecifiedTradeSettlementLineMonetarySummation")) {
+        const amount = singleDec(children(summation, "ram:LineTotalAmount"));
+        if (amount !== null) items.push({ amount, line: settlement.parent, kind: "line" });
+      }
+      return { codes, rates, items };
+    }),
+  );
 }
 
 /**

@@ -183,17 +183,19 @@ function documentRules(root: DocumentNode, report: Report): void {
 // A line's (part 0), document level allowance's (1) or charge's (2) tax element of a category: BR-xx-02 ... -07.
 function partRules(root: DocumentNode, code: Code, tax: DocumentNode, part: 0 | 1 | 2, report: Report, partiesOf: PartiesOf): void {
   const c = CATEGORIES[code];
-  // (the allowance and charge contexts take any ram:SpecifiedTradeAllowanceCharge, also one of a line)
-  const what = (): string => {
-    const onLine = part !== 0 && tax.parent?.parent?.qname === SLTS;
-    return part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}`
-      : part === 1 ? `${onLine ? "An invoice line allowance (BG-27)" : "A document level allowance (BG-20)"} of VAT category ${c.name}`
-      : `${onLine ? "An invoice line charge (BG-28)" : "A document level charge (BG-21)"} of VAT category ${c.name}`;
-  };
   const parties = partiesOf(code);
-  if (parties !== null) report(`${c.prefix}-0${2 + part}`, `${what()}: ${parties}.`, tax);
+  if (parties !== null) report(`${c.prefix}-0${2 + part}`, `${partWhat(c, tax, part)}: ${parties}.`, tax);
   const rate = c.rate(tax);
-  if (rate !== null) report(`${c.prefix}-0${5 + part}`, `${what()}: ${rate} (${["BT-152", "BT-96", "BT-103"][part]}).`, tax);
+  if (rate !== null) report(`${c.prefix}-0${5 + part}`, `${partWhat(c, tax, part)}: ${rate} (${["BT-152", "BT-96", "BT-103"][part]}).`, tax);
+}
+
+/** What partRules' messages call the line, allowance or charge (made only for a message). */
+function partWhat(c: Category, tax: DocumentNode, part: 0 | 1 | 2): string {
+  // (the allowance and charge contexts take any ram:SpecifiedTradeAllowanceCharge, also one of a line)
+  const onLine = part !== 0 && tax.parent?.parent?.qname === SLTS;
+  return part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}`
+    : part === 1 ? `${onLine ? "An invoice line allowance (BG-27)" : "A document level allowance (BG-20)"} of VAT category ${c.name}`
+    : `${onLine ? "An invoice line charge (BG-28)" : "A document level charge (BG-21)"} of VAT category ${c.name}`;
 }
 
 /** A category's BR-xx-02/03/04 message (`Category.parties`), read once per document: it reads the document, not the line. */
