@@ -3,7 +3,7 @@
 // written once so each rule reads like its assertion: string and numeric general comparisons, the charge indicator
 // read three ways, the VAT type test, and the xs:double arithmetic the rules do on untyped elements.
 import { lit, round2, sum, type Decimal } from "../decimal.js";
-import { NS, children, select, stringValue, xmlTrim, type DocumentNode } from "../../document/model.js";
+import { NS, children, memoOn, select, stringValue, xmlTrim, type DocumentNode } from "../../document/model.js";
 import { all, decOf } from "./cen-common.js";
 
 export const SCTT = "rsm:SupplyChainTradeTransaction";
@@ -151,7 +151,22 @@ function someRate(taxes: readonly DocumentNode[], rate: Decimal): boolean {
 /** One part of a VAT category's sum: the amounts added up, with what they are for a message. */
 export interface SumPart {
   total: Decimal;
-  items: Array<{ label: string; amount: Decimal }>;
+  items: SumItem[];
+}
+
+/** One amount of a sum; its label ("line 7", "charge") is made only for a message (`labelOf`). */
+export interface SumItem {
+  amount: Decimal;
+  /** The line's ram:IncludedSupplyChainTradeLineItem, or null for a document level allowance or charge. */
+  line: DocumentNode | null;
+  kind: "line" | "charge" | "allowance";
+}
+
+/** What a message calls an amount of a sum: the line by its id (BT-126), or the allowance or charge. */
+export function labelOf(item: SumItem): string {
+  if (item.kind !== "line") return item.kind;
+  const id = xmlTrim(sv(select(item.line, "ram:AssociatedDocumentLineDocument/ram:LineID")[0]));
+  return id ? `line ${id}` : "a line";
 }
 
 /**
@@ -160,17 +175,43 @@ export interface SumPart {
  */
 export function lineSum(root: DocumentNode, code: string, rate?: Decimal): SumPart {
   const items: SumPart["items"] = [];
-  for (const settlement of fromRoot(root, `${SCTT}/${LINE}/${SLTS}`)) {
-    const taxes = children(settlement, "ram:ApplicableTradeTax");
-    if (!taxes.some((t) => categoryIs(t, code))) continue;
-    if (rate !== undefined && !someRate(taxes, rate)) continue;
-    const id = xmlTrim(sv(select(settlement.parent, "ram:AssociatedDocumentLineDocument/ram:LineID")[0]));
-    for (const summation of children(settlement, "ram:SpecifiedTradeSettlementLineMonetarySummation")) {
-      const amount = singleDec(children(summation, "ram:LineTotalAmount"));
-      if (amount !== null) items.push({ label: id ? `line ${id}` : "a line", amount });
-    }
+  for (const l of lineTaxes(root)) {
+    if (!l.codes.includes(code)) continue;
+    if (rate !== undefined && !l.rates.some((r) => r.eq(rate))) continue;
+    for (const item of l.items) items.push(item);
   }
   return { total: round2(sum(items.map((i) => i.amount))), items };
+}
+
+/** What lineSum reads of one line's settlement, read once per document (a sum is asked for each category and rate). */
+interface LineTaxes {
+  /** The string values of every ram:ApplicableTradeTax/ram:CategoryCode (`categoryIs` on some tax element). */
+  readonly codes: readonly string[];
+  /** `xs:decimal(ram:RateApplicablePercent)` of each tax element with exactly one rate (`someRate`). */
+  readonly rates: readonly Decimal[];
+  /** Each ram:SpecifiedTradeSettlementLineMonetarySummation's single ram:LineTotalAmount that is a decimal. */
+  readonly items: readonly SumItem[];
+}
+
+const LINE_TAXES = Symbol("the CII lines' VAT sums");
+
+function lineTaxes(root: DocumentNode): readonly LineTaxes[] {
+  return memoOn(root, LINE_TAXES, (r) =>
+    fromRoot(r, `${SCTT}/${LINE}/${SLTS}`).map((settlement): LineTaxes => {
+      const taxes = children(settlement, "ram:ApplicableTradeTax");
+      const codes: string[] = [], rates: Decimal[] = [], items: SumItem[] = [];
+      for (const t of taxes) {
+        for (const c of children(t, "ram:CategoryCode")) codes.push(stringValue(c));
+        const r = singleDec(children(t, "ram:RateApplicablePercent"));
+        if (r !== null) rates.push(r);
+      }
+      for (const summation of children(settlement, "ram:SpecifiedTradeSettlementLineMonetarySummation")) {
+        const amount = singleDec(children(summation, "ram:LineTotalAmount"));
+        if (amount !== null) items.push({ amount, line: settlement.parent, kind: "line" });
+      }
+      return { codes, rates, items };
+    }),
+  );
 }
 
 /**
@@ -185,18 +226,24 @@ export function allowanceChargeSum(root: DocumentNode, code: string, charge: boo
     if (!taxes.some((t) => categoryIs(t, code))) continue;
     if (rate !== undefined && !someRate(taxes, rate)) continue;
     const amount = decOf(children(ac, "ram:ActualAmount")[0]);
-    if (amount !== null) items.push({ label: charge ? "charge" : "allowance", amount });
+    if (amount !== null) items.push({ amount, line: null, kind: charge ? "charge" : "allowance" });
   }
   return { total: round2(sum(items.map((i) => i.amount))), items };
 }
 
-/** What a VAT category's lines, charges and allowances add up to (lines + charges - allowances, each rounded), and the parts. */
-export function categorySum(root: DocumentNode, code: string, style: IndicatorStyle, rate?: Decimal): { total: Decimal; parts: string } {
+/**
+ * What a VAT category's lines, charges and allowances add up to (lines + charges - allowances, each rounded), and the
+ * parts for a message (`parts()`, made only when a rule reports: most sums agree).
+ */
+export function categorySum(root: DocumentNode, code: string, style: IndicatorStyle, rate?: Decimal): { total: Decimal; parts: () => string } {
   const lines = lineSum(root, code, rate), charges = allowanceChargeSum(root, code, true, style, rate), allowances = allowanceChargeSum(root, code, false, style, rate);
-  const items = [...lines.items, ...charges.items, ...allowances.items.map((i) => ({ ...i, amount: i.amount.neg() }))];
-  const shown = items.slice(0, 10).map((i) => `${i.label}: ${i.amount.toFixed()}`);
-  if (items.length > 10) shown.push(`and ${items.length - 10} more`);
-  return { total: lines.total.plus(charges.total).minus(allowances.total), parts: shown.length ? ` (${shown.join(", ")})` : " (nothing of that category)" };
+  const parts = (): string => {
+    const items = [...lines.items, ...charges.items, ...allowances.items];
+    const shown = items.slice(0, 10).map((i) => `${labelOf(i)}: ${(i.kind === "allowance" ? i.amount.neg() : i.amount).toFixed()}`);
+    if (items.length > 10) shown.push(`and ${items.length - 10} more`);
+    return shown.length ? ` (${shown.join(", ")})` : " (nothing of that category)";
+  };
+  return { total: lines.total.plus(charges.total).minus(allowances.total), parts };
 }
 
 /** The seller's VAT identifier (schemeID VA) or tax registration (FC), or the tax representative's VAT identifier, at the document's own paths. */

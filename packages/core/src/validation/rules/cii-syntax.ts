@@ -67,9 +67,16 @@ interface Rule {
   readonly context: string;
   readonly paths: PathStep;
   readonly mechanical: Mechanical[];
+  /** The mechanical assertions that can fail with nothing counted (count = 1, present): checked on every context element. */
+  readonly always: Mechanical[];
   readonly custom: Custom[];
-  /** Scratch counters of one context element, by slot (a rule's check never nests in another's). */
+  /**
+   * Scratch counters of one context element, by slot (a rule's check never nests in another's): all 0 between
+   * checks but for the slots in `touched`, which the next check sets back to 0.
+   */
   readonly counts: number[];
+  /** The slots counted at least once in the current check (the only ones a not() or count() <= 1 can fail on). */
+  readonly touched: number[];
   /** The first element counted in each slot (read only where its count is not 0, so never cleared). */
   readonly found: (DocumentNode | undefined)[];
 }
@@ -214,7 +221,7 @@ const SHAPES: readonly (readonly [RegExp, Kind])[] = [
 ];
 
 function compileRule(index: number, context: string, asserts: readonly (readonly [string, Flag, string])[]): Rule {
-  const rule: Rule = { index, context, paths: newPathStep(), mechanical: [], custom: [], counts: [], found: [] };
+  const rule: Rule = { index, context, paths: newPathStep(), mechanical: [], always: [], custom: [], counts: [], touched: [], found: [] };
   for (const [id, flag, test] of asserts) {
     const custom = CUSTOM[id];
     if (custom) {
@@ -231,6 +238,7 @@ function compileRule(index: number, context: string, asserts: readonly (readonly
     const m: Mechanical = { id, flag, kind: shape[1], path, slot: rule.mechanical.length, attr };
     if (attr !== null && m.kind !== "absent") throw new Error(`${id}: only not(@attr) is compiled: ${test}`);
     rule.mechanical.push(m);
+    if (m.kind === "exactly1" || m.kind === "present") rule.always.push(m);
     rule.counts.push(0);
     let step = rule.paths;
     for (const s of steps) {
@@ -378,12 +386,19 @@ function transferWithoutAccount(pm: DocumentNode): boolean {
 }
 
 
-/** Adds one to a counter, returning the count before. */
-function bump(counts: number[], slot: number): number {
+/** Adds one to a counter, returning the count before; a slot counted for the first time is noted in `touched`. */
+function bump(counts: number[], touched: number[], slot: number): number {
   const n = counts[slot]!;
   counts[slot] = n + 1;
+  if (n === 0) touched.push(slot);
   return n;
 }
+
+/** Whether a mechanical assertion fails with this count. */
+const failsWith = (m: Mechanical, n: number): boolean =>
+  m.kind === "absent" ? n > 0 : m.kind === "max1" ? n > 1 : m.kind === "exactly1" ? n !== 1 : n === 0;
+
+const bySlot = (a: Mechanical, b: Mechanical) => a.slot - b.slot;
 
 // ---- one document ----
 
@@ -421,29 +436,38 @@ class SyntaxRun {
 
   private check(rule: Rule, node: DocumentNode): void {
     if (rule.mechanical.length > 0) {
-      const counts = rule.counts.fill(0);
-      const found = rule.found;
-      for (const m of rule.paths.attrs) if (node.attrs[m.attr!] !== undefined && bump(counts, m.slot) === 0) found[m.slot] = node;
-      this.count(node, rule.paths, counts, found);
-      for (const m of rule.mechanical) {
-        const n = counts[m.slot]!;
-        const fails = m.kind === "absent" ? n > 0 : m.kind === "max1" ? n > 1 : m.kind === "exactly1" ? n !== 1 : n === 0;
-        if (fails) this.ctx.report(m.id, m.flag, this.mechanicalMessage(m, node, n, found[m.slot]), node);
+      const counts = rule.counts, touched = rule.touched, found = rule.found;
+      // The counters of the last check back to 0 (set back here, not after, so a check that threw leaves none behind).
+      for (let i = 0; i < touched.length; i++) counts[touched[i]!] = 0;
+      touched.length = 0;
+      for (const m of rule.paths.attrs) if (node.attrs[m.attr!] !== undefined && bump(counts, touched, m.slot) === 0) found[m.slot] = node;
+      this.count(node, rule.paths, counts, touched, found);
+      // Only what was counted (and the assertions that want something counted) can fail: not every assertion of the rule
+      // is looked at. They are reported in the rule's order.
+      let failing: Mechanical[] | null = null;
+      for (const m of rule.always) if (failsWith(m, counts[m.slot]!)) (failing ??= []).push(m);
+      for (let i = 0; i < touched.length; i++) {
+        const m = rule.mechanical[touched[i]!]!;
+        if ((m.kind === "absent" || m.kind === "max1") && failsWith(m, counts[m.slot]!)) (failing ??= []).push(m);
+      }
+      if (failing !== null) {
+        if (failing.length > 1) failing.sort(bySlot);
+        for (const m of failing) this.ctx.report(m.id, m.flag, this.mechanicalMessage(m, node, counts[m.slot]!, found[m.slot]), node);
       }
     }
     for (const c of rule.custom) if (!c.holds(node, this)) this.ctx.report(c.id, c.flag, c.message(node, this), node);
   }
 
   /** Counts the elements (and attributes) at the rule's paths below `node`, keeping the first of each. */
-  private count(node: DocumentNode, step: PathStep, counts: number[], found: (DocumentNode | undefined)[]): void {
+  private count(node: DocumentNode, step: PathStep, counts: number[], touched: number[], found: (DocumentNode | undefined)[]): void {
     const kids = node.children;
     for (let i = 0; i < kids.length; i++) {
       const c = kids[i]!;
       const next = step.next.get(c.qname);
       if (next === undefined) continue;
-      for (const m of next.ends) if (bump(counts, m.slot) === 0) found[m.slot] = c;
-      for (const m of next.attrs) if (c.attrs[m.attr!] !== undefined && bump(counts, m.slot) === 0) found[m.slot] = c;
-      if (next.next.size > 0) this.count(c, next, counts, found);
+      for (const m of next.ends) if (bump(counts, touched, m.slot) === 0) found[m.slot] = c;
+      for (const m of next.attrs) if (c.attrs[m.attr!] !== undefined && bump(counts, touched, m.slot) === 0) found[m.slot] = c;
+      if (next.next.size > 0) this.count(c, next, counts, touched, found);
     }
   }
 

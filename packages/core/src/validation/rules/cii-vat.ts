@@ -34,6 +34,8 @@ interface Category {
 }
 
 const CONTEXT_ORDER: readonly Code[] = ["AE", "L", "M", "E", "G", "K", "O", "S", "Z"];
+/** The categories of BR-xx-01, in the order they are reported. */
+const DOCUMENT_CODES = ["S", "Z", "E", "AE", "K", "G", "O", "L", "M"] as const;
 
 const rateText = (tax: DocumentNode) => (exists(tax, "ram:RateApplicablePercent") ? quote(children(tax, "ram:RateApplicablePercent")[0]) : "missing");
 const rateMustBe = (test: (v: number) => boolean, wanted: string) => (tax: DocumentNode) =>
@@ -107,13 +109,14 @@ export const ciiVatRules: RuleFamily = (ctx) => {
     if (value === "S" || value === "Z") headerCodeRules(root, value, code, report);
     else if ((value === "AE" || value === "E" || value === "G" || value === "K") && under(tax, AHTS, SCTT) && typeIsVat(tax)) headerCodeRules(root, value, code, report);
   }
+  const partiesOf = partiesReader(root);
   for (const tax of all(root, "ram:ApplicableTradeTax")) {
     if (tax.parent?.qname === AHTS) {
       const code = headerTaxCategoryRule(tax);
       if (code !== null) headerTaxRules(root, code, tax, report);
     } else if (tax.parent?.qname === SLTS && under(tax, SLTS, LINE, SCTT) && typeIsVat(tax)) {
       const code = CONTEXT_ORDER.find((c) => categoryIs(tax, c));
-      if (code) partRules(root, code, tax, 0, report);
+      if (code) partRules(root, code, tax, 0, report, partiesOf);
     }
   }
   for (const tax of all(root, "ram:CategoryTradeTax")) {
@@ -123,7 +126,7 @@ export const ciiVatRules: RuleFamily = (ctx) => {
       if (!categoryIs(tax, code)) continue;
       const charge = indicatorIs(ac, false) ? false : indicatorIs(ac, true) ? true : null;
       if (charge === null) continue;
-      partRules(root, code, tax, charge ? 2 : 1, report);
+      partRules(root, code, tax, charge ? 2 : 1, report, partiesOf);
       break;
     }
   }
@@ -132,13 +135,28 @@ export const ciiVatRules: RuleFamily = (ctx) => {
 // ---------------------------------------------------------------------------------------------------------
 // Context /rsm:CrossIndustryInvoice: BR-xx-01, a category used by a line, allowance or charge has its breakdown.
 function documentRules(root: DocumentNode, report: Report): void {
-  const count = (code: Code) => ({
-    header: all(root, "ram:ApplicableTradeTax").filter((t) => t.parent?.qname === AHTS && categoryIs(t, code)).length,
-    lines: all(root, "ram:ApplicableTradeTax").filter((t) => t.parent?.qname === SLTS && categoryIs(t, code)).length,
-    parts: all(root, "ram:CategoryTradeTax").filter((t) => categoryIs(t, code)).length,
-  });
-  for (const code of ["S", "Z", "E", "AE", "K", "G", "O", "L", "M"] as const) {
-    const { header, lines, parts } = count(code);
+  // The tax elements of each category, counted in one pass over them (not one a category): a tax element counts once
+  // for each category its ram:CategoryCode children name (`ram:CategoryCode = 'code'`).
+  const counts = new Map<string, { header: number; lines: number; parts: number }>();
+  for (const code of DOCUMENT_CODES) counts.set(code, { header: 0, lines: 0, parts: 0 });
+  const tally = (tax: DocumentNode, field: "header" | "lines" | "parts"): void => {
+    const codes = children(tax, "ram:CategoryCode");
+    for (let i = 0; i < codes.length; i++) {
+      const value = stringValue(codes[i]);
+      let repeated = false;
+      for (let k = 0; k < i; k++) if (stringValue(codes[k]) === value) repeated = true;
+      const c = repeated ? undefined : counts.get(value);
+      if (c !== undefined) c[field]++;
+    }
+  };
+  for (const t of all(root, "ram:ApplicableTradeTax")) {
+    const parent = t.parent?.qname;
+    if (parent === AHTS) tally(t, "header");
+    else if (parent === SLTS) tally(t, "lines");
+  }
+  for (const t of all(root, "ram:CategoryTradeTax")) tally(t, "parts");
+  for (const code of DOCUMENT_CODES) {
+    const { header, lines, parts } = counts.get(code)!;
     const c = CATEGORIES[code];
     let ok: boolean;
     if (code === "S" || code === "L" || code === "M") {
@@ -163,17 +181,33 @@ function documentRules(root: DocumentNode, report: Report): void {
 
 // ---------------------------------------------------------------------------------------------------------
 // A line's (part 0), document level allowance's (1) or charge's (2) tax element of a category: BR-xx-02 ... -07.
-function partRules(root: DocumentNode, code: Code, tax: DocumentNode, part: 0 | 1 | 2, report: Report): void {
+function partRules(root: DocumentNode, code: Code, tax: DocumentNode, part: 0 | 1 | 2, report: Report, partiesOf: PartiesOf): void {
   const c = CATEGORIES[code];
+  const parties = partiesOf(code);
+  if (parties !== null) report(`${c.prefix}-0${2 + part}`, `${partWhat(c, tax, part)}: ${parties}.`, tax);
+  const rate = c.rate(tax);
+  if (rate !== null) report(`${c.prefix}-0${5 + part}`, `${partWhat(c, tax, part)}: ${rate} (${["BT-152", "BT-96", "BT-103"][part]}).`, tax);
+}
+
+/** What partRules' messages call the line, allowance or charge (made only for a message). */
+function partWhat(c: Category, tax: DocumentNode, part: 0 | 1 | 2): string {
   // (the allowance and charge contexts take any ram:SpecifiedTradeAllowanceCharge, also one of a line)
   const onLine = part !== 0 && tax.parent?.parent?.qname === SLTS;
-  const what = part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}`
+  return part === 0 ? `An invoice line (BG-25) of VAT category ${c.name}`
     : part === 1 ? `${onLine ? "An invoice line allowance (BG-27)" : "A document level allowance (BG-20)"} of VAT category ${c.name}`
     : `${onLine ? "An invoice line charge (BG-28)" : "A document level charge (BG-21)"} of VAT category ${c.name}`;
-  const parties = c.parties(root);
-  if (parties !== null) report(`${c.prefix}-0${2 + part}`, `${what}: ${parties}.`, tax);
-  const rate = c.rate(tax);
-  if (rate !== null) report(`${c.prefix}-0${5 + part}`, `${what}: ${rate} (${["BT-152", "BT-96", "BT-103"][part]}).`, tax);
+}
+
+/** A category's BR-xx-02/03/04 message (`Category.parties`), read once per document: it reads the document, not the line. */
+type PartiesOf = (code: Code) => string | null;
+
+function partiesReader(root: DocumentNode): PartiesOf {
+  const known = new Map<Code, string | null>();
+  return (code) => {
+    let m = known.get(code);
+    if (m === undefined) known.set(code, (m = CATEGORIES[code].parties(root)));
+    return m;
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -200,13 +234,13 @@ function headerCodeRules(root: DocumentNode, code: "S" | "Z" | "E" | "AE" | "G" 
     }
   } else {
     // BR-xx-08: BasisAmount - 1 < lines + charges - allowances < BasisAmount + 1 (BasisAmount -/+ 1 in xs:double).
-    const { total, parts } = categorySum(root, code, code === "Z" ? "cast" : "compare");
+    const { total, parts: partsOf } = categorySum(root, code, code === "Z" ? "cast" : "compare");
     const basis = basisNodes.length === 1 ? xsDouble(stringValue(basisNodes[0])) : null;
     const expected = toDouble(total);
     if (basis === null || !(basis - 1 < expected && basis + 1 > expected)) {
       report(`${c.prefix}-08`, basis === null
-        ? `${label} has no taxable amount (BT-116) to compare with the lines, allowances and charges of that category, which add up to ${money(total)}${parts}.`
-        : `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${parts}.`, categoryCode);
+        ? `${label} has no taxable amount (BT-116) to compare with the lines, allowances and charges of that category, which add up to ${money(total)}${partsOf()}.`
+        : `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${partsOf()}.`, categoryCode);
     }
     // BR-xx-09: ../ram:CalculatedAmount = 0.
     if (!someNumber(amountNodes, (v) => v === 0)) report(`${c.prefix}-09`, `${label}: the VAT amount (BT-117) is ${quote(amountNodes[0])}, but it must be 0.`, categoryCode);
@@ -247,10 +281,10 @@ function everyRateSum(root: DocumentNode, code: "S" | "L" | "M", rateHolder: Doc
   for (const rateNode of children(rateHolder, "ram:RateApplicablePercent")) {
     const rate: Decimal | null = decOf(rateNode);
     if (rate === null) continue;
-    const { total, parts } = categorySum(root, code, "compare", rate);
+    const { total, parts: partsOf } = categorySum(root, code, "compare", rate);
     const expected = toDouble(total);
     if (!basisNodes.some((b) => xsDouble(stringValue(b)) === expected)) {
-      report(`${c.prefix}-08`, `The VAT breakdown (BG-23) of category ${c.name} at ${show(rate)}%: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category and rate add up to ${money(total)}${parts}.`, context);
+      report(`${c.prefix}-08`, `The VAT breakdown (BG-23) of category ${c.name} at ${show(rate)}%: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category and rate add up to ${money(total)}${partsOf()}.`, context);
     }
   }
 }
@@ -262,10 +296,10 @@ function headerTaxRules(root: DocumentNode, code: "L" | "M" | "O", tax: Document
   const label = `The VAT breakdown (BG-23) of category ${c.name}`;
   if (code === "O") {
     // BR-O-08: ram:BasisAmount = lines + charges - allowances of category O (the indicator cast as xs:boolean).
-    const { total, parts } = categorySum(root, "O", "cast" as IndicatorStyle);
+    const { total, parts: partsOf } = categorySum(root, "O", "cast" as IndicatorStyle);
     const basisNodes = children(tax, "ram:BasisAmount");
     if (!basisNodes.some((b) => xsDouble(stringValue(b)) === toDouble(total))) {
-      report("BR-O-08", `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${parts}.`, tax);
+      report("BR-O-08", `${label}: the taxable amount (BT-116) is ${quote(basisNodes[0])}, but the lines (BT-131), charges (BT-99) and allowances (BT-92) of that category add up to ${money(total)}${partsOf()}.`, tax);
     }
     const amounts = children(tax, "ram:CalculatedAmount");
     if (!someNumber(amounts, (v) => v === 0)) report("BR-O-09", `${label}: the VAT amount (BT-117) is ${quote(amounts[0])}, but it must be 0.`, tax);
