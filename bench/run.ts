@@ -28,6 +28,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["invoice-data", async () => (await import("./metrics/invoice-data.ts")).invoiceDataMetrics()],
   ["cii", async () => (await import("./metrics/cii.ts")).ciiMetrics()],
   ["facturx", async () => (await import("./metrics/facturx.ts")).facturxMetrics()],
+  ["mixed", async () => (await import("./metrics/mixed.ts")).mixedMetrics()],
 ];
 
 for (const [name, run] of groups) {
