@@ -2,7 +2,7 @@
 // 16 keep-alive clients, 25 % submits of UBL XML, 15 % submits of the invoice as data (JSON), 25 %
 // lists, 20 % reads, 15 % validations, spread over a few companies of the example server.
 import autocannon from "autocannon";
-import { ADMIN_TOKEN, call, invoice } from "./soak.ts";
+import { ADMIN_TOKEN, call, invoice } from "./soak.js";
 
 export type MixedKind = "xmlSubmit" | "jsonSubmit" | "list" | "read" | "validate";
 
