@@ -350,6 +350,8 @@ interface PGliteProtocolLike {
   /** PGlite's own locks, which its `query` takes: no transaction and no other statement runs meanwhile. */
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  /** What PGlite's `query` checks first: the instance is ready, not closed ("PGlite is closed"). */
+  _checkReady?(): Promise<void>;
   /** The instance's own parsers by type OID (PGlite.create's `parsers`), which its `query` uses. */
   parsers?: Record<number, (x: string, typeId?: number) => unknown>;
 }
@@ -434,6 +436,8 @@ function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly
       const name = statementName(sql);
       if (!names.has(name) && names.size >= MAX_PREPARED) return null;
       const syncToFs = !inTransaction;
+      // As PGlite's query does: a closed instance says so ("PGlite is closed": unavailable).
+      await pg._checkReady?.();
       const statement = async () => {
         const call = () => exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()], syncToFs);
         await prepare(ser, name, sql, syncToFs);
