@@ -1,29 +1,34 @@
 // mixed_pglite_vs_postgres: the mixed load of issue 44 (soak/mixed.ts) against the example server on
 // its embedded PGlite (a fresh DATA_DIR) and on the PostgreSQL server of DATABASE_URL (its own
-// schema, dropped after), one after the other in the same run, with the same clients and mix.
+// schema, dropped after), both started in the same run and loaded in turns with the same clients and mix.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { mixedCompanies, runMixed, type MixedResult } from "../../soak/mixed.ts";
+import { mixedCompanies, runMixed, type MixedCompany, type MixedResult } from "../../soak/mixed.ts";
 import { rssMiB, startServer } from "../../soak/soak.ts";
-import { round } from "../lib/stats.ts";
+import { alternate, median, round } from "../lib/stats.ts";
 import type { Metric } from "../run.ts";
 
-/** Seconds of load a side (after WARMUP_SECONDS not counted) and clients, as issue 44's probe had them. */
-const SECONDS = Number(process.env.MIXED_SECONDS ?? 25);
-const WARMUP_SECONDS = 5;
+/** Rounds (after one of warm-up), seconds of load a side in each, and clients, as issue 44's probe had them. */
+const ROUNDS = Number(process.env.MIXED_ROUNDS ?? 4);
+const SECONDS = Number(process.env.MIXED_SECONDS ?? 6);
 const CONNECTIONS = 16;
 const COMPANIES = 8;
 
-interface Side {
-  result: MixedResult;
+interface Server {
+  label: string;
+  base: string;
+  pid: number;
+  companies: MixedCompany[];
   rssMaxMiB: number;
-  cores: number;
+  rounds: MixedResult[];
+  cores: number[];
+  stop(): Promise<void>;
 }
 
-/** One side: the example server on a store, the companies, a warm-up, then the measured load. */
-async function side(label: string, env: Record<string, string>): Promise<Side> {
+/** The example server on a store, with its companies (each with a few invoices to read). */
+async function start(label: string, env: Record<string, string>): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), `einvoice-mixed-${label}-`));
   const { child, base } = await startServer(join(dir, "data"), join(dir, "server.log"), {
     LOG_LEVEL: "warn",
@@ -31,25 +36,35 @@ async function side(label: string, env: Record<string, string>): Promise<Side> {
     RATE_LIMIT_PER_MINUTE: "100000000",
     ...env,
   });
-  try {
-    const companies = await mixedCompanies(base, COMPANIES, label);
-    await runMixed(base, companies, { seconds: WARMUP_SECONDS, connections: CONNECTIONS, tag: `${label}w`, seed: 1 });
-    let rssMax = 0;
-    const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssMiB(child.pid!))), 500);
-    const cpu0 = cpuSeconds(child.pid!);
-    const t0 = performance.now();
-    const result = await runMixed(base, companies, { seconds: SECONDS, connections: CONNECTIONS, tag: label, seed: 44 });
-    const cores = (cpuSeconds(child.pid!) - cpu0) / ((performance.now() - t0) / 1000);
-    clearInterval(sampler);
-    if (result.bad + result.errors + result.timeouts > 0) {
-      throw new Error(`mixed load on ${label}: ${result.bad} unexpected answers, ${result.errors} errors, ${result.timeouts} timeouts: ${JSON.stringify(result.byKind)}`);
-    }
-    return { result, rssMaxMiB: rssMax, cores };
-  } finally {
+  const stop = async () => {
     child.kill("SIGKILL");
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
     rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    return { label, base, pid: child.pid!, companies: await mixedCompanies(base, COMPANIES, label), rssMaxMiB: 0, rounds: [], cores: [], stop };
+  } catch (e) {
+    await stop();
+    throw e;
   }
+}
+
+/** One round of the load on `server`; returns its requests a second. */
+async function load(server: Server, round: number, keep: boolean): Promise<number> {
+  const sampler = setInterval(() => (server.rssMaxMiB = Math.max(server.rssMaxMiB, rssMiB(server.pid))), 500);
+  const cpu0 = cpuSeconds(server.pid);
+  const t0 = performance.now();
+  const result = await runMixed(server.base, server.companies, { seconds: SECONDS, connections: CONNECTIONS, tag: `${server.label}${round}`, seed: 44 + round });
+  const cores = (cpuSeconds(server.pid) - cpu0) / ((performance.now() - t0) / 1000);
+  clearInterval(sampler);
+  if (result.bad + result.errors + result.timeouts > 0) {
+    throw new Error(`mixed load on ${server.label}: ${result.bad} unexpected answers, ${result.errors} errors, ${result.timeouts} timeouts: ${JSON.stringify(result.byKind)}`);
+  }
+  if (keep) {
+    server.rounds.push(result);
+    server.cores.push(cores);
+  }
+  return result.rps;
 }
 
 /** CPU seconds (user + system) of a process so far, from /proc. */
@@ -58,8 +73,10 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-const describe = (s: Side): string =>
-  `${round(s.result.rps, 0)} req/s, p50 ${s.result.latencyMs.p50} ms, p99 ${s.result.latencyMs.p99} ms, max ${s.result.latencyMs.max} ms, RSS max ${s.rssMaxMiB} MiB, ${round(s.cores, 2)} cores`;
+const describe = (s: Server): string => {
+  const med = (f: (r: MixedResult) => number) => median(s.rounds.map(f));
+  return `${round(med((r) => r.rps), 0)} req/s, p50 ${med((r) => r.latencyMs.p50)} ms, p99 ${med((r) => r.latencyMs.p99)} ms, max ${Math.max(...s.rounds.map((r) => r.latencyMs.max))} ms, RSS max ${s.rssMaxMiB} MiB, server process ${round(median(s.cores), 2)} cores`;
+};
 
 export async function mixedMetrics(): Promise<Record<string, Metric>> {
   const url = process.env.DATABASE_URL;
@@ -69,27 +86,33 @@ export async function mixedMetrics(): Promise<Record<string, Metric>> {
     };
   }
   const schema = `bench_mixed_${process.pid}`;
-  const pglite = await side("pglite", {});
-  let postgres: Side;
+  const pglite = await start("pglite", {});
+  let postgres: Server | undefined;
   try {
-    postgres = await side("postgres", { DATABASE_URL: url, DATABASE_SCHEMA: schema });
+    postgres = await start("postgres", { DATABASE_URL: url, DATABASE_SCHEMA: schema });
+    const pg = postgres;
+    // In turns (PGlite then PostgreSQL, then the other way round), so that a busy machine's drift moves both alike.
+    const r = await alternate({ rounds: ROUNDS, warmup: 1, a: (i) => load(pglite, i, i > 0), b: (i) => load(pg, i, i > 0) });
+    const p99Ratio = median(pglite.rounds.map((x) => x.latencyMs.p99)) / median(pg.rounds.map((x) => x.latencyMs.p99));
+    return {
+      mixed_pglite_vs_postgres: {
+        value: round(r.ratio),
+        goal: ">= 0.5, p99 <= 3x",
+        ok: r.ratio >= 0.5 && p99Ratio <= 3,
+        note: `PGlite ${describe(pglite)} vs PostgreSQL ${describe(pg)}: p99 ${round(p99Ratio, 2)}x; ${CONNECTIONS} keep-alive clients, ${ROUNDS} paired rounds of ${SECONDS} s a side after one of warm-up (medians), 25 % XML submits, 15 % JSON submits, 25 % lists, 20 % reads, 15 % validations over ${COMPANIES} companies`,
+        detail: {
+          ratios: r.ratios.map((x) => round(x)),
+          p99Ratio: round(p99Ratio),
+          pglite: { rounds: pglite.rounds, rssMaxMiB: pglite.rssMaxMiB, cores: pglite.cores.map((x) => round(x, 2)) },
+          postgres: { rounds: pg.rounds, rssMaxMiB: pg.rssMaxMiB, cores: pg.cores.map((x) => round(x, 2)) },
+        },
+      },
+    };
   } finally {
+    await pglite.stop();
+    await postgres?.stop();
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await pool.end();
   }
-  const ratio = pglite.result.rps / postgres.result.rps;
-  const p99Ratio = pglite.result.latencyMs.p99 / postgres.result.latencyMs.p99;
-  return {
-    mixed_pglite_vs_postgres: {
-      value: round(ratio),
-      goal: ">= 0.5, p99 <= 3x",
-      ok: ratio >= 0.5 && p99Ratio <= 3,
-      note: `PGlite ${describe(pglite)} vs PostgreSQL ${describe(postgres)}: p99 ${round(p99Ratio, 2)}x; ${CONNECTIONS} keep-alive clients, ${SECONDS} s a side after ${WARMUP_SECONDS} s of warm-up, 25 % XML submits, 15 % JSON submits, 25 % lists, 20 % reads, 15 % validations over ${COMPANIES} companies`,
-      detail: {
-        pglite: { ...pglite.result, rssMaxMiB: pglite.rssMaxMiB, cores: round(pglite.cores, 2) },
-        postgres: { ...postgres.result, rssMaxMiB: postgres.rssMaxMiB, cores: round(postgres.cores, 2) },
-      },
-    },
-  };
 }
