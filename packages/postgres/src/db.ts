@@ -388,10 +388,10 @@ const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
  * `query` converts them. PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as
  * six calls into its WebAssembly and plans the statement again each time: under the mixed load of
  * issue 44 that was about as much main-thread time as the statements' own work (the dispatcher's fair
- * claim, a recursive query, cost 13 ms a call to parse and plan with nothing to claim).
+ * claim, a recursive query, cost 13 ms a call with nothing to claim: parsing and planning).
  * Outside a transaction under the same two locks as PGlite's `query`; inside one (which holds the
- * transaction lock) under the query lock only, without syncing the files (the COMMIT does, as
- * `query` does in a transaction). Null when the instance lacks the protocol methods (then statements
+ * transaction lock) under the query lock only, without syncing the files per statement, as PGlite's
+ * own statements in a transaction do. Null when the instance lacks the protocol methods (then statements
  * run through `query`).
  */
 function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Row[] | null> } | null {
