@@ -30,6 +30,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["facturx", async () => (await import("./metrics/facturx.ts")).facturxMetrics()],
   ["render-html", async () => (await import("./metrics/render-html.ts")).renderHtmlMetrics()],
   ["render", async () => (await import("./metrics/render.ts")).renderPdfMetrics()],
+  ["mixed", async () => (await import("./metrics/mixed.ts")).mixedMetrics()],
 ];
 
 for (const [name, run] of groups) {

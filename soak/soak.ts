@@ -1,5 +1,6 @@
 // Soak: the example server on the embedded store (PGlite in a fresh DATA_DIR), loaded on loopback by
-// autocannon with a mix of new, duplicate and invalid submissions and reads. Checks: no 5xx, no
+// autocannon with a mix of new (XML and data), duplicate and invalid submissions, validations and reads
+// (the valid part in the proportions of the bench's mixed load, soak/mixed.ts). Checks: no 5xx, no
 // connection errors or timeouts, only the statuses each request kind may get, every submission
 // answered `sending` readable afterwards (and every 200 listed), no secret in the server's log, and
 // memory that levels off. `pnpm soak` runs 60 s with 100 connections; `--duration` and
@@ -10,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { dataInvoice } from "./mixed.js";
 
 const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..", "examples", "server");
 export const ADMIN_TOKEN = `soak-admin-${Math.random().toString(36).slice(2)}-0123456789`;
@@ -148,6 +150,8 @@ export async function startServer(dataDir: string, logFile: string, env: Record<
 
 type Kind =
   | "new"
+  | "newData"
+  | "validate"
   | "duplicate"
   | "badBase64"
   | "notUbl"
@@ -169,6 +173,8 @@ type Kind =
 /** What each kind may be answered. Anything else is a failure. */
 const ALLOWED: Record<Kind, number[]> = {
   new: [200],
+  newData: [200],
+  validate: [200],
   duplicate: [200],
   badBase64: [422],
   notUbl: [422],
@@ -186,25 +192,31 @@ const ALLOWED: Record<Kind, number[]> = {
   freeCompany: [403],
   privateWebhook: [400],
 };
-/** The mix, in percent: 45 submissions that are accepted or duplicates, 15 invalid, 34 reads, 6 hostile (issue 16). */
+/**
+ * The mix, in percent: the valid traffic in the proportions of the bench's mixed load (soak/mixed.ts,
+ * issue 44: 25 XML submits, 15 submits of the invoice as data, 25 lists, 20 reads, 15 validations),
+ * then 15 invalid submissions and 6 hostile requests (issue 16) on top.
+ */
 const MIX: Array<[Kind, number]> = [
-  ["new", 35],
-  ["duplicate", 10],
+  ["new", 20],
+  ["duplicate", 5],
+  ["newData", 15],
   ["badBase64", 3],
   ["notUbl", 3],
   ["badJson", 3],
   ["noRecipient", 2],
   ["extraKey", 2],
   ["badKey", 2],
-  ["list", 19],
+  ["list", 20],
   ["malformedId", 1],
   ["badGzip", 1],
   ["year0Cursor", 1],
   ["protoQuery", 1],
   ["freeCompany", 1],
   ["privateWebhook", 1],
-  ["get", 10],
+  ["get", 20],
   ["clients", 5],
+  ["validate", 15],
 ];
 
 /** A small seeded generator, so that two runs send the same mix. */
@@ -300,6 +312,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             switch (kind) {
               case "new":
                 return submit(JSON.stringify({ xml: invoice(`SOAK-${ci}-${n}`, recipient) }));
+              case "newData":
+                return submit(JSON.stringify({ invoice: dataInvoice(`SOAK-D-${ci}-${n}`, recipient) }));
+              case "validate":
+                return { ...req, method: "POST" as const, path: "/v1/validate", headers: auth, body: JSON.stringify({ xml: invoice(`SOAK-V-${n}`, recipient) }) };
               case "duplicate":
                 return submit(JSON.stringify({ xml: company.duplicate }));
               case "badBase64":
@@ -339,12 +355,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             const k = (byKind[kind] ??= {});
             k[status] = (k[status] ?? 0) + 1;
             if (!ALLOWED[kind].includes(status)) unexpected[`${kind} ${status}`] = (unexpected[`${kind} ${status}`] ?? 0) + 1;
-            if ((kind === "new" || kind === "duplicate") && status === 200) {
+            if ((kind === "new" || kind === "newData" || kind === "duplicate") && status === 200) {
               const data = (JSON.parse(body) as { data: { submissionId: string; status: string } }).data;
               const company = companies[context.company!]!;
               company.ok200++;
               if (data.status === "sending") sendingIds.push([context.company!, data.submissionId]);
-              else if (kind === "new") unexpected[`new 200 ${data.status}`] = (unexpected[`new 200 ${data.status}`] ?? 0) + 1;
+              else if (kind !== "duplicate") unexpected[`${kind} 200 ${data.status}`] = (unexpected[`${kind} 200 ${data.status}`] ?? 0) + 1;
               if (kind === "duplicate" && data.status !== "failed") unexpected[`duplicate 200 ${data.status}`] = (unexpected[`duplicate 200 ${data.status}`] ?? 0) + 1;
             }
           },

@@ -14,8 +14,7 @@ export interface QueryOptions {
   /**
    * A statement the store runs on every submission, with a fixed text: a driver opened with
    * `prepare: true` runs it as a named prepared statement (parsed and planned once per connection).
-   * Ignored otherwise. PGlite always prepares such a statement (`fromPGlite`); its columns then come
-   * back as text, so such a statement returns text columns only.
+   * Ignored otherwise. PGlite prepares every read and write of the store anyway (`fromPGlite`).
    */
   prepare?: boolean;
 }
@@ -145,7 +144,7 @@ export interface DriverOptions {
    * docs/storage.md). Default false, because a pooler in transaction mode (PgBouncer before 1.21,
    * or without `max_prepared_statements`) does not keep a connection's prepared statements between
    * transactions. The pool must take node-postgres query configs (`{name, text, values}`), as
-   * `pg.Pool` does. (`fromPGlite` ignores it: on PGlite that write is always prepared.)
+   * `pg.Pool` does. (`fromPGlite` ignores it: on PGlite every read and write is prepared.)
    */
   prepare?: boolean;
 }
@@ -278,10 +277,10 @@ export interface PGliteLike extends PGliteQueryableLike {
 export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db {
   const prepared = preparedPGlite(pglite);
   const db: Db = {
-    query: <R extends Row>(sql: string, params: readonly unknown[] = [], run?: QueryOptions) =>
+    query: <R extends Row>(sql: string, params: readonly unknown[] = []) =>
       guarded(async () => {
-        if (run?.prepare === true && prepared !== null) {
-          const rows = await prepared.run(sql, params);
+        if (prepared !== null) {
+          const rows = await prepared.run(sql, params, false);
           if (rows !== null) return { rows: rows as R[] };
         }
         return { rows: (await pgliteQuery<R>(pglite, sql, params)).rows };
@@ -295,7 +294,14 @@ export function fromPGlite(pglite: PGliteLike, options: DriverOptions = {}): Db 
           try {
             return await fn({
               query: <R extends Row>(sql: string, params: readonly unknown[] = []) =>
-                guarded(async () => ({ rows: (await pgliteQuery<R>(t, sql, params)).rows })),
+                guarded(async () => {
+                  if (prepared !== null) {
+                    // Inside the transaction, which holds PGlite's transaction lock: the statement takes the query lock only.
+                    const rows = await prepared.run(sql, params, true);
+                    if (rows !== null) return { rows: rows as R[] };
+                  }
+                  return { rows: (await pgliteQuery<R>(t, sql, params)).rows };
+                }),
             });
           } catch (e) {
             thrownByFn = { error: e };
@@ -332,7 +338,7 @@ function pgliteQuery<R>(q: PGliteQueryableLike, sql: string, params: readonly un
   return params.some((v) => v instanceof Uint8Array) ? q.query<R>(sql, [...params], BYTES_AS_HEX) : q.query<R>(sql, [...params]);
 }
 
-/** A backend message as PGlite parses it: a data row has its fields as text (or null). */
+/** A backend message as PGlite parses it: a data row has its fields as text (or null), a row description its columns. */
 interface PGliteMessage {
   name: string;
   fields?: unknown[];
@@ -344,6 +350,10 @@ interface PGliteProtocolLike {
   /** PGlite's own locks, which its `query` takes: no transaction and no other statement runs meanwhile. */
   _runExclusiveTransaction<T>(fn: () => Promise<T>): Promise<T>;
   _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T>;
+  /** What PGlite's `query` checks first: the instance is ready, not closed ("PGlite is closed"). */
+  _checkReady?(): Promise<void>;
+  /** The instance's own parsers by type OID (PGlite.create's `parsers`), which its `query` uses. */
+  parsers?: Record<number, (x: string, typeId?: number) => unknown>;
 }
 
 /** The wire protocol's message builders, as `@electric-sql/pglite` exports them (`protocol.serialize`). */
@@ -356,75 +366,115 @@ interface ProtocolSerialize {
   sync(): Uint8Array;
 }
 
+/** PGlite's text-to-value conversion of a column (`types.parseType`), the one its `query` applies. */
+type ParseType = (value: string | null, typeId: number, parsers?: Record<number, (x: string, typeId?: number) => unknown>) => unknown;
+
+/** The names of the statements prepared on each PGlite instance (by any driver of this package). */
+const preparedOn = new WeakMap<object, Set<string>>();
+
+/** How many statement texts one instance gets prepared; any further text runs through `query` (parsed and planned at each call). */
+const MAX_PREPARED = 256;
+
 /**
- * Named prepared statements on PGlite: a statement the store runs on every submission (`prepare`)
- * is parsed and planned once for the instance, then each call is one message of Bind, Execute and
- * Sync (PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as six, and plans
- * the statement again each time). Under the same locks as PGlite's `query`. Null when the instance
- * lacks the protocol methods (then statements run through `query`).
+ * The statements the driver prepares: the store's reads and writes (SELECT, INSERT, UPDATE, DELETE,
+ * WITH), never transaction control, DDL or a SET, which run as they are through `query`.
  */
-function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly unknown[]): Promise<Row[] | null> } | null {
+const PREPARABLE = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
+
+/**
+ * Named prepared statements on PGlite: every read and write of the store is parsed (and, for a
+ * generic plan, planned) once for the instance, then each call is one message of Bind, Describe,
+ * Execute and Sync, its columns converted by PGlite's own parsers from their type OIDs, exactly as
+ * `query` converts them. PGlite's `query` sends Parse, Describe, Bind, Describe, Execute and Sync as
+ * six calls into its WebAssembly and plans the statement again each time: under the mixed load of
+ * issue 44 that was about as much main-thread time as the statements' own work (the dispatcher's fair
+ * claim, a recursive query, cost 13 ms a call with nothing to claim: parsing and planning).
+ * Outside a transaction under the same two locks as PGlite's `query`; inside one (which holds the
+ * transaction lock) under the query lock only, without syncing the files per statement, as PGlite's
+ * own statements in a transaction do. Null when the instance lacks the protocol methods (then statements
+ * run through `query`).
+ */
+function preparedPGlite(pglite: PGliteLike): { run(sql: string, params: readonly unknown[], inTransaction: boolean): Promise<Row[] | null> } | null {
   const raw = pglite as unknown as Partial<PGliteProtocolLike>;
   if (typeof raw.execProtocol !== "function" || typeof raw._runExclusiveTransaction !== "function" || typeof raw._runExclusiveQuery !== "function") return null;
   const pg = raw as PGliteProtocolLike;
-  /** PGlite's message builders, loaded at the first prepared statement; false when they cannot be (then `query` runs everything). */
-  let serialize: ProtocolSerialize | false | null = null;
-  /** Names of the statements prepared on this instance by this driver. */
-  const ready = new Set<string>();
-  const exec = (parts: Uint8Array[]) => pg.execProtocol(Buffer.concat(parts));
+  /** PGlite's message builders and type parser, loaded at the first prepared statement; false when they cannot be (then `query` runs everything). */
+  let lib: { serialize: ProtocolSerialize; parseType: ParseType } | false | null = null;
+  /**
+   * Names of the statements prepared on this instance, shared by every driver on it: a Parse of a name
+   * already there fails, and inside a transaction that failure would abort the transaction.
+   */
+  let ready = preparedOn.get(pglite);
+  if (!ready) preparedOn.set(pglite, (ready = new Set<string>()));
+  const names = ready;
+  const exec = (parts: Uint8Array[], syncToFs: boolean) => pg.execProtocol(Buffer.concat(parts), { syncToFs });
   /** Prepares `name` unless this driver has: a statement of that name already there (another driver on the instance) is the same text, by its name. */
-  const prepare = async (ser: ProtocolSerialize, name: string, sql: string): Promise<void> => {
-    if (ready.has(name)) return;
+  const prepare = async (ser: ProtocolSerialize, name: string, sql: string, syncToFs: boolean): Promise<void> => {
+    if (names.has(name)) return;
     try {
-      await exec([ser.parse({ name, text: sql }), ser.sync()]);
+      await exec([ser.parse({ name, text: sql }), ser.sync()], syncToFs);
     } catch (e) {
       if (toDbError(e).code !== "42P05") throw e;
     }
-    ready.add(name);
+    names.add(name);
   };
   return {
-    async run(sql, params) {
+    async run(sql, params, inTransaction) {
+      if (!PREPARABLE.test(sql)) return null;
       const values = textValues(params);
       if (values === null) return null;
-      if (serialize === null) {
+      if (lib === null) {
         try {
-          serialize = ((await import("@electric-sql/pglite")) as unknown as { protocol: { serialize: ProtocolSerialize } }).protocol.serialize;
+          const m = (await import("@electric-sql/pglite")) as unknown as { protocol: { serialize: ProtocolSerialize }; types: { parseType: ParseType } };
+          lib = typeof m.types?.parseType === "function" && m.protocol?.serialize ? { serialize: m.protocol.serialize, parseType: m.types.parseType } : false;
         } catch {
-          serialize = false;
+          lib = false;
         }
       }
-      if (serialize === false) return null;
-      const ser = serialize;
+      if (lib === false) return null;
+      const { serialize: ser, parseType } = lib;
       const name = statementName(sql);
-      return pg._runExclusiveTransaction(() =>
-        pg._runExclusiveQuery(async () => {
-          const call = () => exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()]);
-          await prepare(ser, name, sql);
-          let result: { messages: PGliteMessage[] };
-          try {
-            result = await call();
-          } catch (e) {
-            // Deallocated behind the driver's back (DEALLOCATE, DISCARD ALL): prepared again, once.
-            if (toDbError(e).code !== "26000") throw e;
-            ready.delete(name);
-            await prepare(ser, name, sql);
-            result = await call();
-          }
-          const { messages } = result;
-          // Columns by name, as text (the store's prepared statements return text columns only).
-          let names: string[] = [];
-          const rows: Row[] = [];
-          for (const m of messages) {
-            if (m.name === "rowDescription") names = (m.fields as { name: string }[]).map((f) => f.name);
-            else if (m.name === "dataRow") {
-              const row: Row = {};
-              for (let i = 0; i < names.length; i++) row[names[i]!] = m.fields?.[i] ?? null;
-              rows.push(row);
+      if (!names.has(name) && names.size >= MAX_PREPARED) return null;
+      const syncToFs = !inTransaction;
+      // As PGlite's query does: a closed instance says so ("PGlite is closed": unavailable).
+      await pg._checkReady?.();
+      const statement = async () => {
+        const call = () => exec([ser.bind({ statement: name, values }), ser.describe({ type: "P" }), ser.execute({}), ser.sync()], syncToFs);
+        await prepare(ser, name, sql, syncToFs);
+        let result: { messages: PGliteMessage[] };
+        try {
+          result = await call();
+        } catch (e) {
+          // Deallocated behind the driver's back (DEALLOCATE, DISCARD ALL): prepared again, once. (Inside
+          // a transaction the failed Bind has aborted it: the error goes to the caller, and the next
+          // statement outside a transaction prepares it again.)
+          if (toDbError(e).code !== "26000") throw e;
+          names.delete(name);
+          if (inTransaction) throw e;
+          await prepare(ser, name, sql, syncToFs);
+          result = await call();
+        }
+        // Columns by name, converted from their type as PGlite's query converts them.
+        let columns: string[] = [];
+        let typeIds: number[] = [];
+        const rows: Row[] = [];
+        for (const m of result.messages) {
+          if (m.name === "rowDescription") {
+            const fields = m.fields as { name: string; dataTypeID: number }[];
+            columns = fields.map((f) => f.name);
+            typeIds = fields.map((f) => f.dataTypeID);
+          } else if (m.name === "dataRow") {
+            const row: Row = {};
+            for (let i = 0; i < columns.length; i++) {
+              const v = (m.fields?.[i] ?? null) as string | null;
+              row[columns[i]!] = v === null ? null : parseType(v, typeIds[i]!, pg.parsers);
             }
+            rows.push(row);
           }
-          return rows;
-        }),
-      );
+        }
+        return rows;
+      };
+      return inTransaction ? pg._runExclusiveQuery(statement) : pg._runExclusiveTransaction(() => pg._runExclusiveQuery(statement));
     },
   };
 }

@@ -132,8 +132,11 @@ describe("prepared writes on PGlite", () => {
     return company;
   }
   const client = (i: number) => ({ id: crypto.randomUUID(), key: `0208:c${i}`, endpointId: `0208:C${i}`, name: "Buyer", vatId: null, country: "BE" });
+  /** The names of the prepared writes of accepted submissions (every read and write is prepared: issue 44). */
   const preparedNames = async (db: PGlite) =>
-    (await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'einvoice%' ORDER BY name")).rows.map((r) => r.name);
+    (
+      await db.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'einvoice%' AND statement LIKE '%insert_accepted%' ORDER BY name")
+    ).rows.map((r) => r.name);
 
   it("an accepted submission is written by a statement prepared once for the instance, and read back the same", async () => {
     const db = await PGlite.create();
@@ -174,6 +177,34 @@ describe("prepared writes on PGlite", () => {
       expect((await b.insertSubmission({ invoice: sampleInvoiceRecord(company.id), document: null, client: null })).inserted).toBe(true);
       expect(await preparedNames(db)).toHaveLength(1);
       expect(await a.listInvoices(company.id, { limit: 10, after: null, status: null, clientId: null })).toHaveLength(4);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("prepares every read and write once, in and out of transactions, and gives each column the value PGlite's query gives", async () => {
+    const db = await PGlite.create();
+    try {
+      const driver = fromPGlite(db);
+      const sql = `SELECT $1::integer + 1 AS n, $2::text AS s, true AS b, '{"x":[1,"2"]}'::jsonb AS j, 7::bigint AS big, 1.50::numeric AS dec,
+        '2026-01-02T03:04:05.678Z'::timestamptz AS at, '\\x0102ff'::bytea AS bytes, NULL::text AS nothing, ARRAY[1,2]::integer[] AS arr`;
+      const viaQuery = (await db.query(sql, [41, "a"])).rows;
+      const all = async () => (await db.query<{ n: number }>("SELECT count(*)::integer AS n FROM pg_prepared_statements WHERE name LIKE 'einvoice%'")).rows[0]!.n;
+      expect(await all()).toBe(0);
+      expect((await driver.query(sql, [41, "a"])).rows).toEqual(viaQuery);
+      expect(await all()).toBe(1);
+      expect(await driver.transaction(async (tx) => (await tx.query(sql, [41, "a"])).rows)).toEqual(viaQuery);
+      expect((await driver.query(sql, [41, "a"])).rows).toEqual(viaQuery);
+      // One statement for its text, whoever ran it; DDL and transaction control are not prepared.
+      await driver.query("CREATE TABLE t (id integer PRIMARY KEY)");
+      await driver.transaction(async (tx) => {
+        await tx.query("INSERT INTO t (id) VALUES ($1)", [1]);
+        await tx.query("INSERT INTO t (id) VALUES ($1)", [2]);
+      });
+      expect(await all()).toBe(2);
+      // A failed statement in a transaction rolls it back, and the driver goes on.
+      await expect(driver.transaction((tx) => tx.query("INSERT INTO t (id) VALUES ($1)", [3]).then(() => tx.query("INSERT INTO t (id) VALUES ($1)", [1])))).rejects.toMatchObject({ code: "23505" });
+      expect((await driver.query<{ id: number }>("SELECT id FROM t ORDER BY id")).rows).toEqual([{ id: 1 }, { id: 2 }]);
     } finally {
       await db.close();
     }
