@@ -158,6 +158,7 @@ interface Loss {
 /** Each field the round trip cannot keep, with its reason. */
 const LOSSES: Loss[] = [
   { path: /^\/profileId$/, kind: "no place in FA(3)", reason: "BT-23: FA(3) is one process, KSeF's" },
+  { path: /^\/specification$/, kind: "no place in FA(3)", reason: "BT-24: FA(3) names its schema (KodFormularza), not an EN 16931 specification" },
   { path: /^\/(seller|buyer)\/endpoint\/(scheme|id)$/, kind: "no place in FA(3)", reason: "BT-34/BT-49: KSeF addresses parties by NIP, FA(3) has no electronic address; read as \"\" (InvoiceData requires the field)", holds: (r) => r === "" },
   { path: /^\/totals\/(lineTotal|allowanceTotal|chargeTotal|taxExclusive|vatTotal)$/, kind: "no place in FA(3)", reason: "BT-106 to BT-110: FA(3) has no such totals (they are sums of P_11, P_13_x, P_14_x); the reader does not recompute them" },
   { path: /^\/totals\/payable$/, kind: "another form", reason: "BT-115: toFa3 writes the total with VAT (BT-112) as P_15; paid and rounding amounts are not written, so the amount due reads as P_15", holds: (r, _b, _p, u) => r === u.totals?.taxInclusive },
