@@ -7,28 +7,10 @@ import { ApiError } from "../../domain/errors.js";
 import { child, children, first, select, stringValue, type DocumentNode } from "../model.js";
 import { specificationOf } from "./build.js";
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../domain/invoice-data.js";
+import { at, attr, compact, idOf, nonEmpty, val } from "./read-values.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** An element's text, tidied as the schema tidies the field (`xmlTrim` unless said), or undefined when empty. */
-function val(n: DocumentNode | null | undefined, tidy: (s: string) => string = xmlTrim): string | undefined {
-  if (!n) return undefined;
-  const t = tidy(stringValue(n));
-  return t === "" ? undefined : t;
-}
-const at = (n: DocumentNode | null | undefined, path: string) => val(first(n, path));
-const attr = (n: DocumentNode | null | undefined, name: string) => {
-  const v = n?.attrs[name];
-  return v === undefined || xmlTrim(v) === "" ? undefined : xmlTrim(v);
-};
-
-/** Drops the keys whose value is undefined, so that absent stays absent. */
-function compact<T extends object>(o: T): T {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o;
-}
-const nonEmpty = <T>(a: T[]): T[] | undefined => (a.length === 0 ? undefined : a);
-const idOf = (n: DocumentNode | null) => (n && val(n) !== undefined ? compact({ id: val(n)!, scheme: attr(n, "schemeID") }) : undefined);
 
 /**
  * Reads a UBL 2.1 Invoice or CreditNote (XML text or UTF-8 bytes) into InvoiceData. The document is

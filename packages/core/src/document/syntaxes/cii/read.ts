@@ -5,42 +5,16 @@
 import { termsText, type InvoiceData, type InvoiceLine, type VatCategory } from "../../../domain/invoice-data.js";
 import { child, children, first, select, stringValue, xmlTrim, type DocumentNode } from "../../model.js";
 import { specificationOf } from "../../invoice-data/build.js";
+import { at, attr, compact, idOf, nonEmpty, val } from "../../invoice-data/read-values.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Exemptions = NonNullable<Mutable<InvoiceData["vatExemptions"]>>;
 
-/** An element's text, tidied (`xmlTrim` unless said), or undefined when the element is absent or empty. */
-function val(n: DocumentNode | null | undefined, tidy: (s: string) => string = xmlTrim): string | undefined {
-  if (!n) return undefined;
-  const t = tidy(stringValue(n));
-  return t === "" ? undefined : t;
-}
-const at = (n: DocumentNode | null | undefined, path: string) => val(first(n, path));
-const attr = (n: DocumentNode | null | undefined, name: string) => {
-  const v = n?.attrs[name];
-  return v === undefined || xmlTrim(v) === "" ? undefined : xmlTrim(v);
-};
-
-/**
- * The object without the keys whose value is undefined, so that absent stays absent: a new object with the others in
- * their order. (Deleting the keys instead turns the object into a dictionary, slow to read for every step after: the
- * conversion's build and the totals read InvoiceData field by field.)
- */
-function compact<T extends object>(o: T): T {
-  const out = {} as Record<string, unknown>;
-  for (const k in o) {
-    const v = o[k];
-    if (v !== undefined) out[k] = v;
-  }
-  return out as T;
-}
 /** The object, or undefined when compact left it without a field (an element with nothing EN 16931 reads in it). */
 function someOf<T extends object>(o: T): T | undefined {
   const c = compact(o);
   return Object.keys(c).length === 0 ? undefined : c;
 }
-const nonEmpty = <T>(a: T[]): T[] | undefined => (a.length === 0 ? undefined : a);
-const idOf = (n: DocumentNode | null | undefined) => (n && val(n) !== undefined ? compact({ id: val(n)!, scheme: attr(n, "schemeID") }) : undefined);
 
 /**
  * A CII date: the date element (`ram:IssueDateTime`, `ram:TaxPointDate`, ...) holds one `udt:DateTimeString`,
