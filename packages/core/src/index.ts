@@ -213,3 +213,21 @@ export { checkRecipient, type RecipientCheck } from "./routing/routing.js";
 export { ParticipantQuerySchema, ParticipantSchema, DiscoveryEndpointSchema, type Participant, type ParticipantQuery } from "./domain/participant-schemas.js";
 export { lookupParticipant, parseParticipantId, normalizeDocumentType } from "./use-cases/participants.js";
 export { documentTypeId, documentTypeOf, extractDocumentType, processId, UBL_SYNTAX_VERSION, type PeppolDocumentType, type DocumentType } from "./document/doctype.js";
+export {
+  networkReferenceKey,
+  INBOUND_DOCUMENT_MAX_BYTES,
+  INBOUND_ERRORS_MAX,
+  INBOUND_STATE_MAX_BYTES,
+  type NewInbound,
+  type InsertInboundResult,
+  type UnmatchedDocument,
+  type InboundSync,
+  type BackfillRequest,
+  type InboxStore,
+  type ReceivedDocument,
+  type StoredOutcome,
+  type InboundRun,
+  type InboundRunResult,
+  type InboundSource,
+} from "./ports/inbound.js";
+export { receivedEventData } from "./domain/webhook-events.js";

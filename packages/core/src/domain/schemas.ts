@@ -5,7 +5,7 @@ import { dayExists } from "./dates.js";
 import { normaliseNip } from "./nip.js";
 import { badRequest, type ApiError } from "./errors.js";
 import { dataIssueMessage, dataIssueMessages, InvoiceDataSchema, UNPAIRED_SURROGATE, type InvoiceDataInput } from "./invoice-data.js";
-import { type TargetNetwork, DOCUMENT_KINDS, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
+import { type TargetNetwork, DIRECTIONS, DOCUMENT_KINDS, INVOICE_STATUSES, NETWORKS, SUBSCRIPTIONS, TARGET_NETWORKS, WEBHOOK_EVENT_TYPES } from "./types.js";
 
 const oneOf = (name: string, values: readonly string[]) => `${name} must be one of the following values: ${values.join(", ")}`;
 const mustBeString = (name: string) => ({
@@ -184,6 +184,15 @@ export const CompanyPatchSchema = z
         .optional(),
       peppolSendingEnabled: z.boolean({ error: "peppolSendingEnabled must be a boolean value" }).optional(),
       ksef: KsefCredentialsPatchSchema.optional(),
+      participantIds: z
+        .array(
+          z
+            .string({ error: "participantIds must hold strings such as \"0106:12345678\"" })
+            .regex(/^[0-9]{4}:[^\s:][^\s]{0,134}$/, { error: "each of participantIds must be `scheme:value`: a four-digit ICD scheme, a colon and the identifier, such as 0106:12345678" }),
+          { error: "participantIds must be an array of `scheme:value` strings" },
+        )
+        .max(20, { error: "participantIds must hold at most 20 identifiers" })
+        .optional(),
     },
     notObject,
   )
@@ -293,6 +302,14 @@ export const ListInvoicesQuerySchema = z
     documentType: param("documentType", z.enum(DOCUMENT_KINDS, { error: oneOf("documentType", DOCUMENT_KINDS) }), {
       description: "Deprecated: the former name of `kind`, still accepted (given with `kind`, the two must agree).",
       override: { type: "string", enum: [...DOCUMENT_KINDS] },
+    }),
+    direction: param("direction", z.enum(DIRECTIONS, { error: oneOf("direction", DIRECTIONS) }), {
+      description: "Only the company's submissions (`outbound`) or only the documents it received (`inbound`); absent: both.",
+      override: { type: "string", enum: [...DIRECTIONS] },
+    }),
+    supplierId: param("supplierId", z.string().regex(UUID, { error: "supplierId must be a UUID" }), {
+      description: "Only received documents of this supplier (GET /v1/suppliers).",
+      example: "3f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a",
     }),
     clientId: param("clientId", z.string().regex(UUID, { error: "clientId must be a UUID" }), {
       description: "Only invoices of this client.",
@@ -516,6 +533,32 @@ export const InvoiceSchema = z
       .uuid()
       .nullable()
       .meta({ description: "For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256; for a document sent as data, also the same kind and number, BT-1) that is not failed. Null otherwise." }),
+    direction: z.enum(DIRECTIONS).meta({
+      description: "`outbound`: a submission of the company (POST /v1/peppol/...); `inbound`: a document a network delivered to the company (KSeF, Peppol through the access point, or another company of this server in the sandbox). An inbound record's status is always `received`.",
+    }),
+    receivedAt: timestamp.nullable().meta({ description: "Inbound: when the service stored the document. Null on outbound records." }),
+    syntax: z.enum(["ubl", "cii", "pdf", "fa3", "unknown"]).nullable().meta({
+      description:
+        "The syntax of the document as submitted or received: `ubl`, `cii`, `pdf` (Factur-X / ZUGFeRD), `fa3` (KSeF's FA(3)); `unknown` for a received document that could not be read (not XML, not an invoice). Null on outbound records submitted before it was kept.",
+    }),
+    valid: z.boolean().nullable().meta({
+      description: "Inbound: whether the document passed the rules that apply to it (false when it could not be read; it is stored all the same). Null on outbound records (an accepted submission passed them).",
+    }),
+    errors: z.array(RuleFindingSchema).max(100).meta({
+      description: "Inbound: the fatal rules the received document breaks, or why it could not be read, at most 100. Empty on outbound records.",
+    }),
+    networkReference: z
+      .union([
+        z.strictObject({ ksefNumber: z.string() }),
+        z.strictObject({ storecoveGuid: z.string() }),
+        z.strictObject({ submissionId: z.uuid() }),
+      ])
+      .nullable()
+      .meta({
+        description:
+          "Inbound: the network's reference of the document, by which receiving it again adds nothing: `{ksefNumber}` (KSeF), `{storecoveGuid}` (Peppol through Storecove), `{submissionId}` (the sender's submission, in the sandbox). Null on outbound records.",
+      }),
+    supplierId: z.uuid().nullable().meta({ description: "Inbound: the supplier (GET /v1/suppliers) who sent it; null when the document names no seller identifier. Null on outbound records." }),
   })
   .meta({ id: "Invoice" });
 export type Invoice = z.infer<typeof InvoiceSchema>;
@@ -562,6 +605,11 @@ export const CompanySchema = z
     subscription: z.enum(SUBSCRIPTIONS),
     legalEntityId: z.string().nullable().meta({ description: "The company's legal entity id at the access point; null until an operator registers one." }),
     peppolSendingEnabled: z.boolean(),
+    participantIds: z.array(z.string()).meta({
+      description:
+        "The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}); empty when none.",
+      example: ["0106:12345678"],
+    }),
     ksef: z
       .object({
         nip: z.string().meta({ description: "The company's NIP (10 digits)." }),

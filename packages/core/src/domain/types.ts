@@ -9,7 +9,12 @@ export type TargetNetwork = (typeof TARGET_NETWORKS)[number];
 export const NETWORKS = ["peppol", "ksef"] as const;
 export type Network = (typeof NETWORKS)[number];
 
-export const INVOICE_STATUSES = ["sending", "delivered", "failed"] as const;
+/** `sending`, `delivered`, `failed`: an outbound submission's; `received`: an inbound document's (always). */
+export const INVOICE_STATUSES = ["sending", "delivered", "failed", "received"] as const;
+
+/** `outbound`: a submission of the company; `inbound`: a document a network delivered to the company. */
+export const DIRECTIONS = ["outbound", "inbound"] as const;
+export type Direction = (typeof DIRECTIONS)[number];
 
 /** What a record holds: a UBL Invoice or a UBL CreditNote. */
 /** What a record holds: a UBL Invoice or a UBL CreditNote (its `kind`). */
@@ -24,7 +29,14 @@ export type Subscription = (typeof SUBSCRIPTIONS)[number];
  * A company: the tenant. Every invoice, client and key belongs to exactly one. Its shape is
  * `CompanySchema`'s, but for `ksef`, which holds the encrypted token.
  */
-export type Company = Omit<z.output<typeof CompanySchema>, "ksef"> & { ksef: KsefCredentialRecord | null };
+export type Company = Omit<z.output<typeof CompanySchema>, "ksef" | "participantIds"> & {
+  ksef: KsefCredentialRecord | null;
+  /**
+   * The Peppol participant identifiers on which the company receives in the sandbox, `scheme:value` as the operator
+   * set them (compared as recipients are: the scheme exactly, the value without case); absent: none.
+   */
+  participantIds?: string[];
+};
 
 /** A company's KSeF credential as stored: the NIP and the token encrypted by a `TokenCipher` (never the token itself). */
 export interface KsefCredentialRecord {
@@ -85,8 +97,15 @@ export interface DocumentFacts {
 
 /** A submission and the invoice it carries, as stored: the public `Invoice` (`InvoiceSchema`) and its company. `id` is the submissionId. */
 /** `documentType` is not stored: the public view repeats `kind` under it for compatibility. */
-export interface InvoiceRecord extends Omit<Invoice, "duplicateOf" | "documentType"> {
+export interface InvoiceRecord
+  extends Omit<Invoice, "duplicateOf" | "documentType" | "direction" | "receivedAt" | "syntax" | "valid" | "errors" | "networkReference" | "supplierId"> {
   companyId: string;
+  /** Absent or `outbound`: a submission; `inbound`: a received document (status `received`, `inbound` set). */
+  direction?: Direction;
+  /** For an inbound record: what was received, how, and the rules' verdict on it. Absent or null on outbound records. */
+  inbound?: InboundFacts | null;
+  /** For an inbound record: the company's supplier record (`Store.listSuppliers`) of the document's seller; null when the document names none. */
+  supplierId?: string | null;
   /** For a duplicate (always `failed`): the earlier submission it repeats. Absent or null otherwise. */
   duplicateOf?: string | null;
   /** The pipeline's facts (submissions stored before they were kept have none: the dispatcher then reads the document). */
@@ -97,6 +116,26 @@ export interface InvoiceRecord extends Omit<Invoice, "duplicateOf" | "documentTy
    * number rule too (`Store.insertSubmission`): its number is new among the company's documents of its kind.
    */
   fromData?: boolean;
+}
+
+/** The network's reference of a received document: the key by which receiving it again adds nothing. Exactly one field is set. */
+export type NetworkReference = { ksefNumber: string } | { storecoveGuid: string } | { submissionId: string };
+
+/** The syntax of a received document as read: `unknown` when it could not be told (not XML, not an invoice). */
+export type ReceivedSyntax = "ubl" | "cii" | "fa3" | "pdf" | "unknown";
+
+/** What an inbound record keeps besides the public invoice fields. */
+export interface InboundFacts {
+  /** When the service stored it (port timestamp). */
+  receivedAt: string;
+  syntax: ReceivedSyntax;
+  /** Whether the document passed the rules that apply to it (false also when it could not be read). */
+  valid: boolean;
+  /** The broken fatal rules (or the reading error as one finding), at most 100. */
+  errors: { rule: string; message: string; location: string }[];
+  networkReference: NetworkReference;
+  /** The media type of the bytes as received: `application/xml`, `application/pdf`, or `application/octet-stream`. */
+  mediaType: string;
 }
 
 /** One per recipient identifier of a company (value compared case-insensitively). */
@@ -126,7 +165,7 @@ export interface AuthContext {
   company?: Company | null;
 }
 
-export const WEBHOOK_EVENT_TYPES = ["invoice.status_changed"] as const;
+export const WEBHOOK_EVENT_TYPES = ["invoice.status_changed", "invoice.received"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** A company's webhook: where status changes are POSTed, signed with `secret`. */

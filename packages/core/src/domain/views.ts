@@ -30,6 +30,13 @@ export function invoiceView(r: InvoiceRecord): Invoice {
     events: r.events.map((e) => ({ ...e })),
     warnings: (r.warnings ?? []).map((w) => ({ ...w })),
     duplicateOf: r.duplicateOf ?? null,
+    direction: r.direction ?? "outbound",
+    receivedAt: r.inbound?.receivedAt ?? null,
+    syntax: r.inbound ? r.inbound.syntax : (r.facts?.syntax ?? (r.facts ? "ubl" : null)),
+    valid: r.inbound ? r.inbound.valid : null,
+    errors: r.inbound ? r.inbound.errors.map((e) => ({ ...e })) : [],
+    networkReference: r.inbound ? { ...r.inbound.networkReference } : null,
+    supplierId: r.supplierId ?? null,
   };
 }
 

@@ -7,6 +7,11 @@ export function statusChangedEvent(invoice: InvoiceRecord): { type: WebhookEvent
   return { type: "invoice.status_changed", data: JSON.stringify({ invoice: invoiceView(invoice) }) };
 }
 
+/** The `data` of the `invoice.received` event of a stored inbound record: `{ invoice }` in its public view. */
+export function receivedEventData(invoice: InvoiceRecord): string {
+  return JSON.stringify({ invoice: invoiceView(invoice) });
+}
+
 /** The exact JSON text POSTed for an event: built the same way on every attempt. */
 export function webhookBody(e: Pick<WebhookEventRecord, "id" | "type" | "createdAt" | "data">): string {
   return `{"id":${JSON.stringify(e.id)},"type":${JSON.stringify(e.type)},"createdAt":${JSON.stringify(e.createdAt)},"data":${e.data}}`;

@@ -212,6 +212,7 @@ export function companyView(c: Company): CompanyView {
     subscription: c.subscription,
     legalEntityId: c.legalEntityId,
     peppolSendingEnabled: c.peppolSendingEnabled,
+    participantIds: [...(c.participantIds ?? [])],
     ksef: c.ksef ? { nip: c.ksef.nip, tokenSet: true, updatedAt: c.ksef.updatedAt } : null,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
