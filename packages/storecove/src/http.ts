@@ -42,12 +42,16 @@ export interface StorecoveResponse {
 }
 
 /** What an abort while waiting for an answer or reading its body was: a stop, or the timeout. */
-export function noAnswer(e: unknown, timeoutMs: number, caller?: AbortSignal): NoAnswer {
+export function noAnswer(e: unknown, timeoutMs: number, caller?: AbortSignal, reading = false): NoAnswer {
   if (caller?.aborted) return { outcome: "retry", reason: "The run was stopped.", aborted: true };
   const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
   return {
     outcome: "retry",
-    reason: timedOut ? `Storecove did not answer within ${timeoutMs} ms.` : "Storecove could not be reached, or the connection broke off.",
+    reason: timedOut
+      ? `Storecove did not answer within ${timeoutMs} ms.`
+      : reading
+        ? "The connection to Storecove broke off before its answer was read."
+        : "Storecove could not be reached.",
     aborted: false,
   };
 }

@@ -209,7 +209,7 @@ export function storecoveInbound(options: StorecoveInboundOptions): StorecoveInb
     try {
       bytes = await readCapped(res, json ? maxAnswerBytes : maxDocumentBytes + 1);
     } catch (e) {
-      const n: NoAnswer = noAnswer(e, http.timeoutMs, signal);
+      const n: NoAnswer = noAnswer(e, http.timeoutMs, signal, true);
       return { kind: "stop", reason: `${n.reason} (${what})`, aborted: n.aborted };
     }
     if (bytes === null) {
@@ -291,7 +291,7 @@ export function storecoveInbound(options: StorecoveInboundOptions): StorecoveInb
         try {
           text = await readBoundedText(q.res);
         } catch (e) {
-          return stop(noAnswer(e, http.timeoutMs, ctx.signal));
+          return stop(noAnswer(e, http.timeoutMs, ctx.signal, true));
         }
         let item: unknown = null;
         try {

@@ -247,7 +247,17 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
       for (let sent = 0; sent < 64 * 1024 * 1024 && !closed; sent += chunk.length) {
         const ok = res.write(chunk);
         inbound.hugeBytesSent += chunk.length;
-        if (!ok) await new Promise((r) => { res.once("drain", r); res.once("close", r); });
+        if (!ok) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off("drain", done);
+              res.off("close", done);
+              resolve();
+            };
+            res.on("drain", done);
+            res.on("close", done);
+          });
+        }
       }
       if (!closed) res.end('"}');
       return true;
