@@ -33,6 +33,11 @@ export interface StorecoveInboundOptions {
  */
 export interface StorecoveReceived extends ReceivedDocument {
   problem?: string;
+  /**
+   * The document was larger than the cap and `content` is only its first `maxDocumentBytes + 1` bytes (so that `store`
+   * keeps a record of it without its bytes); its size and hash are not the whole document's.
+   */
+  truncated?: boolean;
 }
 
 /** A queue item this process could not take as a received document. */
@@ -94,28 +99,41 @@ function base64Length(n: number): number {
   return 4 * Math.ceil(n / 3);
 }
 
-/** Reads a body up to `maxBytes`, no further: its bytes, or null when it is longer (the rest is not read). Throws when the connection breaks off. */
-async function readCapped(res: Response, maxBytes: number): Promise<Uint8Array | null> {
-  const declared = Number(res.headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  if (!res.body) return new Uint8Array(0);
+/**
+ * Reads a body up to `maxBytes` and no further: its bytes, and whether that was all of it (when not, the rest is not
+ * read: the answer is cancelled). Throws when the connection breaks off or the request's signal aborts.
+ */
+async function readCapped(res: Response, maxBytes: number): Promise<{ bytes: Buffer; complete: boolean }> {
+  if (!res.body) return { bytes: Buffer.alloc(0), complete: true };
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
+    if (done) return { bytes: Buffer.concat(chunks), complete: true };
+    if (size + value.byteLength > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size));
       await reader.cancel().catch(() => undefined);
-      return null;
+      return { bytes: Buffer.concat(chunks), complete: false };
     }
+    size += value.byteLength;
     chunks.push(value);
   }
-  return Buffer.concat(chunks);
+}
+
+/**
+ * The first bytes of the document in a JSON answer cut off at its cap: the base64 text after `"original":"` decoded,
+ * line breaks (escaped or not) skipped; empty when the cut came before it.
+ */
+function originalPrefix(answer: Buffer): Buffer {
+  const text = answer.toString("latin1");
+  const m = /"original"\s*:\s*"/.exec(text);
+  if (!m) return Buffer.alloc(0);
+  const rest = text.slice(m.index + m[0].length);
+  const end = rest.indexOf('"');
+  const b64 = (end < 0 ? rest : rest.slice(0, end)).replace(/\\[nr]|\\\/|\s/g, (s) => (s === "\\/" ? "/" : ""));
+  if (!/^[A-Za-z0-9+/=]*$/.test(b64)) return Buffer.alloc(0);
+  return Buffer.from(b64.slice(0, b64.length - (b64.length % 4)), "base64");
 }
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
@@ -125,7 +143,7 @@ function mediaTypeOf(contentType: string | null): string | null {
 }
 
 type Fetched =
-  | { kind: "document"; content: Uint8Array; mediaType?: string; problem?: string }
+  | { kind: "document"; content: Uint8Array; mediaType?: string; problem?: string; truncated?: boolean }
   | { kind: "gone"; reason: string }
   | { kind: "stop"; reason: string; retryAfterMs?: number; aborted?: boolean };
 
@@ -151,7 +169,8 @@ type Fetched =
  * is handed to `store` as it is: its body's bytes, with `legalEntityId` null (so it is kept for the operator, among
  * the documents for no company) and `problem` saying why, under the document guid it named (else the item's guid);
  * only then is it acknowledged, and it is remembered in `poisoned()`. A document larger than the cap is handed over
- * for its company without its bytes (`content` empty, `problem` says so; Storecove keeps it under its guid). Hostile
+ * for its company with only its first `maxDocumentBytes + 1` bytes (`truncated`, `problem` say so): `store` keeps a
+ * record of it without bytes, and Storecove keeps the document under its guid. Hostile
  * bytes (not XML, not an invoice) are the document: `store` keeps them with their error. An answer of the queue that
  * names no guid cannot be acknowledged: it is remembered as `blocked` and the run ends with a note.
  *
@@ -205,25 +224,30 @@ export function storecoveInbound(options: StorecoveInboundOptions): StorecoveInb
     }
     const mediaType = mediaTypeOf(res.headers.get("content-type"));
     const json = mediaType === "application/json" || (mediaType?.endsWith("+json") ?? false);
-    let bytes: Uint8Array | null;
+    let read: { bytes: Buffer; complete: boolean };
     try {
-      bytes = await readCapped(res, json ? maxAnswerBytes : maxDocumentBytes + 1);
+      read = await readCapped(res, json ? maxAnswerBytes : maxDocumentBytes + 1);
     } catch (e) {
       const n: NoAnswer = noAnswer(e, http.timeoutMs, signal, true);
       return { kind: "stop", reason: `${n.reason} (${what})`, aborted: n.aborted };
     }
-    if (bytes === null) {
+    const bytes = read.bytes;
+    if (!read.complete) {
+      // Larger than the cap: not read further. Its first cap + 1 bytes go to `store`, which keeps a record of it
+      // without its bytes (their size and hash are those of that prefix: `truncated` says so).
       return {
         kind: "document",
-        content: new Uint8Array(0),
-        problem: `The document is larger than ${maxDocumentBytes} bytes; it was not read. Storecove keeps it as received document ${documentGuid}.`,
+        content: (json ? originalPrefix(bytes) : bytes).subarray(0, maxDocumentBytes + 1),
+        truncated: true,
+        ...(json || !mediaType ? {} : { mediaType }),
+        problem: `The document is larger than ${maxDocumentBytes} bytes; the rest of it was not read. Storecove keeps it as received document ${documentGuid}.`,
       };
     }
     if (!json) return { kind: "document", content: bytes, ...(mediaType ? { mediaType } : {}) };
     // ReceivedDocument: the original syntax's bytes, base64, in `original`.
     let answer: unknown;
     try {
-      answer = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+      answer = JSON.parse(bytes.toString("utf8"));
     } catch {
       answer = null;
     }
@@ -323,6 +347,7 @@ export function storecoveInbound(options: StorecoveInboundOptions): StorecoveInb
               legalEntityId: body.legalEntityId,
               ...(f.mediaType ? { mediaType: f.mediaType } : {}),
               ...(f.problem ? { problem: f.problem } : {}),
+              ...(f.truncated ? { truncated: true } : {}),
             };
           }
         } else {

@@ -1,6 +1,6 @@
 // @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, keeps the
-// evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), and looks
-// participants up with its discovery API.
+// evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), looks
+// participants up with its discovery API, and receives documents through its pull queue (inbound.ts).
 import { PARTICIPANT_SCHEMES, readBoundedText, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
 import { isTransientStatus, parseRetryAfter, storecoveHttp } from "./http.js";
 

@@ -18,6 +18,7 @@ interface Kept {
   legalEntityId: string | null;
   mediaType?: string;
   problem?: string;
+  truncated?: boolean;
 }
 
 /**
@@ -58,6 +59,7 @@ function memoryRun(fake: FakeStorecove) {
               legalEntityId: doc.legalEntityId ?? null,
               ...(doc.mediaType ? { mediaType: doc.mediaType } : {}),
               ...(d.problem ? { problem: d.problem } : {}),
+              ...(d.truncated ? { truncated: true } : {}),
             });
             outcome = companyId ? { outcome: "stored", invoiceId: key } : { outcome: "unmatched", id: key };
           }
@@ -283,18 +285,28 @@ describe("storecoveInbound", () => {
     expect(run.records.get(`storecove:${dropped.documentGuid}`)!.content.toString()).toBe(UBL("X".repeat(5000)));
   });
 
-  it("a document over the cap is handed over without its bytes and without reading it all", async () => {
+  it("a document over the cap is handed over truncated to cap + 1 bytes, without reading it all", async () => {
     const big = fake.inbound.receive(12345, UBL("H-1"), "huge");
     const after = fake.inbound.receive(12345, UBL("A-1"));
     const r = await source({ maxDocumentBytes: 256 * 1024 }).run(run.ctx());
     expect(r.received).toBe(2);
     const kept = run.records.get(`storecove:${big.documentGuid}`)!;
-    expect(kept).toMatchObject({ companyId: "company-a", problem: expect.stringContaining("larger than 262144 bytes") });
-    expect(kept.content.length).toBe(0);
+    expect(kept).toMatchObject({ companyId: "company-a", truncated: true, problem: expect.stringContaining("larger than 262144 bytes") });
+    // The fake's original is base64 "AAAA…": zero bytes, the first cap + 1 of them.
+    expect(kept.content.length).toBe(256 * 1024 + 1);
+    expect(kept.content.every((b) => b === 0)).toBe(true);
     // 64 MiB on offer; the client stopped after its cap (plus what sockets buffer).
     expect(fake.inbound.hugeBytesSent).toBeLessThan(16 * 1024 * 1024);
     expect(run.records.has(`storecove:${after.documentGuid}`)).toBe(true);
     expect(fake.inbound.queue).toEqual([]);
+  });
+
+  it("a raw answer over the cap: its first cap + 1 bytes, with its media type", async () => {
+    const x = fake.inbound.receive(12345, Buffer.alloc(100_000, "<"), "raw");
+    await source({ maxDocumentBytes: 4096 }).run(run.ctx());
+    const kept = run.records.get(`storecove:${x.documentGuid}`)!;
+    expect(kept).toMatchObject({ truncated: true, mediaType: "application/xml" });
+    expect(kept.content.length).toBe(4097);
   });
 
   it("a document just over the cap, within the answer's room, is handed over whole (the store keeps it without its bytes)", async () => {
