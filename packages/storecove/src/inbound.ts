@@ -125,7 +125,7 @@ async function readCapped(res: Response, maxBytes: number): Promise<{ bytes: Buf
  * The first bytes of the document in a JSON answer cut off at its cap: the base64 text after `"original":"` decoded,
  * line breaks (escaped or not) skipped; empty when the cut came before it.
  */
-function originalPrefix(answer: Buffer): Buffer {
+export function originalPrefix(answer: Buffer): Buffer {
   const text = answer.toString("latin1");
   const m = /"original"\s*:\s*"/.exec(text);
   if (!m) return Buffer.alloc(0);

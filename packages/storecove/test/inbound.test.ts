@@ -1,6 +1,7 @@
 import { networkReferenceKey, type InboundRun, type ReceivedDocument, type StoredOutcome } from "@einvoice/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readItemBody, storecoveInbound, type StorecoveInboundOptions, type StorecoveReceived } from "../src/index.js";
+import { originalPrefix } from "../src/inbound.js";
 import { startFakeStorecove, type FakeStorecove } from "./support/fake-storecove.js";
 
 const UBL = (n: string) =>
@@ -316,6 +317,16 @@ describe("storecoveInbound", () => {
     expect(run.records.get(`storecove:${x.documentGuid}`)!.content.length).toBe(4097);
   });
 
+  it("two runs at once (two instances before a lease settles it): each document stored once, the queue drained", async () => {
+    const docs = Array.from({ length: 6 }, (_, i) => fake.inbound.receive(i % 2 ? 777 : 12345, UBL(`P-${i}`)));
+    const [r1, r2] = await Promise.all([source().run(run.ctx()), source().run(run.ctx())]);
+    expect(r1.note).toBeUndefined();
+    expect(r2.note).toBeUndefined();
+    expect(fake.inbound.queue).toEqual([]);
+    expect(run.records.size).toBe(6);
+    for (const d of docs) expect(run.records.has(`storecove:${d.documentGuid}`)).toBe(true);
+  });
+
   it("takes at most maxItemsPerRun items, then asks to run again at once", async () => {
     for (let i = 0; i < 5; i++) fake.inbound.receive(12345, UBL(`M-${i}`));
     const r = await source({ maxItemsPerRun: 2 }).run(run.ctx());
@@ -347,6 +358,19 @@ describe("storecoveInbound", () => {
   it("an unreachable Storecove is a run that ends with a note, not a throw", async () => {
     const r = await storecoveInbound({ baseUrl: "http://127.0.0.1:9/api/v2", apiKey: "k", intervalMs: 5000, timeoutMs: 2000 }).run(run.ctx());
     expect(r).toMatchObject({ nextRunInMs: 5000, received: 0, note: expect.stringMatching(/could not be reached|did not answer/) });
+  });
+});
+
+describe("originalPrefix", () => {
+  it("decodes the base64 text after original in a cut-off answer, skipping escaped and bare line breaks", () => {
+    const doc = Buffer.from("<Invoice>hello world, a document cut off somewhere</Invoice>");
+    const b64 = doc.toString("base64");
+    const wrapped = b64.slice(0, 20) + "\\n" + b64.slice(20, 40) + "\n" + b64.slice(40);
+    const cut = Buffer.from(`{"guid":"g","original":"${wrapped}`.slice(0, 10 + 14 + 60));
+    const prefix = originalPrefix(cut);
+    expect(prefix.length).toBeGreaterThan(20);
+    expect(doc.subarray(0, prefix.length).equals(prefix)).toBe(true);
+    expect(originalPrefix(Buffer.from('{"guid":"g","direction":"inc'))).toHaveLength(0);
   });
 });
 
