@@ -65,7 +65,7 @@ export function storecoveHttp(options: StorecoveHttpOptions) {
     timeoutMs,
     async request(req: StorecoveRequest): Promise<StorecoveResponse | NoAnswer> {
       const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+      const signal = req.signal ? anySignal(req.signal, timeout) : timeout;
       try {
         const res = await doFetch(`${base}${req.path}`, {
           method: req.method,
@@ -87,6 +87,20 @@ export function storecoveHttp(options: StorecoveHttpOptions) {
 }
 
 export type StorecoveHttp = ReturnType<typeof storecoveHttp>;
+
+/** Aborted when either is (`AbortSignal.any`, which Node has from 20.3). */
+function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
+  const c = new AbortController();
+  const abort = (s: AbortSignal) => () => c.abort(s.reason);
+  if (a.aborted) c.abort(a.reason);
+  else if (b.aborted) c.abort(b.reason);
+  else {
+    a.addEventListener("abort", abort(a), { once: true });
+    b.addEventListener("abort", abort(b), { once: true });
+  }
+  return c.signal;
+}
 
 /** Seconds or an HTTP date, as `Retry-After` may carry; in milliseconds, or undefined. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
