@@ -172,7 +172,9 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
     receive(legalEntityId, content, fault) {
       const documentGuid = randomUUID();
       inbound.documents.set(documentGuid, { legalEntityId, content: Buffer.isBuffer(content) ? content : Buffer.from(content, "utf8"), ...(fault ? { fault } : {}) });
-      const body = JSON.stringify({ event_type: "received_document", event: "received", document_guid: documentGuid, legal_entity_id: legalEntityId });
+      // The received_document webhook's body: its document_guid (the received documents endpoint's guid) and
+      // receive_guid (what a response document refers to), and the legal entity it was received for.
+      const body = JSON.stringify({ event_type: "received_document", event: "received", document_guid: documentGuid, receive_guid: randomUUID(), legal_entity_id: legalEntityId });
       return { instanceGuid: inbound.enqueueRaw(body) as string, documentGuid };
     },
     enqueueRaw(body, guid) {
