@@ -148,7 +148,8 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
   };
 
   async function run(ctx: InboundRun): Promise<InboundRunResult> {
-    const started = now();
+    // The run's own time is real time; `now` (a test's clock) dates the windows and the budgets.
+    const started = Date.now();
     const credential = ctx.ksefCredential;
     if (!credential) {
       return { state: ctx.state, nextRunInMs: interval, received: 0, note: "the company has no usable KSeF credential here (the poller needs the tokenCipher of the companies' KSeF tokens; an operator sets the NIP and token with PATCH /admin/companies/{id})" };
@@ -190,7 +191,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         if (ctx.signal.aborted) throw new End(0, "the server is stopping");
         const wait = waitFor(state.used[kind], rate, now());
         if (wait === 0) return;
-        if (wait > maxWaitInRun || now() - started + wait > maxRun) throw new End(Math.max(wait, 1000), `KSeF's limit of ${what} is used up for now (${rate.perHour} an hour); the rest next run`);
+        if (wait > maxWaitInRun || Date.now() - started + wait > maxRun) throw new End(Math.max(wait, 1000), `KSeF's limit of ${what} (${rate.perSecond} a second, ${rate.perMinute} a minute, ${rate.perHour} an hour) is reached for now; the rest next run`);
         await sleep(wait, ctx.signal);
       }
     }
@@ -241,7 +242,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
     async function syncLane(lane: Lane): Promise<void> {
       for (;;) {
         if (ctx.signal.aborted) throw new End(0, "the server is stopping");
-        if (now() - started > maxRun) throw new End(1000, "the run's time is up; it goes on next run");
+        if (Date.now() - started > maxRun) throw new End(1000, "the run's time is up; it goes on next run");
         const nowIso = new Date(now()).toISOString();
         const end = lane.to ? earlier(lane.to, nowIso) : nowIso;
         if (timeKey(lane.from)! >= timeKey(end)!) {
@@ -357,13 +358,13 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         await save();
         return;
       }
-      const deadline = now() + exportWait;
+      const deadline = Date.now() + exportWait;
       let pkg: any;
       for (;;) {
         const res = await session.call("GET", `/invoices/exports/${encodeURIComponent(ex.referenceNumber)}`, await token(), undefined, auth, { tolerate: [21175], tolerateStatus: [410] });
         const code = res.status === 200 ? res.json?.status?.code : null;
         if (code === 100) {
-          if (now() >= deadline || ctx.signal.aborted) throw new End(exportPoll, "KSeF is preparing the export package; it is fetched next run");
+          if (Date.now() >= deadline || ctx.signal.aborted) throw new End(exportPoll, "KSeF is preparing the export package; it is fetched next run");
           await sleep(pollMs, ctx.signal);
           continue;
         }
