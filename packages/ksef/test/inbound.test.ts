@@ -232,6 +232,39 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(fake.buyer.limited).toBe(0);
   });
 
+  it("pages a window as the metadata query says (hasMore: the next page; isTruncated: the window again from the last record's date), each invoice once", async () => {
+    await start({ limits: false, truncateAt: 20 });
+    const numbers = Array.from({ length: 47 }, (_, i) => receive(at("2026-11-10T10:00:00", i * 1000), i));
+    // Downloads enough for all, no exports: the window is paged.
+    const h = harness(source({ pageSize: 10, limits: { download: { perSecond: 1000, perMinute: 1000, perHour: 1000 }, export: { perSecond: 0, perMinute: 0, perHour: 0 } } }), { nip: BUYER, token: TOKEN });
+    const r = await h.run();
+    expect(r.received).toBe(47);
+    expect([...h.stored.keys()].sort()).toEqual([...numbers].sort());
+    expect(h.storeCalls.every((c) => c.outcome === "stored")).toBe(true);
+    expect(fake.buyer.counts.invoiceDownload).toBe(47);
+    // Two empty windows from May; then pages of 10 up to the 20 records of a truncated query (2), again from the
+    // 20th's date (2, the 20th passed over as seen), again from the 40th's (1: the last 8).
+    expect(fake.buyer.counts.invoiceMetadata).toBe(2 + 2 + 2 + 1);
+  });
+
+  it("a truncated export package moves the mark to its lastPermanentStorageDate; the window goes on from there", async () => {
+    await start({ exportMax: 30, exportPendingPolls: 0 });
+    const numbers = Array.from({ length: 70 }, (_, i) => receive(at("2026-11-10T10:00:00", i * 1000), i));
+    const h = harness(source(), { nip: BUYER, token: TOKEN });
+    let runs = 0;
+    while (h.stored.size < 70 && runs < 10) {
+      const r = await h.run();
+      runs++;
+      clock += r.nextRunInMs;
+    }
+    expect([...h.stored.keys()].sort()).toEqual([...numbers].sort());
+    expect(fake.buyer.exports).toBe(1);
+    // The 30th was in the package: the rest (40, within the hour's downloads) downloaded one by one, it not again.
+    expect(fake.buyer.counts.invoiceDownload).toBe(40);
+    expect(h.storeCalls.filter((c) => c.outcome === "duplicate")).toEqual([]);
+    expect(fake.buyer.limited).toBe(0);
+  });
+
   it("takes an operator's backfill into its state and receives that period, the incremental mark unmoved", async () => {
     await start();
     const early = [receive(at("2026-03-10T10:00:00"), 0), receive(at("2026-03-20T10:00:00"), 1)];

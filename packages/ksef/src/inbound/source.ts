@@ -80,7 +80,10 @@ export interface KsefInboundOptions {
   requestTimeoutMs?: number;
   /** How long authentication may be polled (ms); 60 s by default. */
   statusTimeoutMs?: number;
-  /** The largest export package fetched (the sum of its encrypted parts); 512 MiB by default. A larger one narrows the window. */
+  /**
+   * The largest export package fetched (the sum of its encrypted parts); 256 MiB by default (ten thousand invoices of
+   * KSeF's 1 MB are some 100 MB compressed). A larger one narrows the window. Its invoices may inflate to twice this.
+   */
   maxPackageBytes?: number;
   /**
    * The most bytes of one document read (ms); 4 × `INBOUND_DOCUMENT_MAX_BYTES` by default. A larger one is handed to
@@ -118,6 +121,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   });
 
 const SUBJECT = "Subject2";
+/** The most backfills taken into the state at once. */
+const MAX_BACKFILLS = 100;
 
 interface Listed {
   ksefNumber: string;
@@ -135,7 +140,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
   const maxWaitInRun = options.maxWaitInRunMs ?? 61_000;
   const maxRun = options.maxRunMs ?? 300_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const maxPackage = options.maxPackageBytes ?? 512 * 1024 * 1024;
+  const maxPackage = options.maxPackageBytes ?? 256 * 1024 * 1024;
   const maxDocument = options.maxDocumentBytes ?? 4 * INBOUND_DOCUMENT_MAX_BYTES;
   const now = options.now ?? Date.now;
   const sessionOptions = { baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}), pollIntervalMs: pollMs, statusTimeoutMs: options.statusTimeoutMs ?? 60_000 };
@@ -379,6 +384,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         throw new End(interval, `KSeF's export ended without a package (${why}); the window is tried again next run`);
       }
       if (!pkg || !Array.isArray(pkg.parts) || typeof pkg.isTruncated !== "boolean") return unusable("no package in KSeF's answer");
+      await save(); // extends the lease before the parts' downloads
       const partsOf = [...(pkg.parts as any[])].sort((a, b) => Number(a?.ordinalNumber) - Number(b?.ordinalNumber));
       const announced = partsOf.reduce((s, p) => s + (typeof p?.encryptedPartSize === "number" ? p.encryptedPartSize : Infinity), 0);
       if (partsOf.length > 1000 || !(announced <= maxPackage)) return unusable(`its parts are larger than ${maxPackage} bytes, or unannounced`);
@@ -404,7 +410,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       }
       let entries;
       try {
-        entries = unzipPackage(Buffer.concat(plain), { ...DEFAULT_PACKAGE_BOUNDS, maxEntryBytes: maxDocument });
+        entries = unzipPackage(Buffer.concat(plain), { ...DEFAULT_PACKAGE_BOUNDS, maxEntryBytes: maxDocument, maxTotalBytes: 2 * maxPackage });
       } catch (e) {
         if (e instanceof PackageError) return unusable(e.message);
         throw e;
@@ -450,14 +456,16 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
     }
 
     try {
-      const fresh = ctx.requests.filter((r: BackfillRequest) => !state.backfills.some((b) => b.id === r.id));
+      // At most MAX_BACKFILLS lanes in the state (it must stay under INBOUND_STATE_MAX_BYTES); the others wait as requests.
+      const fresh = ctx.requests.filter((r: BackfillRequest) => !state.backfills.some((b) => b.id === r.id)).slice(0, Math.max(0, MAX_BACKFILLS - state.backfills.length));
+      const takeNow = ctx.requests.filter((r) => fresh.includes(r) || state.backfills.some((b) => b.id === r.id)).map((r) => r.id);
       for (const r of fresh) {
         if (timeKey(r.from) && timeKey(r.to)) state.backfills.push({ id: r.id, from: r.from, to: r.to, seen: [] });
         else notes.push(`the backfill request ${r.id} has unreadable dates and was dropped`);
       }
-      if (ctx.requests.length) {
-        await save(ctx.requests.map((r) => r.id));
-        taken.push(...ctx.requests.map((r) => r.id));
+      if (takeNow.length) {
+        await save(takeNow);
+        taken.push(...takeNow);
       }
       if (state.export) await continueExport();
       await syncLane(state.inc);
