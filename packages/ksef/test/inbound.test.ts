@@ -113,6 +113,28 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(fake.buyer.limited).toBe(0);
   });
 
+  it("a lane caught up with now makes one metadata query a run, however KSeF's mark and the clocks differ", async () => {
+    // KSeF's clock a little ahead of ours, ours moving with every look.
+    await start({ clock: () => clock + 40 });
+    receive(at("2026-11-28T10:00:00"), 0);
+    const h = harness(source({ since: "2026-11-01T00:00:00.000Z", now: () => ++clock }), { nip: BUYER, token: TOKEN });
+    await h.run();
+    expect(h.stored.size).toBe(1);
+    expect(fake.buyer.counts.invoiceMetadata).toBe(1);
+    clock += 900_000;
+    await h.run();
+    expect(fake.buyer.counts.invoiceMetadata).toBe(2);
+    // After an export too: the export, no query after it.
+    Array.from({ length: 70 }, (_, i) => receive(at(iso(clock + 60_000), i), i + 1));
+    clock += 900_000;
+    const r = await h.run();
+    expect(r.note).toMatch(/preparing/);
+    clock += 60_000;
+    const r2 = await h.run();
+    expect(r2.received).toBe(70);
+    expect(fake.buyer.counts.invoiceMetadata).toBe(3 + 1);
+  });
+
   it("does not download again the invoices at the mark's own date when the next window starts there", async () => {
     await start();
     fake.buyer.hwm = at("2026-11-29T07:00:00", 5);

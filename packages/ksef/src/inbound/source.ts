@@ -200,7 +200,14 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         await sleep(wait, ctx.signal);
       }
     }
-    const use = (kind: "m" | "d" | "e"): void => void state.used[kind].push(now());
+    /** Counts a rate-limited call, at its answer's time (never before KSeF counted it) whatever the answer. */
+    async function counted<T>(kind: "m" | "d" | "e", call: () => Promise<T>): Promise<T> {
+      try {
+        return await call();
+      } finally {
+        state.used[kind].push(now());
+      }
+    }
     const token = (): Promise<string> => session.accessToken(auth);
 
     async function store(ksefNumber: string, content: Uint8Array): Promise<void> {
@@ -233,8 +240,8 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
 
     async function download(n: Listed): Promise<Uint8Array> {
       await budget("d", limits.download, "invoice downloads");
-      use("d");
-      const res = await session.call("GET", `/invoices/ksef/${encodeURIComponent(n.ksefNumber)}`, await token(), undefined, auth, { accept: "application/xml", bytes: maxDocument });
+      const bearer = await token();
+      const res = await counted("d", () => session.call("GET", `/invoices/ksef/${encodeURIComponent(n.ksefNumber)}`, bearer, undefined, auth, { accept: "application/xml", bytes: maxDocument }));
       const body = res.body ?? new Uint8Array(0);
       const said = res.headers.get("x-ms-meta-hash");
       if (res.complete && said && createHash("sha256").update(body).digest("base64") !== said) {
@@ -260,14 +267,16 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         let stored: Listed[] = [];
         for (;;) {
           await budget("m", limits.metadata, "metadata queries");
-          use("m");
-          const res = await session.call(
-            "POST",
-            `/invoices/query/metadata?sortOrder=Asc&pageOffset=${pageOffset}&pageSize=${pageSize}`,
-            await token(),
-            { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from: queryFrom, to, restrictToPermanentStorageHwmDate: true } },
-            auth,
-            { tolerate: [21183] },
+          const bearer = await token();
+          const res = await counted("m", () =>
+            session.call(
+              "POST",
+              `/invoices/query/metadata?sortOrder=Asc&pageOffset=${pageOffset}&pageSize=${pageSize}`,
+              bearer,
+              { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from: queryFrom, to, restrictToPermanentStorageHwmDate: true } },
+              auth,
+              { tolerate: [21183] },
+            ),
           );
           if (res.status === 400) return; // 21183: the window starts after KSeF's high-water mark: nothing new yet.
           const page = res.json;
@@ -287,7 +296,8 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           if (pageOffset === 0 && todo.length > 0 && (page.hasMore || todo.length > downloadsLeft) && leftThisHour(state.used.e, limits.export, now()) > 0) {
             // A backlog: the window goes through an export package.
             await startExport(lane, queryFrom, to);
-            await continueExport();
+            const truncated = await continueExport();
+            if (!truncated && to === end) return;
             break;
           }
           for (const n of todo) {
@@ -303,8 +313,9 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
             const reached = hwm ? earlier(to, hwm) : last ? earlier(to, last) : null;
             const moved = reached ? finish(lane, reached, stored) : false;
             if (moved) await save();
-            // Caught up with KSeF's high-water mark (or nothing moved): the lane waits for the next run.
-            if (!moved || timeKey(reached!)! < timeKey(to)!) {
+            // Caught up with KSeF's high-water mark or with now (or nothing moved): the lane waits for the next run.
+            // Only a window cut at the longest span goes on with the next one in this run.
+            if (!moved || timeKey(reached!)! < timeKey(to)! || to === end) {
               if (lane.to && timeKey(lane.from)! >= timeKey(lane.to)!) await dropBackfill(lane);
               return;
             }
@@ -332,13 +343,15 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       await budget("e", limits.export, "export requests");
       const keys = await session.publicKeys();
       const key = newSessionKey(keys.symmetric);
-      use("e");
-      const res = await session.call(
-        "POST",
-        "/invoices/exports",
-        await token(),
-        { encryption: key.encryption, filters: { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from, to, restrictToPermanentStorageHwmDate: true } } },
-        auth,
+      const bearer = await token();
+      const res = await counted("e", () =>
+        session.call(
+          "POST",
+          "/invoices/exports",
+          bearer,
+          { encryption: key.encryption, filters: { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from, to, restrictToPermanentStorageHwmDate: true } } },
+          auth,
+        ),
       );
       const ref = res.json?.referenceNumber;
       if (typeof ref !== "string" || !/^[0-9A-Za-z-]{10,64}$/.test(ref)) throw new End(interval, "KSeF started an export without a usable reference number");
@@ -354,14 +367,14 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       throw new End(interval, `KSeF's export package could not be used (${why}); the window is exported again, narrower, next run`);
     }
 
-    /** Polls the export in progress and takes its package. */
-    async function continueExport(): Promise<void> {
+    /** Polls the export in progress and takes its package; true when KSeF truncated it (its window goes on). */
+    async function continueExport(): Promise<boolean> {
       const ex = state.export!;
       const lane = ex.lane === "inc" ? state.inc : state.backfills.find((b) => b.id === ex.lane);
       if (!lane) {
         state.export = null;
         await save();
-        return;
+        return false;
       }
       const deadline = Date.now() + exportWait;
       let pkg: any;
@@ -379,7 +392,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         }
         state.export = null;
         await save();
-        if (code === 420) return; // The window starts after KSeF's high-water mark: nothing to export yet.
+        if (code === 420) return false; // The window starts after KSeF's high-water mark: nothing to export yet.
         const why = res.status !== 200 ? "KSeF no longer knows it" : `${code} ${String(res.json?.status?.description ?? "")}`.trim();
         throw new End(interval, `KSeF's export ended without a package (${why}); the window is tried again next run`);
       }
@@ -453,6 +466,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       finish(lane, reached, storedHere);
       state.span = Math.min(MAX_SPAN_MS, state.span * 2);
       await save();
+      return pkg.isTruncated === true;
     }
 
     try {
