@@ -54,6 +54,8 @@ export interface CallOptions {
   bytes?: number;
   /** A full URL instead of a path under the base URL (export package parts: no bearer, no base). */
   url?: string;
+  /** Aborts the call (a stopping server). */
+  signal?: AbortSignal;
 }
 
 export interface CallResult {
@@ -139,7 +141,8 @@ export function ksefSession(options: KsefSessionOptions): KsefSession {
     let res: Response;
     try {
       const timeout = AbortSignal.timeout(options.requestTimeoutMs);
-      const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      const stops = [options.signal, extra.signal].filter((s): s is AbortSignal => s !== undefined);
+      const signal = stops.length ? AbortSignal.any([timeout, ...stops]) : timeout;
       res = await doFetch(extra.url ?? `${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
     } catch (e) {
       throw new Stop({ outcome: "retry", reason: `KSeF is unreachable (${where}: ${(e as Error).name})` });

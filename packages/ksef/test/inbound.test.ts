@@ -394,6 +394,34 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect([...h.stored.keys()].sort()).toEqual([a, b, c, d].sort());
   });
 
+  it("ends soon when the server stops, keeping the mark of what was stored", async () => {
+    await start();
+    const numbers = Array.from({ length: 5 }, (_, i) => receive(at(`2026-11-0${i + 1}T10:00:00`), i));
+    const stop = new AbortController();
+    const stored: string[] = [];
+    let saved: string | null = null;
+    const r = await source({ since: "2026-11-01T00:00:00.000Z" }).run({
+      scope: "c1",
+      company: plCompany(BUYER),
+      ksefCredential: { nip: BUYER, token: TOKEN },
+      state: null,
+      requests: [],
+      signal: stop.signal,
+      async store(doc) {
+        stored.push((doc.reference as { ksefNumber: string }).ksefNumber);
+        if (stored.length === 2) stop.abort();
+        return { outcome: "stored", invoiceId: "x" };
+      },
+      async checkpoint(state) {
+        saved = state;
+      },
+    });
+    expect(r).toMatchObject({ nextRunInMs: 0, note: expect.stringContaining("stopping") });
+    expect(stored).toEqual(numbers.slice(0, 2));
+    expect(JSON.parse(r.state!).inc.from).toBe(at("2026-11-02T10:00:00"));
+    expect(JSON.parse(saved!).inc.from).toBe(at("2026-11-02T10:00:00"));
+  });
+
   it("never returns or saves the token, and says so when there is no credential", async () => {
     await start();
     receive(at("2026-11-05T10:00:00"), 0);

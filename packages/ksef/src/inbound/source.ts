@@ -241,7 +241,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
     async function download(n: Listed): Promise<Uint8Array> {
       await budget("d", limits.download, "invoice downloads");
       const bearer = await token();
-      const res = await counted("d", () => session.call("GET", `/invoices/ksef/${encodeURIComponent(n.ksefNumber)}`, bearer, undefined, auth, { accept: "application/xml", bytes: maxDocument }));
+      const res = await counted("d", () => session.call("GET", `/invoices/ksef/${encodeURIComponent(n.ksefNumber)}`, bearer, undefined, auth, { accept: "application/xml", bytes: maxDocument, signal: ctx.signal }));
       const body = res.body ?? new Uint8Array(0);
       const said = res.headers.get("x-ms-meta-hash");
       if (res.complete && said && createHash("sha256").update(body).digest("base64") !== said) {
@@ -275,7 +275,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
               bearer,
               { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from: queryFrom, to, restrictToPermanentStorageHwmDate: true } },
               auth,
-              { tolerate: [21183] },
+              { tolerate: [21183], signal: ctx.signal },
             ),
           );
           if (res.status === 400) return; // 21183: the window starts after KSeF's high-water mark: nothing new yet.
@@ -351,6 +351,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           bearer,
           { encryption: key.encryption, filters: { subjectType: SUBJECT, dateRange: { dateType: "PermanentStorage", from, to, restrictToPermanentStorageHwmDate: true } } },
           auth,
+          { signal: ctx.signal },
         ),
       );
       const ref = res.json?.referenceNumber;
@@ -379,7 +380,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       const deadline = Date.now() + exportWait;
       let pkg: any;
       for (;;) {
-        const res = await session.call("GET", `/invoices/exports/${encodeURIComponent(ex.referenceNumber)}`, await token(), undefined, auth, { tolerate: [21175], tolerateStatus: [410] });
+        const res = await session.call("GET", `/invoices/exports/${encodeURIComponent(ex.referenceNumber)}`, await token(), undefined, auth, { tolerate: [21175], tolerateStatus: [410], signal: ctx.signal });
         const code = res.status === 200 ? res.json?.status?.code : null;
         if (code === 100) {
           if (Date.now() >= deadline || ctx.signal.aborted) throw new End(exportPoll, "KSeF is preparing the export package; it is fetched next run");
@@ -413,7 +414,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           return unusable("a part without a usable address");
         }
         // The part's address needs no access token (open-api.json InvoicePackagePart.url).
-        const res = await parts.call(String(p.method ?? "GET").toUpperCase() === "GET" ? "GET" : "GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1 });
+        const res = await parts.call(String(p.method ?? "GET").toUpperCase() === "GET" ? "GET" : "GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
         try {
           plain.push(decryptPart(res.body ?? new Uint8Array(0), p, key, iv));
         } catch (e) {
@@ -487,6 +488,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       return result(interval);
     } catch (e) {
       if (e instanceof End) return result(e.nextRunInMs, e.note);
+      if (ctx.signal.aborted && !(e instanceof StoreStopped)) return result(0, "the server is stopping");
       if (e instanceof StoreStopped) return result(interval, e.note);
       if (e instanceof Stop) return result(e.result.retryAfterMs ?? interval, e.result.reason);
       return result(interval, `the KSeF sync stopped unexpectedly (${(e as Error)?.name ?? "error"})`);
