@@ -291,7 +291,11 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           if (unreadable) notes.push(`${unreadable} entries of KSeF's metadata had no readable KSeF number or date and were passed over`);
           listed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.ksefNumber < b.ksefNumber ? -1 : 1));
           const fromKey = timeKey(lane.from)!;
-          const todo = listed.filter((n) => !(n.key === fromKey && lane.seen.includes(n.ksefNumber)) && n.key >= fromKey);
+          // Nothing beyond the window or KSeF's high-water mark is taken, even if listed: what lies past the mark may
+          // not be complete yet (hwm.md), and the mark follows what is stored.
+          const hwmNow = timeKey(page.permanentStorageHwmDate) ? (page.permanentStorageHwmDate as string) : null;
+          const limitKey = timeKey(hwmNow ? earlier(to, hwmNow) : to)!;
+          const todo = listed.filter((n) => !(n.key === fromKey && lane.seen.includes(n.ksefNumber)) && n.key >= fromKey && n.key <= limitKey);
           const downloadsLeft = leftThisHour(state.used.d, limits.download, now());
           if (pageOffset === 0 && todo.length > 0 && (page.hasMore || todo.length > downloadsLeft) && leftThisHour(state.used.e, limits.export, now()) > 0) {
             // A backlog: the window goes through an export package.
