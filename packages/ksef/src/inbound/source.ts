@@ -301,7 +301,10 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
             // A backlog: the window goes through an export package.
             await startExport(lane, queryFrom, to);
             const truncated = await continueExport();
-            if (!truncated && to === end) return;
+            if (!truncated && to === end) {
+              if (lane.to && timeKey(lane.from)! >= timeKey(lane.to)!) await dropBackfill(lane);
+              return;
+            }
             break;
           }
           for (const n of todo) {
