@@ -66,11 +66,11 @@ export interface KsefInboundOptions {
   limits?: Partial<KsefInboundLimits>;
   /** The page size of the metadata query (10-250); 250 by default. */
   pageSize?: number;
-  /** How long one run polls an export's status before ending (ms); 60 s by default. */
+  /** How long one run polls an export's status (every 10 s at most) before ending (ms); 30 s by default. */
   exportWaitMs?: number;
   /** The delay of the next run while an export is being prepared (ms); 60 s by default. */
   exportPollMs?: number;
-  /** How often to poll the authentication and export status (ms); 2 s by default. */
+  /** How often to poll the authentication status (ms); 2 s by default. */
   pollIntervalMs?: number;
   /** How long one run waits within itself for a rate limit's minute or second to pass (ms); 61 s by default. */
   maxWaitInRunMs?: number;
@@ -134,9 +134,11 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
   const interval = options.intervalMs ?? 900_000;
   const limits: KsefInboundLimits = { ...KSEF_INBOUND_LIMITS, ...options.limits };
   const pageSize = Math.min(250, Math.max(10, options.pageSize ?? 250));
-  const exportWait = options.exportWaitMs ?? 60_000;
+  const exportWait = options.exportWaitMs ?? 30_000;
   const exportPoll = options.exportPollMs ?? 60_000;
   const pollMs = options.pollIntervalMs ?? 2000;
+  // At most 6 status polls a minute within a run (KSeF allows 60 a minute, 600 an hour: runs every exportPollMs too).
+  const exportStatusPoll = Math.max(pollMs, 10_000);
   const maxWaitInRun = options.maxWaitInRunMs ?? 61_000;
   const maxRun = options.maxRunMs ?? 300_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -391,7 +393,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         const code = res.status === 200 ? res.json?.status?.code : null;
         if (code === 100) {
           if (Date.now() >= deadline || ctx.signal.aborted) throw new End(exportPoll, "KSeF is preparing the export package; it is fetched next run");
-          await sleep(pollMs, ctx.signal);
+          await sleep(exportStatusPoll, ctx.signal);
           continue;
         }
         if (code === 200) {
@@ -421,7 +423,8 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           return unusable("a part without a usable address");
         }
         // The part's address needs no access token (open-api.json InvoicePackagePart.url).
-        const res = await parts.call(String(p.method ?? "GET").toUpperCase() === "GET" ? "GET" : "GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
+        // GET, as `method` says for every part (the only method the API names for them).
+        const res = await parts.call("GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
         try {
           plain.push(decryptPart(res.body ?? new Uint8Array(0), p, key, iv));
         } catch (e) {
