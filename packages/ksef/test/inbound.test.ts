@@ -214,6 +214,19 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(fake.buyer.counts.invoiceDownload).toBe(60);
   });
 
+  it("waits within a run for a second's limit to pass (production figures, real time), never refused", async () => {
+    const t0 = Date.now();
+    const live = (): number => clock + (Date.now() - t0);
+    await start({ clock: live });
+    const numbers = Array.from({ length: 12 }, (_, i) => receive(at("2026-11-10T10:00:00", i), i));
+    const h = harness(source({ now: live, maxWaitInRunMs: 2000 }), { nip: BUYER, token: TOKEN });
+    const r = await h.run();
+    expect(r).toMatchObject({ received: 12, nextRunInMs: 900_000 });
+    expect([...h.stored.keys()].sort()).toEqual([...numbers].sort());
+    expect(fake.buyer.limited).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
   it("when the source thinks it may go faster than KSeF lets it, KSeF's 429 ends the run and the next one goes on", async () => {
     await start({ limits: { invoiceDownload: { perSecond: 8, perMinute: 16, perHour: 5 } } });
     Array.from({ length: 8 }, (_, i) => receive(at("2026-11-10T10:00:00", i), i));
