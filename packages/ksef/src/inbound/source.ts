@@ -81,12 +81,13 @@ export interface KsefInboundOptions {
   /** How long authentication may be polled (ms); 60 s by default. */
   statusTimeoutMs?: number;
   /**
-   * The largest export package fetched (the sum of its encrypted parts); 256 MiB by default (ten thousand invoices of
-   * KSeF's 1 MB are some 100 MB compressed). A larger one narrows the window. Its invoices may inflate to twice this.
+   * The largest export package fetched (the sum of its encrypted parts); 256 MiB by default (KSeF's packages hold up
+   * to ten thousand invoices: of typical invoices of a few KiB, some tens of MB). A larger one is not fetched: the
+   * window is narrowed. Its entries may inflate to twice this at most.
    */
   maxPackageBytes?: number;
   /**
-   * The most bytes of one document read (ms); 4 × `INBOUND_DOCUMENT_MAX_BYTES` by default. A larger one is handed to
+   * The most bytes of one document read; 4 × `INBOUND_DOCUMENT_MAX_BYTES` by default. A larger one is handed to
    * `store` cut at this size (and stored without its bytes, being over `INBOUND_DOCUMENT_MAX_BYTES`).
    */
   maxDocumentBytes?: number;
