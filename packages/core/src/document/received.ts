@@ -76,8 +76,9 @@ export function mediaTypeOf(bytes: Uint8Array): string {
 }
 
 /** The reader limits for received documents: the caller's, but a document up to the inbound cap is read. */
-export function receivedLimits(limits: XmlLimits = DEFAULT_XML_LIMITS): XmlLimits {
-  return limits.maxBytes >= INBOUND_DOCUMENT_MAX_BYTES ? limits : { ...limits, maxBytes: INBOUND_DOCUMENT_MAX_BYTES };
+export function receivedLimits(limits: Partial<XmlLimits> = DEFAULT_XML_LIMITS): XmlLimits {
+  const full = { ...DEFAULT_XML_LIMITS, ...limits };
+  return full.maxBytes >= INBOUND_DOCUMENT_MAX_BYTES ? full : { ...full, maxBytes: INBOUND_DOCUMENT_MAX_BYTES };
 }
 
 /** What an error says about a document, for its finding: an ApiError's message (it names what is wrong), else a generic line. */
@@ -233,7 +234,7 @@ export async function judgeReceived(content: Uint8Array, options: { limits?: Xml
  *
  * @example const data = await readReceivedData(bytes, { syntaxes: [fa3Syntax] })
  */
-export async function readReceivedData(content: Uint8Array, options: { limits?: XmlLimits; syntaxes?: readonly ReceiveSyntax[] } = {}): Promise<InvoiceData> {
+export async function readReceivedData(content: Uint8Array, options: { limits?: Partial<XmlLimits>; syntaxes?: readonly ReceiveSyntax[] } = {}): Promise<InvoiceData> {
   const bytes = Buffer.isBuffer(content) ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const pdf = isPdf(bytes);
   let root: DocumentNode;

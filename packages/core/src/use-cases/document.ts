@@ -18,7 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface DocumentReadOptions {
   /** Syntaxes besides UBL and CII a received document may be in, such as KSeF's `fa3Syntax` (as `ReceiveOptions.syntaxes`). */
   syntaxes?: readonly ReceiveSyntax[];
-  limits?: XmlLimits;
+  /** XML limits, as `CoreOptions.limits`. */
+  limits?: Partial<XmlLimits>;
 }
 
 /** The company's record and its stored bytes; the errors of `getInvoiceDocument`. */
