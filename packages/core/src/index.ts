@@ -235,3 +235,11 @@ export { receivedEventData } from "./domain/webhook-events.js";
 export { receiveDocument, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSyntax } from "./use-cases/receive.js";
 export { judgeReceived, readReceivedData, fieldsOfData, mediaTypeOf, UNREADABLE_RULE, TOO_LARGE_RULE, type JudgedDocument } from "./document/received.js";
 export { inboxOf, isInboxStore } from "./use-cases/inbox.js";
+export {
+  createInboundPoller,
+  InboundLeaseLostError,
+  InboundStateTooLargeError,
+  type InboundPoller,
+  type InboundPollerOptions,
+  type InboundSourceEntry,
+} from "./workers/inbound-poller.js";
