@@ -70,6 +70,7 @@ export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode
 export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES } from "./ports/network.js";
 export { documentModel } from "./workers/send-request.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
+export { sandboxInbox, type SandboxInbox } from "./adapters/sandbox-inbox.js";
 export {
   createDispatcher,
   parseEndpointId,
