@@ -70,7 +70,6 @@ export type { NetworkPort, SendRequest, SendOutcome, DeliveryEvidence, ModelNode
 export { DELIVERY_STATE_MAX_BYTES, EVIDENCE_MAX_BYTES, TRANSMITTED_MAX_BYTES } from "./ports/network.js";
 export { documentModel } from "./workers/send-request.js";
 export { sandboxNetwork } from "./adapters/sandbox-network.js";
-export { sandboxInbox, type SandboxInbox } from "./adapters/sandbox-inbox.js";
 export {
   createDispatcher,
   parseEndpointId,
@@ -233,7 +232,8 @@ export {
   type InboundSource,
 } from "./ports/inbound.js";
 export { receivedEventData } from "./domain/webhook-events.js";
-export { receiveDocument, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSyntax } from "./use-cases/receive.js";
+export { receiveDocument, sandboxInbox, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSettings, type ReceiveSyntax, type SandboxInbox } from "./use-cases/receive.js";
+export { storeReceivedDocument } from "./workers/receive.js";
 export { judgeReceived, readReceivedData, fieldsOfData, mediaTypeOf, UNREADABLE_RULE, TOO_LARGE_RULE, type JudgedDocument } from "./document/received.js";
 export { inboxOf, isInboxStore } from "./use-cases/inbox.js";
 export {

@@ -1,7 +1,17 @@
 // The deterministic sandbox network: an adapter of the network port for development and tests.
 import { createHash } from "node:crypto";
 import type { DeliveryEvidence, NetworkPort, SendRequest } from "../ports/network.js";
-import type { SandboxInbox } from "./sandbox-inbox.js";
+import type { StoredOutcome } from "../ports/inbound.js";
+
+/** Where the sandbox network delivers what it sends on Peppol (`sandboxNetwork({ inbox })`; `sandboxInbox(store)` makes one). */
+export interface SandboxInbox {
+  /**
+   * Stores the sent document for the company receiving on its recipient, if any, durably: resolves once it is stored
+   * (or found stored already), or at once (null) when no company receives on it. Rejects when the store fails; the
+   * sandbox then answers `retry` (nothing is acknowledged that is not stored).
+   */
+  deliver(req: SendRequest): Promise<StoredOutcome | null>;
+}
 
 /**
  * The sandbox's evidence of a delivery: a JSON document that says it is synthetic, with the

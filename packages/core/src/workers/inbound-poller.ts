@@ -8,7 +8,7 @@ import type { Company } from "../domain/types.js";
 import { INBOUND_STATE_MAX_BYTES, type InboundRun, type InboundRunResult, type InboundSource, type InboundSync, type InboxStore, type StoredOutcome } from "../ports/inbound.js";
 import { safeMetrics, type MetricsPort } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
-import { receiveDocument, type ReceiveOptions } from "../use-cases/receive.js";
+import { storeReceivedDocument, type ReceiveSettings } from "./receive.js";
 import { causeOf, pollingLoop, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 
 /** One source the poller runs, and how often each of its scopes is due after a run. */
@@ -30,8 +30,8 @@ export interface InboundPollerOptions {
   logger?: WorkerLogger;
   /** Where runs and received documents are counted (`inboundRun`, `inboundReceived`). */
   metrics?: MetricsPort;
-  /** Options of `receiveDocument` (clock, ids, XML limits, extra syntaxes such as FA(3)). */
-  receive?: ReceiveOptions;
+  /** Options of `receiveDocument` (`ReceiveOptions`: clock, ids, XML limits, extra syntaxes such as FA(3)). */
+  receive?: ReceiveSettings;
   /** Pause between two rounds when nothing was due. Default 1 s. */
   pollIntervalMs?: number;
   /** Longest wait for the runs in progress on `stop()`, after their signal is aborted. Default 10 s. */
@@ -93,7 +93,7 @@ export function createInboundPoller(options: InboundPollerOptions): InboundPolle
   const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
   const clock = options.clock ?? options.receive?.clock ?? (() => new Date());
   const metrics = safeMetrics(options.metrics ?? options.receive?.metrics);
-  const receiveOptions: ReceiveOptions = { ...options.receive, metrics, clock: options.receive?.clock ?? clock };
+  const receiveOptions: ReceiveSettings = { ...options.receive, metrics, clock: options.receive?.clock ?? clock };
   const stopping = new AbortController();
   /** Runs in progress, by `source scope`: their abort and their end. */
   const active = new Map<string, { source: string; scope: string; done: Promise<void> }>();
@@ -204,7 +204,7 @@ export function createInboundPoller(options: InboundPollerOptions): InboundPolle
       async store(doc): Promise<StoredOutcome> {
         if (lost) throw new InboundLeaseLostError(source.name, scope);
         received++;
-        return receiveDocument(store, { ...doc, network: source.network, companyId }, receiveOptions);
+        return storeReceivedDocument(store, { ...doc, network: source.network, companyId }, receiveOptions);
       },
       async checkpoint(state, takenRequests) {
         const bytes = Buffer.byteLength(state, "utf8");
