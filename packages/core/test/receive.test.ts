@@ -6,8 +6,11 @@ import {
   getInvoice,
   getInvoiceDocument,
   getInvoiceDocumentData,
+  getInvoiceCii,
   getInvoiceOriginal,
+  getInvoiceRenderInput,
   getSupplier,
+  encodeCursor,
   INBOUND_DOCUMENT_MAX_BYTES,
   listInvoices,
   listSuppliers,
@@ -190,5 +193,44 @@ describe("receiveDocument", () => {
     const e = await receiveDocument(failing, { reference: { storecoveGuid: "f-1" }, content: enc("garbage"), network: "peppol", companyId }, options).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).code).toBe("internal_error");
+  });
+
+  it("pages suppliers with a cursor of their own, and answers 404 for an unknown or another company's supplier", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    for (let i = 0; i < 3; i++) {
+      const xml = invoiceXml({ id: `S-${i}` }).replace('<cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID>', `<cbc:EndpointID schemeID="0106">SELLER${i}</cbc:EndpointID>`);
+      await receiveDocument(store, { reference: { storecoveGuid: `s-${i}` }, content: enc(xml), network: "peppol", companyId }, options);
+    }
+    const page1 = await listSuppliers(store, auth, { limit: "2" });
+    expect(page1.data).toHaveLength(2);
+    expect(page1.nextCursor).not.toBeNull();
+    const page2 = await listSuppliers(store, auth, { limit: "2", cursor: page1.nextCursor! });
+    expect(page2.nextCursor).toBeNull();
+    const ids = [...page1.data, ...page2.data].map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(3);
+    expect([...page1.data, ...page2.data].map((s) => s.endpointId)).toEqual(["0106:SELLER2", "0106:SELLER1", "0106:SELLER0"]);
+    const clientCursor = encodeCursor("c", { at: "2026-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" });
+    expect((await failure(listSuppliers(store, auth, { cursor: clientCursor }))).status).toBe(400);
+    expect((await failure(getSupplier(store, auth, randomUUID()))).code).toBe("supplier_not_found");
+    expect((await failure(getSupplier(store, auth, "nope"))).status).toBe(404);
+    const other = await setup({ store });
+    expect((await failure(getSupplier(store, other.auth, ids[0]!))).status).toBe(404);
+    const inbound = (await listInvoices(store, auth, { direction: "inbound" })).data[0]!;
+    expect((await failure(getInvoice(store, other.auth, inbound.id))).code).toBe("invoice_not_found");
+    expect((await failure(getInvoiceDocument(store, other.auth, inbound.id))).code).toBe("invoice_not_found");
+    expect((await listInvoices(store, auth, { supplierId: inbound.supplierId! })).data.length).toBeGreaterThan(0);
+  });
+
+  it("writes a received CII as CII again and gives it to a renderer as data", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const data = readDocumentData(invoiceXml({ id: "R-1" })).invoice;
+    const r = await receiveDocument(store, { reference: { storecoveGuid: "r-1" }, content: enc(writeCii(data)), network: "peppol", companyId }, options);
+    const id = (r as { invoiceId: string }).invoiceId;
+    const cii = (await getInvoiceCii(store, auth, id)).toString("utf8");
+    expect(cii).toContain("CrossIndustryInvoice");
+    expect(cii).toContain("R-1");
+    const input = await getInvoiceRenderInput(store, auth, id);
+    expect(input).toMatchObject({ kind: "invoice", ksef: null, invoice: { number: "R-1" } });
   });
 });
