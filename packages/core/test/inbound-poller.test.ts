@@ -284,4 +284,22 @@ describe("inbound poller", () => {
     const after = await w.store.claimInboundSyncs({ source: "ksef", owner: "next", now: w.clock.now().toISOString(), leaseUntil: new Date(w.clock.now().getTime() + 60_000).toISOString(), limit: 1 });
     expect(after.map((r) => r.scope)).toEqual([w.companyId]);
   });
+
+  it("gives the lease back and fails the round when the store fails outside a run", async () => {
+    const w = await world();
+    const getCompany = w.store.getCompany.bind(w.store);
+    w.store.getCompany = async () => {
+      throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
+    };
+    const logged: Array<Record<string, unknown>> = [];
+    const { source, runs } = fakeKsef(1);
+    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, logger: { error: (o) => logged.push(o) } });
+    await expect(poller.runDue()).rejects.toThrow("connection refused");
+    expect(logged).toEqual([{ source: "ksef", scope: w.companyId, error: "Error", errorCode: "ECONNREFUSED" }]);
+    expect(runs).toEqual([]);
+    w.store.getCompany = getCompany;
+    expect(await poller.runDue()).toBe(1);
+    expect(runs).toHaveLength(1);
+  });
 });
+
