@@ -18,6 +18,7 @@ export interface InboundSourceEntry {
   intervalMs: number;
 }
 
+/** What `createInboundPoller` takes: the store, the sources with their intervals, and how it runs them. */
 export interface InboundPollerOptions {
   store: Store & InboxStore;
   sources: InboundSourceEntry[];
@@ -42,6 +43,7 @@ export interface InboundPollerOptions {
   clock?: () => Date;
 }
 
+/** The inbound poller: its loop (`start`, `stop`, `status`) and one round on demand (`runDue`). */
 export interface InboundPoller {
   /** Runs rounds until `stop()`. */
   start(): void;
