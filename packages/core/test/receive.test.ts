@@ -1,8 +1,11 @@
 // receiveDocument: a received document read, judged and stored once, whatever it is; and read back as received and as data.
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { invoiceWorkerCount } from "../src/document/default-pool.js";
 import {
   ApiError,
+  closeInvoiceWorkers,
+  judgeReceived,
   getInvoice,
   getInvoiceDocument,
   getInvoiceDocumentData,
@@ -38,6 +41,21 @@ async function receiver() {
 }
 
 describe("receiveDocument", () => {
+  afterAll(() => closeInvoiceWorkers());
+
+  it("judges a large document on a worker thread, with the verdict and fields the calling thread gives", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const xml = enc(invoiceXml({ id: "BIG-1", lines: 1500 }));
+    expect(xml.length).toBeGreaterThan(512 * 1024);
+    const inline = await judgeReceived(xml);
+    const r = await receiveDocument(store, { reference: { storecoveGuid: "big-1" }, content: xml, network: "peppol", companyId }, options);
+    expect(invoiceWorkerCount()).toBeGreaterThan(0);
+    const inv = await getInvoice(store, auth, (r as { invoiceId: string }).invoiceId);
+    expect(inline.valid).toBe(true);
+    expect(inv).toMatchObject({ syntax: "ubl", valid: true, errors: [], invoiceNumber: "BIG-1", totals: inline.fields.totals, supplier: inline.fields.supplier });
+    expect((await getInvoiceDocument(store, auth, inv.id)).equals(Buffer.from(xml))).toBe(true);
+  });
+
   it("stores a valid UBL invoice with the fields an outbound record has, its supplier, and an invoice.received event; once", async () => {
     const { store, auth, companyId, options } = await receiver();
     const hook: WebhookRecord = { id: randomUUID(), companyId, url: "https://hooks.example/", events: ["invoice.received"], secret: "whsec_1", createdAt: "2026-01-01T00:00:00.000Z", deletedAt: null, previousSecret: null, previousSecretExpiresAt: null };
