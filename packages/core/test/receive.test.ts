@@ -114,6 +114,9 @@ describe("receiveDocument", () => {
       ["n-3", enc("<Invoice><unclosed></Invoice>"), "unknown", /./],
       ["n-4", enc(`<!DOCTYPE x [<!ENTITY a "a">]><x>&a;</x>`), "unknown", /DOCTYPE|DTD/i],
       ["n-5", enc(`${"<a>".repeat(300)}${"</a>".repeat(300)}`), "unknown", /deep|depth|nest/i],
+      ["n-6", enc("%PDF-1.7\n1 0 obj garbage"), "pdf", /PDF/],
+      ["n-7", new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]), "unknown", /neither XML nor a PDF/],
+      ["n-8", enc(`<?xml version="1.0" encoding="ISO-8859-1"?><Invoice/>`), "unknown", /encoding|UTF-8/i],
     ] as const) {
       const r = await receiveDocument(store, { reference: { storecoveGuid: ref }, content, network: "peppol", companyId }, options);
       expect(r.outcome).toBe("stored");
