@@ -12,6 +12,7 @@ import {
   type InboundRunResult,
   type InboundSource,
   type MetricsPort,
+  type ReceiveOptions,
 } from "../src/index.js";
 import { setup } from "./support/setup.js";
 import { invoiceXml } from "./support/ubl.js";
@@ -248,7 +249,9 @@ describe("inbound poller", () => {
         return { state: null, nextRunInMs: 60_000, received: queue.length };
       },
     };
-    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, metrics });
+    // The receive options are receiveDocument's (ReceiveOptions), whole.
+    const receive: ReceiveOptions = { ...w.options, syntaxes: [] };
+    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, metrics, receive });
     expect(await poller.runDue()).toBe(1);
     expect(acked).toEqual(["q-1", "q-2", "q-1"]);
     expect(counted).toEqual(["peppol:stored", "peppol:unmatched", "peppol:duplicate", "run:storecove:ok:3"]);
