@@ -255,3 +255,32 @@ describe("receiveDocument", () => {
     expect(input).toMatchObject({ kind: "invoice", ksef: null, invoice: { number: "R-1" } });
   });
 });
+
+describe("receiveDocument: what the source says is wrong", () => {
+  it("keeps a document the source cut (truncated) without its bytes, invalid with too_large first, whatever its prefix reads as", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const prefix = enc(invoiceXml({ id: "CUT-1" }));
+    const r = await receiveDocument(
+      store,
+      { reference: { storecoveGuid: "cut-1" }, content: prefix, network: "peppol", companyId, truncated: true, problem: "The document is larger than 10 bytes." },
+      options,
+    );
+    expect(r.outcome).toBe("stored");
+    const inv = await getInvoice(store, auth, (r as { invoiceId: string }).invoiceId);
+    expect(inv.valid).toBe(false);
+    expect(inv.errors[0]).toMatchObject({ rule: "too_large", message: "The document is larger than 10 bytes." });
+    expect(await store.getDocument(companyId, inv.id)).toBeNull();
+  });
+
+  it("puts the source's problem first among a matched record's errors, and makes it the reason of a document for no company", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const r = await receiveDocument(store, { reference: { storecoveGuid: "p-1" }, content: enc("{}"), network: "peppol", companyId, problem: "No base64 original in the answer." }, options);
+    const inv = await getInvoice(store, auth, (r as { invoiceId: string }).invoiceId);
+    expect(inv.errors[0]).toMatchObject({ rule: "network_problem", message: "No base64 original in the answer." });
+    const u = await receiveDocument(store, { reference: { storecoveGuid: "p-2" }, content: enc("junk"), network: "peppol", companyId: null, legalEntityId: null, problem: "The queue item is not JSON." }, options);
+    expect(u.outcome).toBe("unmatched");
+    const [kept] = await store.listUnmatched({ limit: 10, after: null });
+    expect(kept).toMatchObject({ reason: "The queue item is not JSON.", size: 4 });
+    expect(Buffer.from((await store.getUnmatchedContent(kept!.id))!).toString()).toBe("junk");
+  });
+});

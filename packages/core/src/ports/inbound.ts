@@ -186,6 +186,16 @@ export interface ReceivedDocument {
   mediaType?: string;
   /** For a source serving the whole server: the network's id of the receiving company (Storecove's legal entity id). */
   legalEntityId?: string | null;
+  /**
+   * What the source found wrong with what the network gave (a queue item that names no document, an answer without
+   * the document), said to the operator: the reason of a document for no company, or the first error of the record.
+   */
+  problem?: string;
+  /**
+   * The source read only the first bytes of a document larger than it keeps (`content` is that prefix): the record keeps
+   * no bytes, is invalid (`too_large`), and its `size` and `sha256` are those of the prefix.
+   */
+  truncated?: boolean;
 }
 
 /** What storing a received document did. */

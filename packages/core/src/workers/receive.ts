@@ -96,15 +96,16 @@ export async function storeReceivedDocument(store: Store & InboxStore, input: Re
     companyId = legalEntityId === null ? null : await s.findCompanyByLegalEntity(legalEntityId);
     if (companyId === null) {
       const id = o.newId();
-      const kept = content.length <= INBOUND_DOCUMENT_MAX_BYTES;
+      const kept = content.length <= INBOUND_DOCUMENT_MAX_BYTES && input.truncated !== true;
       const r = await s.insertUnmatched(
         {
           id,
           network: input.network,
           networkReference: { ...input.reference },
           legalEntityId,
-          reason:
-            legalEntityId === null
+          reason: input.problem
+            ? `${input.problem}${kept && !input.truncated ? "" : " Its bytes are not kept (too large)."}`
+            : legalEntityId === null
               ? "The network named no receiving company (no legal entity id)."
               : `No company of this server has the legal entity id ${JSON.stringify(legalEntityId)}.${kept ? "" : ` The document is larger than ${INBOUND_DOCUMENT_MAX_BYTES} bytes: its bytes are not kept.`}`,
           receivedAt: now,
@@ -120,11 +121,16 @@ export async function storeReceivedDocument(store: Store & InboxStore, input: Re
   }
   // A large document is judged on a worker thread (the event loop keeps serving); one that may be of an extra syntax
   // (a function cannot go to a worker) is judged here.
-  const judged = options?.syntaxes?.length ? await judgeReceived(content, { limits: o.limits, syntaxes: options.syntaxes }) : await judgeReceivedAsync(content, o.limits);
+  let judged = options?.syntaxes?.length ? await judgeReceived(content, { limits: o.limits, syntaxes: options.syntaxes }) : await judgeReceivedAsync(content, o.limits);
+  if (input.truncated === true || input.problem) {
+    // What the source said is wrong comes first: a cut document is invalid whatever its first bytes say.
+    const finding = { rule: input.truncated === true ? "too_large" : "network_problem", message: (input.problem ?? "The network's document was larger than the source reads: only its first bytes were read.").slice(0, 1000), location: "/" };
+    judged = { ...judged, valid: false, errors: [finding, ...judged.errors].slice(0, INBOUND_ERRORS_MAX) };
+  }
   const invoice = inboundRecord(o.newId(), companyId, input, judged, sha256Hex(content), now);
   const r = await s.insertInbound({
     invoice,
-    content: content.length <= INBOUND_DOCUMENT_MAX_BYTES ? content : null,
+    content: content.length <= INBOUND_DOCUMENT_MAX_BYTES && input.truncated !== true ? content : null,
     supplier: supplierUpsert(judged, o.newId()),
     notify: true,
   });
