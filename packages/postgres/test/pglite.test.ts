@@ -8,6 +8,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
+import { testInbox } from "./support/inbox.js";
 import { testRegressions } from "./support/regressions.js";
 
 let pglite: PGlite;
@@ -39,6 +40,12 @@ testRegressions("PGlite", () => ({
   connect: () => fromPGlite(pglite),
   schema: () => `regression_${++n}`,
 }));
+
+testInbox(
+  "PGlite",
+  () => ({ connect: () => fromPGlite(pglite), schema: () => `inbox_${++n}` }),
+  { concurrent: true },
+);
 
 describe("openPostgresStore", () => {
   it("keeps what was stored in its data folder across a close and a reopen", async () => {

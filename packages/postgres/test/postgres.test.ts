@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Company } from "@einvoice/core";
 import { fromPg, openPostgresStore, postgresStore, statementName, type PgPoolLike, type PostgresStore } from "../src/index.js";
+import { testInbox } from "./support/inbox.js";
 import { testRegressions } from "./support/regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -164,6 +165,19 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     },
     schema: newSchema,
   }));
+
+  testInbox(
+    "PostgreSQL server",
+    () => ({
+      connect: () => {
+        const pool = newPool();
+        testPools.push(pool);
+        return fromPg(pool as unknown as PgPoolLike);
+      },
+      schema: newSchema,
+    }),
+    { concurrent: true },
+  );
 
   testWebhookStore("PostgreSQL server", async () => {
     const pool = newPool();
