@@ -385,10 +385,11 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
     async requestBackfill({ source, scope, request }) {
       if (!isId(request.id)) throw new DbError("requestBackfill needs a lower-case UUID");
       needsTime("requestBackfill", request.from, request.to, request.requestedAt);
+      // Due at the request at the latest (a row due earlier stays so).
       await db.transaction(async (tx) => {
         await tx.query(
           `INSERT INTO ${t.inboundSyncs} AS s (source, scope, state, next_run_at, updated_at) VALUES ($1, $2, NULL, $3::timestamptz, $3::timestamptz)
-           ON CONFLICT (source, scope) DO UPDATE SET next_run_at = EXCLUDED.next_run_at, updated_at = EXCLUDED.updated_at`,
+           ON CONFLICT (source, scope) DO UPDATE SET next_run_at = least(s.next_run_at, EXCLUDED.next_run_at), updated_at = EXCLUDED.updated_at`,
           [source, scope, request.requestedAt],
         );
         await tx.query(

@@ -1,5 +1,5 @@
 // The `Store` port on PostgreSQL: accounts, companies, API keys, submissions, invoices and clients.
-import type { ApiKeyRecord, CreateAccountResult, Direction, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
+import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED, TRANSMITTED_DOCUMENTS } from "./rows.js";
@@ -303,10 +303,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       return { content, mediaType: String(r.media_type), syntax: String(r.syntax) };
     },
 
-    async listInvoices(companyId, query) {
-      const { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo } = query;
-      // The receiving side's filters (ListInvoicesQuery's direction and supplierId).
-      const { direction, supplierId } = query as { direction?: Direction | null; supplierId?: string | null };
+    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo, direction, supplierId }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
       if (supplierId != null && !isId(supplierId)) return [];
       if ((createdFrom != null && !isPortTime(createdFrom)) || (createdTo != null && !isPortTime(createdTo))) return [];

@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testInboxStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
 import { testInbox } from "./support/inbox.js";
@@ -31,6 +31,8 @@ testDeliveryStore("PGlite, two stores on one database", async () => {
   const b = await postgresStore({ db: fromPGlite(pglite), schema });
   return { a, b, close: async () => {} };
 });
+
+testInboxStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `inboxsuite_${++n}` }));
 
 testWebhookStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `webhooks_${++n}` }));
 

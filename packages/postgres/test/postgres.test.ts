@@ -1,6 +1,6 @@
 // The store conformance suite and the regressions on a PostgreSQL server (DATABASE_URL), each run in its own schemas.
 import { randomBytes } from "node:crypto";
-import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testInboxStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Company } from "@einvoice/core";
@@ -178,6 +178,12 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     }),
     { concurrent: true },
   );
+
+  testInboxStore("PostgreSQL server", async () => {
+    const pool = newPool();
+    testPools.push(pool);
+    return postgresStore({ db: fromPg(pool as unknown as PgPoolLike), schema: newSchema() });
+  });
 
   testWebhookStore("PostgreSQL server", async () => {
     const pool = newPool();

@@ -325,7 +325,11 @@ export function testInbox(label: string, harness: () => Harness, options: { conc
       const backfill = { id: randomUUID(), from: "2026-01-01T00:00:00.000Z", to: "2026-01-15T00:00:00.000Z", requestedAt: t(41) };
       await store.requestBackfill({ source: "ksef", scope: "c0", request: backfill });
       const taken = await store.claimInboundSyncs({ source: "ksef", owner: "E", now: t(41), leaseUntil: t(50), limit: 1 });
-      expect(taken).toEqual([{ source: "ksef", scope: "c0", state: "mark-2", nextRunAt: t(41), requests: [{ id: backfill.id, from: backfill.from, to: backfill.to, requestedAt: t(41) }] }]);
+      expect(taken).toEqual([{ source: "ksef", scope: "c0", state: "mark-2", nextRunAt: t(40), requests: [{ id: backfill.id, from: backfill.from, to: backfill.to, requestedAt: t(41) }] }]);
+      // A request makes a row due later due at the request.
+      expect(await store.saveInboundSync({ source: "ksef", scope: "c0", owner: "E", state: "mark-3", takenRequests: [backfill.id], nextRunAt: t(90) })).toBe(true);
+      await store.requestBackfill({ source: "ksef", scope: "c0", request: { ...backfill, id: randomUUID(), requestedAt: t(70) } });
+      expect((await store.listInboundSyncs("ksef"))[0]).toMatchObject({ scope: "c0", state: "mark-3", nextRunAt: t(70) });
       // A request for a scope without a row creates it, due at the request.
       await store.requestBackfill({ source: "ksef", scope: "new", request: { ...backfill, id: randomUUID(), requestedAt: t(60) } });
       expect((await store.listInboundSyncs("ksef")).find((s) => s.scope === "new")).toMatchObject({ state: null, nextRunAt: t(60) });
