@@ -93,7 +93,7 @@ export function testInbox(label: string, harness: () => Harness, options: { conc
       expect(await store.listWebhookEvents(company.id, other.id, 10)).toEqual([]);
       expect(await store.listWebhookEvents(company.id, deleted.id, 10)).toEqual([]);
       // Not a submission: nothing for the dispatcher, no client.
-      expect(await store.countQueued()).toBe(0);
+      expect(await store.countQueued!()).toBe(0);
       expect(await store.listClients(company.id, { limit: 10, after: null })).toEqual([]);
     });
 
