@@ -37,12 +37,14 @@ async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
 /** How many times an insert that lost to a concurrent one with the same reference looks for the winner (it may have rolled back). */
 const DUPLICATE_RETRIES = 5;
 
-/** insert_inbound's arguments (migration 21): the invoice's as insert_accepted's, then the inbound facts, the reference, the supplier's six, the document's two, the event's three. */
+/** insert_inbound's arguments (migration 21): the invoice's as insert_accepted's, then the inbound facts, the reference, the KSeF number and link, the supplier's six, the document's two, the event's three. */
 const INSERT_INBOUND_ARGS = [
   INVOICES.placeholders(INVOICE_WRITE),
   ...[
     "::jsonb", // p_inbound
     "", // p_network_ref
+    "", // p_ksef_number
+    "", // p_verification_url
     "::uuid", // p_supplier_new_id
     "",
     "",
@@ -150,6 +152,8 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
           mediaType: stored.inbound!.mediaType,
         }),
         ref,
+        stored.ksefNumber,
+        stored.verificationUrl,
         supplier?.id ?? null,
         supplier?.key ?? null,
         supplier?.endpointId ?? null,

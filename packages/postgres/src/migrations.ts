@@ -756,14 +756,15 @@ export const MIGRATIONS: readonly Migration[] = [
       // Atomic: a concurrent insert of the same reference that commits first makes this one fail on
       // invoices_network_ref_key, which undoes all of it (the store then answers the winner's id). The event's data
       // is p_event_head || the supplier's id as a JSON string (or null) || p_event_tail: the supplier's id is known
-      // only here. The invoice's arguments are insert_accepted's (INVOICE_WRITE in rows.ts).
+      // only here. The invoice's arguments are insert_accepted's (INVOICE_WRITE in rows.ts), then its inbound columns and
+      // its KSeF number and link (a document received from KSeF has its number from the start).
       `CREATE FUNCTION ${s}.insert_inbound(
         p_id uuid, p_company_id uuid, p_status text, p_target_network text, p_network text, p_error_message text,
         p_invoice_number text, p_issue_date text, p_due_date text, p_currency text,
         p_total_tax_exclusive text, p_total_tax_inclusive text, p_total_payable text,
         p_supplier jsonb, p_recipient jsonb, p_sha256 text, p_size integer,
         p_created_at timestamptz, p_updated_at timestamptz, p_events jsonb, p_warnings jsonb, p_document_type text, p_billing_reference text, p_facts jsonb, p_from_data boolean,
-        p_inbound jsonb, p_network_ref text,
+        p_inbound jsonb, p_network_ref text, p_ksef_number text, p_verification_url text,
         p_supplier_new_id uuid, p_supplier_key text, p_supplier_endpoint_id text, p_supplier_name text, p_supplier_vat_id text, p_supplier_country text,
         p_content bytea, p_content_encoding text,
         p_notify boolean, p_event_head text, p_event_tail text,
@@ -790,10 +791,10 @@ export const MIGRATIONS: readonly Migration[] = [
         END IF;
         INSERT INTO ${s}.invoices (id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
           currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, sha256, size, created_at, updated_at, events, warnings, document_type, billing_reference, facts, from_data,
-          direction, inbound, network_ref, supplier_id, client_id, attempts, next_attempt_at)
+          direction, inbound, network_ref, ksef_number, verification_url, supplier_id, client_id, attempts, next_attempt_at)
         VALUES (p_id, p_company_id, p_status, p_target_network, p_network, p_error_message, p_invoice_number, p_issue_date, p_due_date,
           p_currency, p_total_tax_exclusive, p_total_tax_inclusive, p_total_payable, p_supplier, p_recipient, p_sha256, p_size, p_created_at, p_updated_at, p_events, p_warnings, p_document_type, p_billing_reference, p_facts, p_from_data,
-          'inbound', p_inbound, p_network_ref, v_supplier_id, NULL, 0, NULL);
+          'inbound', p_inbound, p_network_ref, p_ksef_number, p_verification_url, v_supplier_id, NULL, 0, NULL);
         IF p_content IS NOT NULL THEN
           INSERT INTO ${s}.documents (invoice_id, company_id, content, content_encoding)
           VALUES (p_id, p_company_id, p_content, p_content_encoding);

@@ -75,6 +75,8 @@ export function testInbox(label: string, harness: () => Harness, options: { conc
       for (const w of [subscribed, other, deleted]) await store.insertWebhook(w);
       await store.deleteWebhook(company.id, deleted.id, AT);
       const input = received(company.id, { ksefNumber: "5265877635-20260301-0100001E9E6E-A5" });
+      input.invoice.ksefNumber = "5265877635-20260301-0100001E9E6E-A5";
+      input.invoice.network = "ksef";
       const r = await store.insertInbound(input);
       if (!r.inserted) throw new Error("not inserted");
       const suppliers = await store.listSuppliers(company.id, { limit: 10, after: null });
@@ -82,6 +84,8 @@ export function testInbox(label: string, harness: () => Harness, options: { conc
         { id: input.supplier!.id, companyId: company.id, key: "0106:12345678", name: "Seller", endpointId: "0106:12345678", vatId: "NL001234567B01", country: "NL", invoiceCount: 1, firstInvoiceAt: AT, lastInvoiceAt: AT },
       ]);
       expect(r.invoice).toEqual({ ...input.invoice, supplierId: input.supplier!.id });
+      const byNumber = await store.listInvoices(company.id, { limit: 10, after: null, status: null, clientId: null, ksefNumber: "5265877635-20260301-0100001E9E6E-A5" });
+      expect(byNumber.map((i) => i.id)).toEqual([r.invoice.id]);
       expect(await store.getInvoice(company.id, r.invoice.id)).toEqual(r.invoice);
       expect(await store.getSupplier(company.id, input.supplier!.id)).toEqual(suppliers[0]);
       expect(await store.getDocument(company.id, r.invoice.id)).toEqual(input.content);
