@@ -351,9 +351,10 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
         params.push(clientId);
         where.push(`client_id = $${params.length}::uuid`);
       }
-      // A literal, not a parameter: a generic plan (PGlite prepares every statement) still proves the partial index
-      // invoices_company_inbound_created_idx (migration 21) applies.
-      if (direction === "inbound") where.push(`direction = 'inbound'`);
+      // Literals, not parameters, so that a generic plan (PGlite prepares every statement) still picks its index: an
+      // inbound record's status is always 'received' (and a submission's never is), so the inbound list reads
+      // invoices_company_status_created_idx.
+      if (direction === "inbound") where.push(`direction = 'inbound' AND status = 'received'`);
       else if (direction === "outbound") where.push(`direction = 'outbound'`);
       if (supplierId != null) {
         params.push(supplierId);
