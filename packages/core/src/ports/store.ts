@@ -198,7 +198,7 @@ export interface Store {
    */
   findActiveNumber(companyId: string, kind: DocumentKind, invoiceNumber: string): Promise<string | null>;
 
-  /** The company's invoice, or null (also for another company's id). */
+  /** The company's record, outbound (a submission) or inbound (a received document), or null (also for another company's id). */
   getInvoice(companyId: string, id: string): Promise<InvoiceRecord | null>;
 
   /**
@@ -216,9 +216,10 @@ export interface Store {
   getTransmittedDocument(companyId: string, invoiceId: string): Promise<TransmittedDocument | null>;
 
   /**
-   * The document of the company's invoice as stored at submission (`NewSubmission.document`), byte
-   * for byte; null when none is kept (a failed submission), also for another company's invoice or an
-   * unknown id.
+   * The document of the company's record, byte for byte: of a submission, as stored at submission
+   * (`NewSubmission.document`); of an inbound record, as received (`NewInbound.content`). Null when none
+   * is kept (a failed submission, a received document too large to keep), also for another company's
+   * record or an unknown id.
    */
   getDocument(companyId: string, invoiceId: string): Promise<Uint8Array | null>;
 
