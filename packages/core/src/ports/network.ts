@@ -1,4 +1,5 @@
-// The network port: where accepted invoices are delivered.
+// The network port's sending side: where accepted invoices are delivered. Its receiving side is `InboundSource`
+// (ports/inbound.ts): a network that does both (KSeF, Storecove) has one adapter of each, sharing their HTTP client.
 import type { KsefCredential } from "../domain/token-cipher.js";
 import type { Network, ParticipantId } from "../domain/types.js";
 import type { ModelNode } from "../domain/xml-node.js";
@@ -132,7 +133,7 @@ export type SendOutcome =
   | { outcome: "failed"; reason: string };
 
 /**
- * A network port. `send` MUST NOT throw for answers of the network (map them to an outcome);
+ * A network port's sending side (the receiving side is `InboundSource`, ports/inbound.ts). `send` MUST NOT throw for answers of the network (map them to an outcome);
  * a throw is treated as a transient failure. It MUST be safe to call again with the same
  * `idempotencyKey` (a lease expired while the first call was in flight).
  *
