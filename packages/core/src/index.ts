@@ -233,8 +233,8 @@ export {
   type InboundSource,
 } from "./ports/inbound.js";
 export { receivedEventData } from "./domain/webhook-events.js";
-export { receiveDocument, sandboxInbox, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSettings, type ReceiveSyntax, type SandboxInbox } from "./use-cases/receive.js";
-export { storeReceivedDocument } from "./workers/receive.js";
+export { receiveDocument, receiveDocuments, sandboxInbox, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSettings, type ReceiveSyntax, type SandboxInbox } from "./use-cases/receive.js";
+export { storeReceivedDocument, storeReceivedDocuments } from "./workers/receive.js";
 export { judgeReceived, readReceivedData, fieldsOfData, mediaTypeOf, UNREADABLE_RULE, TOO_LARGE_RULE, type JudgedDocument } from "./document/received.js";
 export { inboxOf, isInboxStore } from "./use-cases/inbox.js";
 export {

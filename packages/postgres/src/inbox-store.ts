@@ -94,7 +94,72 @@ const needsTime = (method: string, ...times: (string | null | undefined)[]): voi
   for (const t of times) if (t !== undefined && t !== null && !isPortTime(t)) throw new DbError(`${method} needs port timestamps`);
 };
 
+/** PostgreSQL's deadlock_detected. */
+const DEADLOCK = "40P01";
+
+/** How many times a page of received documents is tried again after losing to a concurrent one (each loss means that one committed). */
+const MANY_RETRIES = 20;
+
+/** One insert_inbound call, ready to run. */
+interface InboundCall {
+  params: unknown[];
+  stored: InvoiceRecord;
+  ref: string;
+  /** The order concurrent pages take their locks in. */
+  sortKey: string;
+}
+
 export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
+  /** Checks a received document and makes its insert_inbound arguments. */
+  async function inboundCall({ invoice, content, supplier, notify }: NewInbound, method: string): Promise<InboundCall> {
+    if (!invoice.inbound) throw new DbError(`${method} needs an inbound record (its inbound facts)`);
+    if (!isId(invoice.companyId) || !isId(invoice.id)) throw new DbError(`${method} needs lower-case UUIDs`);
+    const ref = networkReferenceKey(invoice.inbound.networkReference);
+    const stored: InvoiceRecord = { ...invoice, direction: "inbound", clientId: null, supplierId: null };
+    const event = notify ? eventDataAround(stored) : null;
+    // Encoded before the call: a large document is not deflated while it holds the database.
+    const doc = content ? await documents.encode(content) : null;
+    const params: unknown[] = [
+      ...INVOICES.params(stored, INVOICE_WRITE),
+      JSON.stringify({
+        receivedAt: stored.inbound!.receivedAt,
+        syntax: stored.inbound!.syntax,
+        valid: stored.inbound!.valid,
+        errors: stored.inbound!.errors.map((e) => ({ rule: e.rule, message: e.message, location: e.location })),
+        networkReference: stored.inbound!.networkReference,
+        mediaType: stored.inbound!.mediaType,
+      }),
+      ref,
+      stored.ksefNumber,
+      stored.verificationUrl,
+      supplier?.id ?? null,
+      supplier?.key ?? null,
+      supplier?.endpointId ?? null,
+      supplier?.name ?? null,
+      supplier?.vatId ?? null,
+      supplier?.country ?? null,
+      doc?.bytes ?? null,
+      doc?.encoding ?? null,
+      event !== null,
+      event?.head ?? null,
+      event?.tail ?? null,
+    ];
+    return { params, stored, ref, sortKey: `${invoice.companyId}\u0000${supplier?.key ?? ""}\u0000${ref}` };
+  }
+
+  /** Runs one insert_inbound call. */
+  async function runInbound(q: Queryable, call: InboundCall): Promise<InsertInboundResult> {
+    const { rows } = await q.query<{ o_inserted: boolean; o_id: string | null }>(
+      `SELECT o_inserted, o_id::text AS o_id FROM ${t.insertInbound}(${INSERT_INBOUND_ARGS})`,
+      call.params,
+      { prepare: true },
+    );
+    const r = rows[0];
+    if (!r) throw new DbError("the received document was not stored");
+    if (r.o_inserted !== true) return { inserted: false, existingId: text(r.o_id) };
+    return { inserted: true, invoice: { ...call.stored, supplierId: r.o_id ?? null } };
+  }
+
   /** The company's record with this reference key, or null. */
   async function recordWithReference(q: Queryable, companyId: string, ref: string): Promise<string | null> {
     const { rows } = await q.query<{ id: string }>(`SELECT id::text AS id FROM ${t.invoices} WHERE company_id = $1::uuid AND network_ref = $2`, [companyId, ref]);
@@ -133,57 +198,47 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
   }
 
   return {
-    async insertInbound({ invoice, content, supplier, notify }: NewInbound): Promise<InsertInboundResult> {
-      if (!invoice.inbound) throw new DbError("insertInbound needs an inbound record (its inbound facts)");
-      if (!isId(invoice.companyId) || !isId(invoice.id)) throw new DbError("insertInbound needs lower-case UUIDs");
-      const ref = networkReferenceKey(invoice.inbound.networkReference);
-      const stored: InvoiceRecord = { ...invoice, direction: "inbound", clientId: null, supplierId: null };
-      const event = notify ? eventDataAround(stored) : null;
-      // Encoded before the call: a large document is not deflated while it holds the database.
-      const doc = content ? await documents.encode(content) : null;
-      const params: unknown[] = [
-        ...INVOICES.params(stored, INVOICE_WRITE),
-        JSON.stringify({
-          receivedAt: stored.inbound!.receivedAt,
-          syntax: stored.inbound!.syntax,
-          valid: stored.inbound!.valid,
-          errors: stored.inbound!.errors.map((e) => ({ rule: e.rule, message: e.message, location: e.location })),
-          networkReference: stored.inbound!.networkReference,
-          mediaType: stored.inbound!.mediaType,
-        }),
-        ref,
-        stored.ksefNumber,
-        stored.verificationUrl,
-        supplier?.id ?? null,
-        supplier?.key ?? null,
-        supplier?.endpointId ?? null,
-        supplier?.name ?? null,
-        supplier?.vatId ?? null,
-        supplier?.country ?? null,
-        doc?.bytes ?? null,
-        doc?.encoding ?? null,
-        event !== null,
-        event?.head ?? null,
-        event?.tail ?? null,
-      ];
+    async insertInbound(input: NewInbound): Promise<InsertInboundResult> {
+      const call = await inboundCall(input, "insertInbound");
       for (let attempt = 0; ; attempt++) {
         try {
           // One statement, atomic by itself: the reference check, the supplier, the invoice, the document, the events.
-          const { rows } = await db.query<{ o_inserted: boolean; o_id: string | null }>(
-            `SELECT o_inserted, o_id::text AS o_id FROM ${t.insertInbound}(${INSERT_INBOUND_ARGS})`,
-            params,
-            { prepare: true },
-          );
-          const r = rows[0];
-          if (!r) throw new DbError("the received document was not stored");
-          if (r.o_inserted !== true) return { inserted: false, existingId: text(r.o_id) };
-          return { inserted: true, invoice: { ...stored, supplierId: r.o_id ?? null } };
+          return await runInbound(db, call);
         } catch (e) {
+          if (e instanceof DbError && e.code === DEADLOCK && attempt < DUPLICATE_RETRIES) continue;
           if (!(e instanceof DbError && e.code === "23505" && e.constraint === "invoices_network_ref_key")) throw e;
           // A concurrent insert of the reference committed first: under READ COMMITTED it is visible now.
-          const winner = await recordWithReference(db, invoice.companyId, ref);
+          const winner = await recordWithReference(db, input.invoice.companyId, call.ref);
           if (winner) return { inserted: false, existingId: winner };
           if (attempt >= DUPLICATE_RETRIES) throw new DbError("could not settle a concurrent duplicate received document");
+        }
+      }
+    },
+
+    async insertInboundMany(inputs: NewInbound[]): Promise<InsertInboundResult[]> {
+      if (inputs.length === 0) return [];
+      // Checked and encoded before the transaction: a bad item fails the call with nothing written, and no document is
+      // deflated while the transaction holds its locks.
+      const calls: InboundCall[] = [];
+      for (const input of inputs) calls.push(await inboundCall(input, "insertInboundMany"));
+      // The items in one order every call shares (company, supplier key, reference), so that concurrent pages take their
+      // locks (the supplier rows, the references' index entries) in the same order and wait for each other instead of
+      // deadlocking; the results go back in the order given.
+      const order = calls.map((_, i) => i).sort((a, b) => (calls[a]!.sortKey < calls[b]!.sortKey ? -1 : calls[a]!.sortKey > calls[b]!.sortKey ? 1 : a - b));
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await db.transaction(async (tx) => {
+            const results: InsertInboundResult[] = new Array(calls.length);
+            // In one transaction, a later item with an earlier one's reference finds it (insert_inbound's own check).
+            for (const i of order) results[i] = await runInbound(tx, calls[i]!);
+            return results;
+          });
+        } catch (e) {
+          // A concurrent page (or insert) with one of these references committed first, or the database broke a
+          // deadlock: the whole page rolled back; again, it finds what committed meanwhile.
+          const retry = e instanceof DbError && (e.code === DEADLOCK || e.code === "40001" || (e.code === "23505" && e.constraint === "invoices_network_ref_key"));
+          if (!retry) throw e;
+          if (attempt >= MANY_RETRIES) throw new DbError("could not settle concurrent pages of received documents");
         }
       }
     },

@@ -106,6 +106,18 @@ export interface InboxStore {
    */
   insertInbound(input: NewInbound): Promise<InsertInboundResult>;
 
+  /**
+   * Optional: stores a page of received documents in one atomic step (all or nothing; one commit), each as
+   * `insertInbound` would: deduplicated by network reference, also against an earlier item of the same call (the later
+   * one answers `{inserted:false, existingId}` with the earlier one's id), each with its supplier (two documents of one
+   * supplier in one call count + 2) and its webhook events. Answers in the order of `inputs`. Of any number of
+   * concurrent calls (and `insertInbound` calls) sharing references, each reference is inserted exactly once, and
+   * concurrent calls MUST NOT fail on each other (a store that locks orders its work, e.g. by reference, and retries a
+   * transaction the database aborted). Rejects, having stored none of them, when the store fails. Without it, callers
+   * store one document at a time with `insertInbound`.
+   */
+  insertInboundMany?(inputs: NewInbound[]): Promise<InsertInboundResult[]>;
+
   /** The company's suppliers ordered by `lastInvoiceAt` descending, then `id` descending, after `after`; at most `limit`. */
   listSuppliers(companyId: string, query: { limit: number; after: Keyset | null }): Promise<ClientRecord[]>;
 
@@ -225,6 +237,13 @@ export interface InboundRun {
    * store fails: the source must then stop without acknowledging.
    */
   store(doc: ReceivedDocument): Promise<StoredOutcome>;
+  /**
+   * Optional (the inbound poller gives it): stores a page of documents as `store` stores one, but with one commit for
+   * the page, and answers their outcomes in the order given. All or nothing: it rejects only when the store fails, and
+   * then none of them may be acknowledged. The run may acknowledge them (checkpoint past them, delete the queue
+   * items) only after it resolves. A source without it at hand calls `store` for each.
+   */
+  storeMany?(docs: ReceivedDocument[]): Promise<StoredOutcome[]>;
   /**
    * Saves the source's mark (at most `INBOUND_STATE_MAX_BYTES`), with the backfill requests it has taken over into it,
    * durably, and extends the lease. Rejects when the lease was lost: stop then without acknowledging anything more.

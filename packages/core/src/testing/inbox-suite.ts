@@ -260,6 +260,100 @@ export function testInboxStore(label: string | InboxStoreFactory, factory?: Inbo
       });
     });
 
+    describe("pages of received documents (insertInboundMany, when the store has it)", () => {
+      const page = (invs: InvoiceRecord[], supplierKey: (inv: InvoiceRecord, i: number) => string | null = () => "0208:0987654321", notify = false) =>
+        invs.map((inv, i) => {
+          const key = supplierKey(inv, i);
+          return { invoice: inv, content: new Uint8Array([60, i % 256]), supplier: key === null ? null : supplierOf(inv, { key }), notify };
+        });
+
+      it("stores a page in one step: results in order, bytes, one supplier counted for each of its documents, events for each", async (ctx) => {
+        if (!store.insertInboundMany) return ctx.skip();
+        const w = hook(company.id);
+        expect(await store.insertWebhook(w)).toBe(true);
+        const invs = [0, 1, 2].map((i) => sampleInboundRecord(company.id, { createdAt: at(40 + i), updatedAt: at(40 + i) }));
+        const results = await store.insertInboundMany(page(invs, (_, i) => (i === 1 ? null : "0208:0987654321"), true));
+        expect(results.map((r) => r.inserted && r.invoice.id)).toEqual(invs.map((i) => i.id));
+        const supplierId = results[0]!.inserted ? results[0]!.invoice.supplierId : "";
+        expect(supplierId).toMatch(/^[0-9a-f-]{36}$/);
+        expect(results.map((r) => r.inserted && r.invoice.supplierId)).toEqual([supplierId, null, supplierId]);
+        for (const [i, inv] of invs.entries()) {
+          expect(await store.getInvoice(company.id, inv.id)).toEqual(results[i]!.inserted ? results[i]!.invoice : null);
+          expect(await store.getDocument(company.id, inv.id)).toEqual(new Uint8Array([60, i]));
+        }
+        const suppliers = await store.listSuppliers(company.id, { limit: 10, after: null });
+        expect(suppliers.map((s) => [s.id, s.invoiceCount, s.firstInvoiceAt, s.lastInvoiceAt])).toEqual([[supplierId, 2, at(40), at(42)]]);
+        const events = await store.listWebhookEvents(company.id, w.id, 10);
+        expect(events).toHaveLength(3);
+        expect(events.map((e) => JSON.parse(e.data)).sort((a, b) => (a.invoice.id < b.invoice.id ? -1 : 1))).toEqual(results.map((r) => (r.inserted ? JSON.parse(receivedEventData(r.invoice)) : null)).sort((a, b) => (a.invoice.id < b.invoice.id ? -1 : 1)));
+        expect(await store.insertInboundMany([])).toEqual([]);
+      });
+
+      it("deduplicates each item against stored records and against an earlier item of the same page", async (ctx) => {
+        if (!store.insertInboundMany) return ctx.skip();
+        const w = hook(company.id);
+        expect(await store.insertWebhook(w)).toBe(true);
+        const old = sampleInboundRecord(company.id, { createdAt: at(1) }, { ksefNumber: "K-OLD" });
+        expect((await receive(old)).inserted).toBe(true);
+        const b = sampleInboundRecord(company.id, { createdAt: at(2) }, { ksefNumber: "K-B" });
+        const oldAgain = sampleInboundRecord(company.id, { createdAt: at(2) }, { ksefNumber: "K-OLD" });
+        const bAgain = sampleInboundRecord(company.id, { createdAt: at(2) }, { ksefNumber: "K-B" });
+        const c = sampleInboundRecord(company.id, { createdAt: at(2) }, { ksefNumber: "K-C" });
+        const results = await store.insertInboundMany(page([b, oldAgain, bAgain, c], undefined, true));
+        expect(results.map((r) => (r.inserted ? `new ${r.invoice.id}` : `dup ${r.existingId}`))).toEqual([`new ${b.id}`, `dup ${old.id}`, `dup ${b.id}`, `new ${c.id}`]);
+        expect(await store.getInvoice(company.id, oldAgain.id)).toBeNull();
+        expect(await store.getInvoice(company.id, bAgain.id)).toBeNull();
+        expect((await list(company.id, { direction: "inbound" })).map((i) => i.id).sort()).toEqual([old.id, b.id, c.id].sort());
+        expect((await store.listSuppliers(company.id, { limit: 10, after: null }))[0]?.invoiceCount).toBe(3);
+        expect(await store.listWebhookEvents(company.id, w.id, 10)).toHaveLength(2);
+      });
+
+      it("stores nothing of a page with a bad item", async (ctx) => {
+        if (!store.insertInboundMany) return ctx.skip();
+        const good = sampleInboundRecord(company.id);
+        const bad = { ...sampleInboundRecord(company.id), inbound: undefined };
+        await expect(store.insertInboundMany(page([good, bad]))).rejects.toThrow();
+        expect(await store.getInvoice(company.id, good.id)).toBeNull();
+        expect(await store.listSuppliers(company.id, { limit: 10, after: null })).toEqual([]);
+      });
+
+      it("stores each reference once across 8 concurrent overlapping pages (and concurrent single inserts)", async (ctx) => {
+        if (!store.insertInboundMany) return ctx.skip();
+        const refs = Array.from({ length: 24 }, (_, i) => `K-${String(i).padStart(2, "0")}`);
+        const refOf = (inv: InvoiceRecord) => (inv.inbound!.networkReference as { ksefNumber: string }).ksefNumber;
+        const supplierKey = (inv: InvoiceRecord) => {
+          const n = Number(refOf(inv).slice(2));
+          return n % 4 === 3 ? null : `0208:${n % 3}`;
+        };
+        // Each page: 12 of the references, from its own start, in its own order.
+        const pages = Array.from({ length: 8 }, (_, p) => {
+          const mine = Array.from({ length: 12 }, (_, k) => refs[(p * 5 + k * (p % 2 === 0 ? 1 : 23)) % refs.length]!);
+          return [...new Set(mine)].map((ksefNumber) => sampleInboundRecord(company.id, { createdAt: at(50) }, { ksefNumber }));
+        });
+        const singles = [refs[0]!, refs[13]!].map((ksefNumber) => sampleInboundRecord(company.id, { createdAt: at(50) }, { ksefNumber }));
+        const [pageResults, singleResults] = await Promise.all([
+          Promise.all(pages.map((invs) => store.insertInboundMany!(page(invs, supplierKey)))),
+          Promise.all(singles.map((inv) => store.insertInbound(page([inv], supplierKey)[0]!))),
+        ]);
+        // One record a reference, and every answer names it.
+        const stored = await list(company.id, { direction: "inbound", limit: 100 });
+        const byRef = new Map(stored.map((i) => [refOf(i), i.id]));
+        const sent = new Set([...pages.flat(), ...singles].map(refOf));
+        expect(stored).toHaveLength(sent.size);
+        expect(new Set(byRef.keys())).toEqual(sent);
+        const all = [...pages.flat().map((inv, k) => [inv, pageResults.flat()[k]!] as const), ...singles.map((inv, k) => [inv, singleResults[k]!] as const)];
+        for (const [inv, r] of all) expect(r.inserted ? r.invoice.id : r.existingId).toBe(byRef.get(refOf(inv)));
+        expect(all.filter(([, r]) => r.inserted)).toHaveLength(sent.size);
+        const suppliers = await store.listSuppliers(company.id, { limit: 10, after: null });
+        const expected = new Map<string, number>();
+        for (const ref of sent) {
+          const key = supplierKey(sampleInboundRecord(company.id, {}, { ksefNumber: ref }));
+          if (key) expected.set(key, (expected.get(key) ?? 0) + 1);
+        }
+        expect(new Map(suppliers.map((s) => [s.key, s.invoiceCount]))).toEqual(expected);
+      });
+    });
+
     describe("documents for no company", () => {
       function unmatched(ref: NetworkReference, receivedAt: string, over: Partial<UnmatchedDocument> = {}): UnmatchedDocument {
         return { id: randomUUID(), network: "peppol", networkReference: ref, legalEntityId: "LE-404", reason: "No company has legal entity LE-404.", receivedAt, mediaType: "application/xml", sha256: "aa".repeat(32), size: 3, ...over };

@@ -4,7 +4,7 @@
 import type { SandboxInbox } from "../adapters/sandbox-network.js";
 import type { InboxStore, StoredOutcome } from "../ports/inbound.js";
 import type { Store } from "../ports/store.js";
-import { storeReceivedDocument, type ReceiveInput } from "../workers/receive.js";
+import { storeReceivedDocument, storeReceivedDocuments, type ReceiveInput } from "../workers/receive.js";
 import type { ReceiveSyntax } from "../document/received.js";
 import { guardStore, type CoreOptions } from "./options.js";
 
@@ -38,6 +38,21 @@ export interface ReceiveOptions extends CoreOptions {
  */
 export async function receiveDocument(store: Store & InboxStore, input: ReceiveInput, options?: ReceiveOptions): Promise<StoredOutcome> {
   return storeReceivedDocument(guardStore(store), input, options);
+}
+
+/**
+ * Stores a page of received documents durably (a KSeF export package's invoices, a page of a network's queue) and says
+ * what became of each, in the order given: each read, judged and stored as `receiveDocument` does, but the page's
+ * records, with their suppliers and webhook events, in one atomic step with one commit (`InboxStore.insertInboundMany`
+ * when the store has it, else one `insertInbound` each). Documents for no company are kept for the operator one by one.
+ * It never rejects for a document's content; it rejects only when the store fails (an `ApiError` `internal_error` or
+ * `storage_unavailable`): then none of the page may be acknowledged to the network (with `insertInboundMany`, none of
+ * its records was stored).
+ *
+ * @example const outcomes = await receiveDocuments(store, page.map((d) => ({ ...d, network: "ksef", companyId })), { syntaxes: [fa3Syntax] })
+ */
+export async function receiveDocuments(store: Store & InboxStore, inputs: readonly ReceiveInput[], options?: ReceiveOptions): Promise<StoredOutcome[]> {
+  return storeReceivedDocuments(guardStore(store), inputs, options);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Company } from "../domain/types.js";
 import { INBOUND_STATE_MAX_BYTES, type InboundRun, type InboundRunResult, type InboundSource, type InboundSync, type InboxStore, type StoredOutcome } from "../ports/inbound.js";
 import { safeMetrics, type MetricsPort } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
-import { storeReceivedDocument, type ReceiveSettings } from "./receive.js";
+import { storeReceivedDocument, storeReceivedDocuments, type ReceiveSettings } from "./receive.js";
 import { causeOf, pollingLoop, type WorkerLogger, type WorkerStatus } from "./polling-loop.js";
 
 /** One source the poller runs, and how often each of its scopes is due after a run. */
@@ -215,6 +215,11 @@ export function createInboundPoller(options: InboundPollerOptions): InboundPolle
         if (lost) throw new InboundLeaseLostError(source.name, scope);
         received++;
         return storeReceivedDocument(store, { ...doc, network: source.network, companyId }, receiveOptions);
+      },
+      async storeMany(docs): Promise<StoredOutcome[]> {
+        if (lost) throw new InboundLeaseLostError(source.name, scope);
+        received += docs.length;
+        return storeReceivedDocuments(store, docs.map((doc) => ({ ...doc, network: source.network, companyId })), receiveOptions);
       },
       async checkpoint(state, takenRequests) {
         const bytes = Buffer.byteLength(state, "utf8");

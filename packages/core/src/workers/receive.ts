@@ -6,7 +6,7 @@ import { sha256Hex } from "../domain/sha256.js";
 import type { InvoiceRecord, Network, NetworkReference } from "../domain/types.js";
 import { judgeReceived, mediaTypeOf, type JudgedDocument, type ReceiveSyntax } from "../document/received.js";
 import { judgeReceivedAsync } from "../document/default-pool.js";
-import { INBOUND_DOCUMENT_MAX_BYTES, INBOUND_ERRORS_MAX, type InboxStore, type ReceivedDocument, type StoredOutcome } from "../ports/inbound.js";
+import { INBOUND_DOCUMENT_MAX_BYTES, INBOUND_ERRORS_MAX, type InboxStore, type InsertInboundResult, type NewInbound, type ReceivedDocument, type StoredOutcome } from "../ports/inbound.js";
 import type { ClientUpsert, Store } from "../ports/store.js";
 import { randomUUID } from "node:crypto";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "../document/xml.js";
@@ -79,64 +79,153 @@ export function supplierUpsert(judged: Pick<JudgedDocument, "fields">, id: strin
  * @example const outcome = await storeReceivedDocument(store, { reference: { ksefNumber }, content, network: "ksef", companyId }, { syntaxes: [fa3Syntax] })
  */
 export async function storeReceivedDocument(store: Store & InboxStore, input: ReceiveInput, options?: ReceiveSettings): Promise<StoredOutcome> {
-  const clock = options?.clock;
-  const newId = options?.newId;
-  const o = {
-    now: () => (clock ? clock() : new Date()).toISOString(),
-    newId: () => (newId ? newId().toLowerCase() : randomUUID()),
-    limits: options?.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
-    metrics: safeMetrics(options?.metrics),
-  };
+  const o = settingsOf(options);
   const s = store;
-  const content = input.content;
   const now = o.now();
   let companyId = input.companyId;
   if (companyId === null) {
     const legalEntityId = input.legalEntityId ?? null;
     companyId = legalEntityId === null ? null : await s.findCompanyByLegalEntity(legalEntityId);
     if (companyId === null) {
-      const id = o.newId();
-      const kept = content.length <= INBOUND_DOCUMENT_MAX_BYTES && input.truncated !== true;
-      const r = await s.insertUnmatched(
-        {
-          id,
-          network: input.network,
-          networkReference: { ...input.reference },
-          legalEntityId,
-          reason: input.problem
-            ? `${input.problem}${kept && !input.truncated ? "" : " Its bytes are not kept (too large)."}`
-            : legalEntityId === null
-              ? "The network named no receiving company (no legal entity id)."
-              : `No company of this server has the legal entity id ${JSON.stringify(legalEntityId)}.${kept ? "" : ` The document is larger than ${INBOUND_DOCUMENT_MAX_BYTES} bytes: its bytes are not kept.`}`,
-          receivedAt: now,
-          mediaType: mediaTypeOf(content),
-          sha256: sha256Hex(content),
-          size: content.length,
-        },
-        kept ? content : null,
-      );
+      const outcome = await keepUnmatched(s, o, input, now);
       o.metrics.inboundReceived?.({ network: input.network, outcome: "unmatched" });
-      return { outcome: "unmatched", id: r.id };
+      return outcome;
     }
   }
+  const judged = await judgeInput(input, o, options?.syntaxes);
+  const r = await s.insertInbound(newInbound(o, companyId, input, judged, now));
+  const outcome: StoredOutcome = r.inserted ? { outcome: "stored", invoiceId: r.invoice.id } : { outcome: "duplicate", invoiceId: r.existingId };
+  o.metrics.inboundReceived?.({ network: input.network, outcome: outcome.outcome });
+  return outcome;
+}
+
+interface Settings {
+  now: () => string;
+  newId: () => string;
+  limits: XmlLimits;
+  metrics: ReturnType<typeof safeMetrics>;
+}
+
+function settingsOf(options: ReceiveSettings | undefined): Settings {
+  const clock = options?.clock;
+  const newId = options?.newId;
+  return {
+    now: () => (clock ? clock() : new Date()).toISOString(),
+    newId: () => (newId ? newId().toLowerCase() : randomUUID()),
+    limits: options?.limits ? { ...DEFAULT_XML_LIMITS, ...options.limits } : DEFAULT_XML_LIMITS,
+    metrics: safeMetrics(options?.metrics),
+  };
+}
+
+/** Keeps a document for no company for the operator (once per reference). */
+async function keepUnmatched(s: InboxStore, o: Settings, input: ReceiveInput, now: string): Promise<StoredOutcome> {
+  const content = input.content;
+  const legalEntityId = input.legalEntityId ?? null;
+  const id = o.newId();
+  const kept = content.length <= INBOUND_DOCUMENT_MAX_BYTES && input.truncated !== true;
+  const r = await s.insertUnmatched(
+    {
+      id,
+      network: input.network,
+      networkReference: { ...input.reference },
+      legalEntityId,
+      reason: input.problem
+        ? `${input.problem}${kept && !input.truncated ? "" : " Its bytes are not kept (too large)."}`
+        : legalEntityId === null
+          ? "The network named no receiving company (no legal entity id)."
+          : `No company of this server has the legal entity id ${JSON.stringify(legalEntityId)}.${kept ? "" : ` The document is larger than ${INBOUND_DOCUMENT_MAX_BYTES} bytes: its bytes are not kept.`}`,
+      receivedAt: now,
+      mediaType: mediaTypeOf(content),
+      sha256: sha256Hex(content),
+      size: content.length,
+    },
+    kept ? content : null,
+  );
+  return { outcome: "unmatched", id: r.id };
+}
+
+/** Reads and judges a document, with what its source said is wrong with it. */
+async function judgeInput(input: ReceiveInput, o: Settings, syntaxes: readonly ReceiveSyntax[] | undefined): Promise<JudgedDocument> {
+  const content = input.content;
   // A large document is judged on a worker thread (the event loop keeps serving); one that may be of an extra syntax
   // (a function cannot go to a worker) is judged here.
-  let judged = options?.syntaxes?.length ? await judgeReceived(content, { limits: o.limits, syntaxes: options.syntaxes }) : await judgeReceivedAsync(content, o.limits);
+  let judged = syntaxes?.length ? await judgeReceived(content, { limits: o.limits, syntaxes }) : await judgeReceivedAsync(content, o.limits);
   if (input.truncated === true || input.problem) {
     // What the source said is wrong comes first: a cut document is invalid whatever its first bytes say.
     const finding = { rule: input.truncated === true ? "too_large" : "network_problem", message: (input.problem ?? "The network's document was larger than the source reads: only its first bytes were read.").slice(0, 1000), location: "/" };
     judged = { ...judged, valid: false, errors: [finding, ...judged.errors].slice(0, INBOUND_ERRORS_MAX) };
   }
-  const invoice = inboundRecord(o.newId(), companyId, input, judged, sha256Hex(content), now);
-  const r = await s.insertInbound({
-    invoice,
+  return judged;
+}
+
+/** What `insertInbound` is given for a judged document. */
+function newInbound(o: Settings, companyId: string, input: ReceiveInput, judged: JudgedDocument, now: string): NewInbound {
+  const content = input.content;
+  return {
+    invoice: inboundRecord(o.newId(), companyId, input, judged, sha256Hex(content), now),
     content: content.length <= INBOUND_DOCUMENT_MAX_BYTES && input.truncated !== true ? content : null,
     supplier: supplierUpsert(judged, o.newId()),
     notify: true,
-  });
-  const outcome: StoredOutcome = r.inserted ? { outcome: "stored", invoiceId: r.invoice.id } : { outcome: "duplicate", invoiceId: r.existingId };
-  o.metrics.inboundReceived?.({ network: input.network, outcome: outcome.outcome });
-  return outcome;
+  };
+}
+
+/**
+ * Stores a page of received documents durably (a KSeF export package's invoices, a page of a queue) and says what
+ * became of each, in the order given: each as `storeReceivedDocument` stores one, read and judged the same way (on
+ * the worker pool, concurrently, when there are no extra syntaxes), but the inbound records with their suppliers and
+ * webhook events are written in one atomic step with one commit (`InboxStore.insertInboundMany`; a store without it
+ * gets one `insertInbound` per document). A reference twice in the page is stored once (the later answers
+ * `duplicate` with the earlier one's id). Documents for no company are kept for the operator one by one
+ * (`insertUnmatched`, once per reference), after the page's records.
+ *
+ * Never rejects for a document's content. It rejects only when the store fails (with the store's own error): then
+ * none of the page may be acknowledged to the network, and with `insertInboundMany` none of its records was stored.
+ *
+ * @example const outcomes = await storeReceivedDocuments(store, docs.map((d) => ({ ...d, network: "ksef", companyId })), { syntaxes: [fa3Syntax] })
+ */
+export async function storeReceivedDocuments(store: Store & InboxStore, inputs: readonly ReceiveInput[], options?: ReceiveSettings): Promise<StoredOutcome[]> {
+  const o = settingsOf(options);
+  const s = store;
+  const outcomes: (StoredOutcome | undefined)[] = new Array(inputs.length);
+  // The company of each document: its own, or that of its legal entity (looked up once per call).
+  const byEntity = new Map<string, string | null>();
+  const companies: (string | null)[] = [];
+  for (const input of inputs) {
+    let companyId = input.companyId;
+    if (companyId === null) {
+      const legalEntityId = input.legalEntityId ?? null;
+      if (legalEntityId !== null) {
+        if (!byEntity.has(legalEntityId)) byEntity.set(legalEntityId, await s.findCompanyByLegalEntity(legalEntityId));
+        companyId = byEntity.get(legalEntityId) ?? null;
+      }
+    }
+    companies.push(companyId);
+  }
+  const now = o.now();
+  const matched: number[] = [];
+  for (let i = 0; i < inputs.length; i++) if (companies[i] !== null) matched.push(i);
+  const judged = await Promise.all(matched.map((i) => judgeInput(inputs[i]!, o, options?.syntaxes)));
+  const page: NewInbound[] = matched.map((i, k) => newInbound(o, companies[i]!, inputs[i]!, judged[k]!, now));
+  if (page.length > 0) {
+    const results = s.insertInboundMany ? await s.insertInboundMany(page) : await insertOneByOne(s, page);
+    if (results.length !== page.length) throw new Error("insertInboundMany answered a different number of results");
+    matched.forEach((i, k) => {
+      const r = results[k]!;
+      outcomes[i] = r.inserted ? { outcome: "stored", invoiceId: r.invoice.id } : { outcome: "duplicate", invoiceId: r.existingId };
+    });
+  }
+  for (let i = 0; i < inputs.length; i++) {
+    if (companies[i] !== null) continue;
+    outcomes[i] = await keepUnmatched(s, o, inputs[i]!, now);
+  }
+  for (let i = 0; i < inputs.length; i++) o.metrics.inboundReceived?.({ network: inputs[i]!.network, outcome: outcomes[i]!.outcome });
+  return outcomes as StoredOutcome[];
+}
+
+async function insertOneByOne(s: InboxStore, page: NewInbound[]): Promise<InsertInboundResult[]> {
+  const results: InsertInboundResult[] = [];
+  for (const item of page) results.push(await s.insertInbound(item));
+  return results;
 }
 
 /** The inbound record of a judged document. */

@@ -21,77 +21,88 @@ const newestFirst = (a: ClientRecord, b: ClientRecord): number => compareKey(b.l
 /** The memory store's `InboxStore`, over the state the other ports share. */
 export function memoryInboxStore(state: MemoryState): InboxStore {
   const { invoices, invoiceOrder, documents, companies, webhooks, webhookEvents, inboundRefs, suppliers, unmatched, unmatchedRefs, participants, inboundSyncs } = state;
+  /** One received document, without yielding (so atomic); the caller checked it has its inbound facts. */
+  function insertOne({ invoice, content, supplier, notify }: NewInbound): InsertInboundResult {
+    const refKey = `${invoice.companyId} ${networkReferenceKey(invoice.inbound!.networkReference)}`;
+    const existing = inboundRefs.get(refKey);
+    if (existing !== undefined) return { inserted: false, existingId: existing };
+    const stored = keep(invoice);
+    stored.direction = "inbound";
+    stored.clientId = null;
+    stored.supplierId = null;
+    if (supplier) {
+      let byKey = suppliers.get(stored.companyId);
+      if (!byKey) suppliers.set(stored.companyId, (byKey = new Map()));
+      const known = byKey.get(supplier.key);
+      if (known) {
+        known.invoiceCount += 1;
+        if (stored.createdAt > known.lastInvoiceAt) known.lastInvoiceAt = stored.createdAt;
+        known.name = ownOrNull(supplier.name);
+        known.vatId = ownOrNull(supplier.vatId);
+        known.country = ownOrNull(supplier.country);
+        stored.supplierId = known.id;
+      } else {
+        const key = ownString(supplier.key);
+        byKey.set(key, {
+          id: supplier.id,
+          companyId: stored.companyId,
+          key,
+          name: ownOrNull(supplier.name),
+          endpointId: ownString(supplier.endpointId),
+          vatId: ownOrNull(supplier.vatId),
+          country: ownOrNull(supplier.country),
+          invoiceCount: 1,
+          firstInvoiceAt: stored.createdAt,
+          lastInvoiceAt: stored.createdAt,
+        });
+        stored.supplierId = supplier.id;
+      }
+    }
+    inboundRefs.set(refKey, stored.id);
+    if (content) documents.set(stored.id, keepDocument(content));
+    invoices.set(stored.id, stored);
+    let order = invoiceOrder.get(stored.companyId);
+    if (!order) invoiceOrder.set(stored.companyId, (order = []));
+    const last = order[order.length - 1];
+    if (!last || compareKey(last.createdAt, last.id, stored.createdAt, stored.id) < 0) order.push(stored);
+    else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
+    const result: InvoiceRecord = clone(stored);
+    if (notify) {
+      let data: string | null = null;
+      for (const w of webhooks.values()) {
+        if (w.companyId !== stored.companyId || w.deletedAt || !w.events.includes("invoice.received")) continue;
+        data ??= receivedEventData(result);
+        const id = randomUUID();
+        webhookEvents.set(id, {
+          id,
+          webhookId: w.id,
+          companyId: w.companyId,
+          type: "invoice.received",
+          createdAt: stored.createdAt,
+          data,
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: stored.createdAt,
+          deliveredAt: null,
+          log: [],
+          leaseOwner: null,
+          leaseUntil: null,
+        });
+      }
+    }
+    return { inserted: true, invoice: result };
+  }
+
   return {
-    async insertInbound({ invoice, content, supplier, notify }: NewInbound): Promise<InsertInboundResult> {
-      if (!invoice.inbound) throw new Error("insertInbound: the record has no `inbound` facts.");
-      const refKey = `${invoice.companyId} ${networkReferenceKey(invoice.inbound.networkReference)}`;
-      const existing = inboundRefs.get(refKey);
-      if (existing !== undefined) return { inserted: false, existingId: existing };
-      const stored = keep(invoice);
-      stored.direction = "inbound";
-      stored.clientId = null;
-      stored.supplierId = null;
-      if (supplier) {
-        let byKey = suppliers.get(stored.companyId);
-        if (!byKey) suppliers.set(stored.companyId, (byKey = new Map()));
-        const known = byKey.get(supplier.key);
-        if (known) {
-          known.invoiceCount += 1;
-          if (stored.createdAt > known.lastInvoiceAt) known.lastInvoiceAt = stored.createdAt;
-          known.name = ownOrNull(supplier.name);
-          known.vatId = ownOrNull(supplier.vatId);
-          known.country = ownOrNull(supplier.country);
-          stored.supplierId = known.id;
-        } else {
-          const key = ownString(supplier.key);
-          byKey.set(key, {
-            id: supplier.id,
-            companyId: stored.companyId,
-            key,
-            name: ownOrNull(supplier.name),
-            endpointId: ownString(supplier.endpointId),
-            vatId: ownOrNull(supplier.vatId),
-            country: ownOrNull(supplier.country),
-            invoiceCount: 1,
-            firstInvoiceAt: stored.createdAt,
-            lastInvoiceAt: stored.createdAt,
-          });
-          stored.supplierId = supplier.id;
-        }
-      }
-      inboundRefs.set(refKey, stored.id);
-      if (content) documents.set(stored.id, keepDocument(content));
-      invoices.set(stored.id, stored);
-      let order = invoiceOrder.get(stored.companyId);
-      if (!order) invoiceOrder.set(stored.companyId, (order = []));
-      const last = order[order.length - 1];
-      if (!last || compareKey(last.createdAt, last.id, stored.createdAt, stored.id) < 0) order.push(stored);
-      else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
-      const result: InvoiceRecord = clone(stored);
-      if (notify) {
-        let data: string | null = null;
-        for (const w of webhooks.values()) {
-          if (w.companyId !== stored.companyId || w.deletedAt || !w.events.includes("invoice.received")) continue;
-          data ??= receivedEventData(result);
-          const id = randomUUID();
-          webhookEvents.set(id, {
-            id,
-            webhookId: w.id,
-            companyId: w.companyId,
-            type: "invoice.received",
-            createdAt: stored.createdAt,
-            data,
-            status: "pending",
-            attempts: 0,
-            nextAttemptAt: stored.createdAt,
-            deliveredAt: null,
-            log: [],
-            leaseOwner: null,
-            leaseUntil: null,
-          });
-        }
-      }
-      return { inserted: true, invoice: result };
+    async insertInbound(input: NewInbound): Promise<InsertInboundResult> {
+      if (!input.invoice.inbound) throw new Error("insertInbound: the record has no `inbound` facts.");
+      return insertOne(input);
+    },
+
+    async insertInboundMany(inputs: NewInbound[]): Promise<InsertInboundResult[]> {
+      // Checked before anything is written: all or nothing.
+      for (const input of inputs) if (!input.invoice.inbound) throw new Error("insertInboundMany: a record has no `inbound` facts.");
+      return inputs.map(insertOne);
     },
 
     async listSuppliers(companyId, { limit, after }) {
