@@ -16,7 +16,8 @@
 // - A window with more invoices than the hour's download budget left goes through the export API
 //   (POST /invoices/exports with a fresh AES-256 key under the Ministry's public key; its status polled;
 //   the package parts downloaded, checked, decrypted, joined, unzipped; `_metadata.json`). The export's
-//   reference number and key are saved first: a restart polls the same export.
+//   reference number and key are saved first: a restart polls the same export. Its invoices are stored 100 at a
+//   time through `storeMany` (one commit each) when the run has it; the mark moves once all of them are stored.
 // - The rate limits of limity-api.md are kept (the calls of the last hour are counted in the state);
 //   a 429 ends the run with its Retry-After as the next run's delay.
 // - An operator's backfill (ctx.requests) is taken into the state and synced as a lane of its own;
@@ -124,6 +125,8 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 const SUBJECT = "Subject2";
 /** The most backfills taken into the state at once. */
 const MAX_BACKFILLS = 100;
+/** How many invoices of an export package are stored in one step (`InboundRun.storeMany`): one commit for each. */
+const STORE_CHUNK = 100;
 
 interface Listed {
   ksefNumber: string;
@@ -220,6 +223,26 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         throw new StoreStopped(`the invoice ${ksefNumber} could not be stored (${(e as Error).name}); the run stopped without moving the mark`);
       }
       received++;
+    }
+
+    /**
+     * Stores invoices of an export package: through `ctx.storeMany` a chunk at a time (one commit for each), else one
+     * by one. All of a chunk is stored (or found stored) once it resolves; a failure stops the run, nothing acknowledged.
+     */
+    async function storeAll(files: { ksefNumber: string; content: Uint8Array }[]): Promise<void> {
+      if (!ctx.storeMany) {
+        for (const f of files) {
+          if (ctx.signal.aborted) throw new End(0, "the server is stopping");
+          await store(f.ksefNumber, f.content);
+        }
+        return;
+      }
+      try {
+        await ctx.storeMany(files.map((f) => ({ reference: { ksefNumber: f.ksefNumber }, content: f.content, mediaType: "application/xml" })));
+      } catch (e) {
+        throw new StoreStopped(`${files.length} invoices of KSeF's export package could not be stored (${(e as Error).name}); the run stopped without moving the mark`);
+      }
+      received += files.length;
     }
 
     /** Stored an invoice of `lane` with permanent-storage date `date`: the mark follows (never backwards). */
@@ -458,11 +481,14 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
       }
       if (strangers) notes.push(`${strangers} entries of KSeF's export package are not named after a KSeF number and were passed over`);
       files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.ksefNumber < b.ksefNumber ? -1 : 1));
+      // In chunks (one commit each when the run can store many); the mark moves only once the whole package is checked
+      // and stored (below), so a cut run polls the same export again and its stored invoices answer duplicate.
       const storedHere: Listed[] = [];
-      for (const f of files) {
+      for (let i = 0; i < files.length; i += STORE_CHUNK) {
         if (ctx.signal.aborted) throw new End(0, "the server is stopping");
-        await store(f.ksefNumber, f.content);
-        storedHere.push(f);
+        const chunk = files.slice(i, i + STORE_CHUNK);
+        await storeAll(chunk);
+        storedHere.push(...chunk);
       }
       // Everything the package announces must have come, or the mark stays (what came is stored all the same).
       const have = new Set(files.map((f) => f.ksefNumber));
