@@ -105,8 +105,10 @@ interface InboundCall {
   params: unknown[];
   stored: InvoiceRecord;
   ref: string;
-  /** The order concurrent pages take their locks in. */
-  sortKey: string;
+  /** The company and the supplier key (or none): the first part of the order concurrent pages take their locks in. */
+  group: string;
+  /** It has a supplier: its upsert locks the supplier's row before the reference is inserted. */
+  supplied: boolean;
 }
 
 export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
@@ -144,7 +146,7 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
       event?.head ?? null,
       event?.tail ?? null,
     ];
-    return { params, stored, ref, sortKey: `${invoice.companyId}\u0000${supplier?.key ?? ""}\u0000${ref}` };
+    return { params, stored, ref, group: `${invoice.companyId}\u0000${supplier ? `1${supplier.key}` : "0"}`, supplied: supplier !== null };
   }
 
   /** Runs one insert_inbound call. */
@@ -221,10 +223,19 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
       // deflated while the transaction holds its locks.
       const calls: InboundCall[] = [];
       for (const input of inputs) calls.push(await inboundCall(input, "insertInboundMany"));
-      // The items in one order every call shares (company, supplier key, reference), so that concurrent pages take their
-      // locks (the supplier rows, the references' index entries) in the same order and wait for each other instead of
-      // deadlocking; the results go back in the order given.
-      const order = calls.map((_, i) => i).sort((a, b) => (calls[a]!.sortKey < calls[b]!.sortKey ? -1 : calls[a]!.sortKey > calls[b]!.sortKey ? 1 : a - b));
+      // The items in one order every call shares, so that concurrent pages take their locks in the same order and wait
+      // for each other instead of deadlocking: by company and supplier key (each supplier's row is locked by its first
+      // upsert, before any of its documents' references: within one supplier the documents keep the order given, so
+      // its counts and dates are those of one insertInbound after another), the documents without a supplier by
+      // reference. The results go back in the order given.
+      const cmp = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+      const order = calls
+        .map((_, i) => i)
+        .sort((a, b) => {
+          const ca = calls[a]!;
+          const cb = calls[b]!;
+          return cmp(ca.group, cb.group) || (ca.supplied ? 0 : cmp(ca.ref, cb.ref)) || a - b;
+        });
       for (let attempt = 0; ; attempt++) {
         try {
           return await db.transaction(async (tx) => {
