@@ -2,7 +2,7 @@
 // and read back exactly as the memory store keeps them; nothing a received document may hold breaks the write.
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { memoryStore, receiveDocument, type InvoiceRecord, type Store } from "@einvoice/core";
+import { memoryStore, receiveDocument, receiveDocuments, type InvoiceRecord, type Store } from "@einvoice/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpusBytes, readIndex } from "../../core/test/support/corpus.js";
 import { setup } from "../../core/test/support/setup.js";
@@ -78,5 +78,26 @@ describe("receiveDocument into PGlite", () => {
       expect(apart(inPg), String(i)).toEqual(apart(inMem));
       expect(Buffer.from((await store.getDocument(pg.companyId, id)) ?? new Uint8Array()).equals(content), String(i)).toBe(true);
     }
+  });
+});
+
+describe("receiveDocuments into PGlite", () => {
+  it("rolls the whole page back when the database refuses one of its items midway: none of it stored, then all of it", async () => {
+    const store = await postgresStore({ db: fromPGlite(pglite), schema: "pages" });
+    const { companyId } = await setup({ store });
+    const xml = (n: number) => new Uint8Array(Buffer.from(`<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><cbc:ID xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">P-${n}</cbc:ID></Invoice>`));
+    const page = [1, 2, 3].map((n) => ({ reference: { storecoveGuid: `p-${n}` }, content: xml(n), network: "peppol" as const, companyId }));
+    // The third item gets the first one's invoice id: its insert fails (the primary key) after the first two's.
+    const a = randomUUID();
+    const ids = [a, randomUUID(), randomUUID(), randomUUID(), a, randomUUID()];
+    let n = 0;
+    await expect(receiveDocuments(store, page, { newId: () => ids[n++]! })).rejects.toMatchObject({ code: "internal_error" });
+    expect(n).toBe(6);
+    const list = () => store.listInvoices(companyId, { limit: 10, after: null, status: null, clientId: null, direction: "inbound" });
+    expect(await list()).toEqual([]);
+    expect(await store.listSuppliers(companyId, { limit: 10, after: null })).toEqual([]);
+    const out = await receiveDocuments(store, page);
+    expect(out.map((o) => o.outcome)).toEqual(["stored", "stored", "stored"]);
+    expect((await list()).map((i) => i.inbound?.networkReference)).toEqual(expect.arrayContaining(page.map((p) => p.reference)));
   });
 });
