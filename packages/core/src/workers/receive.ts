@@ -2,6 +2,8 @@
 // company (or kept for the operator when it belongs to no company), with its supplier and its `invoice.received`
 // webhook events in the same atomic step. Deduplicated by the network's reference: received again, it adds nothing.
 // The inbound poller calls it here; `receiveDocument` (use-cases/receive.ts) is the same through the guarded store.
+// `storeReceivedDocuments` does the same for a page (a KSeF export package's invoices, a page of a queue) with one
+// commit for the page's records (`InboxStore.insertInboundMany`).
 import { sha256Hex } from "../domain/sha256.js";
 import type { InvoiceRecord, Network, NetworkReference } from "../domain/types.js";
 import { judgeReceived, mediaTypeOf, type JudgedDocument, type ReceiveSyntax } from "../document/received.js";
