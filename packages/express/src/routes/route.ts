@@ -82,7 +82,7 @@ export interface Route<D> {
    * The success answer: its status and, unless 204, its body's schema. With `mediaType` the handler
    * answers the body itself (a string, such as an SVG document), sent with that content type.
    */
-  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; mediaType?: string; alternatives?: Record<string, z.ZodType> };
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType; mediaType?: string; alternatives?: Record<string, z.ZodType> };
   /**
    * Takes an `Idempotency-Key` header (when the router's store keeps keys): the same key and body
    * replay the first answer (`idempotent` in the core). For `apiKey` routes with a body.
