@@ -1,6 +1,8 @@
 // The in-memory store: the default in tests and in the quickstart. Nothing survives the process.
-// One file per port under memory/ (store-port.ts, delivery-store.ts, webhook-store.ts), over one shared state.
+// One file per port under memory/ (store-port.ts, delivery-store.ts, webhook-store.ts, inbox-store.ts), over one shared state.
 import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "../ports/store.js";
+import type { InboxStore } from "../ports/inbound.js";
+import { memoryInboxStore } from "./memory/inbox-store.js";
 import { memoryIdempotencyStore } from "./memory/idempotency-store.js";
 import { memoryDeliveryStore } from "./memory/delivery-store.js";
 import { documentsView, emptyState } from "./memory/state.js";
@@ -13,7 +15,7 @@ import { memoryWebhookStore } from "./memory/webhook-store.js";
  *
  * @example const store = memoryStore(); const v1 = createV1Router({ store })
  */
-export function memoryStore(): Store & DeliveryStore & WebhookStore & IdempotencyStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
+export function memoryStore(): Store & DeliveryStore & WebhookStore & IdempotencyStore & InboxStore & { readonly documents: ReadonlyMap<string, Uint8Array> } {
   const state = emptyState();
   return {
     name: "memory",
@@ -22,6 +24,7 @@ export function memoryStore(): Store & DeliveryStore & WebhookStore & Idempotenc
     ...memoryDeliveryStore(state),
     ...memoryWebhookStore(state),
     ...memoryIdempotencyStore(state),
+    ...memoryInboxStore(state),
     health: async () => "ok" as const,
   };
 }

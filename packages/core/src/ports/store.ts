@@ -11,6 +11,7 @@ import type {
   ApiKeyRecord,
   ClientRecord,
   Company,
+  Direction,
   InvoiceRecord,
   InvoiceStatus,
   Network,
@@ -254,6 +255,13 @@ export interface Store {
       createdFrom?: string | null;
       /** A port timestamp: `createdAt` strictly before it. */
       createdTo?: string | null;
+      /**
+       * Only the company's submissions (`outbound`: records whose `direction` is `outbound` or absent) or only the
+       * documents it received (`inbound`); absent or null: both.
+       */
+      direction?: Direction | null;
+      /** Only inbound records of this supplier (`InvoiceRecord.supplierId`, `InboxStore.listSuppliers`). */
+      supplierId?: string | null;
     },
   ): Promise<InvoiceRecord[]>;
 

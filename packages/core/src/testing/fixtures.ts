@@ -1,6 +1,6 @@
 // Builders of valid records for the conformance suites and adapter tests.
 import { randomUUID } from "node:crypto";
-import type { Account, ApiKeyRecord, Company, InvoiceRecord } from "../domain/types.js";
+import type { Account, ApiKeyRecord, Company, InboundFacts, InvoiceRecord, NetworkReference } from "../domain/types.js";
 
 export function sampleCompany(overrides: Partial<Company> = {}): Company {
   const at = "2026-01-01T00:00:00.000Z";
@@ -68,4 +68,27 @@ export function sampleInvoiceRecord(companyId: string, overrides: Partial<Invoic
     duplicateOf: null,
     ...overrides,
   };
+}
+
+/**
+ * A valid inbound record (a received document) of the company: `direction` `inbound`, `status` `received`, `inbound`
+ * set with the given network reference (a fresh sandbox submission id by default), `createdAt` = `updatedAt` =
+ * `inbound.receivedAt`, `clientId` and `supplierId` null.
+ */
+export function sampleInboundRecord(companyId: string, overrides: Partial<InvoiceRecord> = {}, reference: NetworkReference = { submissionId: randomUUID() }): InvoiceRecord {
+  const at = overrides.createdAt ?? "2026-02-03T04:05:06.789Z";
+  const inbound: InboundFacts = { receivedAt: at, syntax: "ubl", valid: true, errors: [], networkReference: reference, mediaType: "application/xml" };
+  return sampleInvoiceRecord(companyId, {
+    status: "received",
+    targetNetwork: "peppol",
+    network: "peppol",
+    direction: "inbound",
+    inbound,
+    supplierId: null,
+    supplier: { name: "Supplier Ltd", endpointId: "0208:0987654321", vatId: "BE0987654321", country: "BE" },
+    recipient: { name: "Acme B.V.", endpointId: "0106:12345678", vatId: null, country: "NL" },
+    events: [{ status: "received", at, detail: "Received on Peppol." }],
+    updatedAt: at,
+    ...overrides,
+  });
 }

@@ -3,6 +3,7 @@
 import type { EndpointCircuit, QueueItem } from "../../ports/queue.js";
 import type { StoredEvidence } from "../../ports/store.js";
 import type { TransmittedDocument } from "../../ports/network.js";
+import type { BackfillRequest, UnmatchedDocument } from "../../ports/inbound.js";
 import type { Account, ApiKeyRecord, ClientRecord, Company, InvoiceRecord, WebhookEventRecord, WebhookRecord } from "../../domain/types.js";
 
 /** The delivery queue state of one `sending` submission (its id is the invoice's). */
@@ -44,7 +45,33 @@ export interface MemoryState {
   endpoints: Map<string, EndpointCircuit>;
   /** `${companyId} ${key}` -> the idempotency key's record. */
   idempotency: Map<string, IdempotencyRecord>;
+  /** `${companyId} ${networkReferenceKey}` -> the id of the company's inbound record with that reference. */
+  inboundRefs: Map<string, string>;
+  /** Per company, the suppliers by key (a namespace apart from `clients`). */
+  suppliers: Map<string, Map<string, ClientRecord>>;
+  /** Documents for no company, by id, with their bytes (one Latin-1 character a byte) or null. */
+  unmatched: Map<string, { doc: UnmatchedDocument; content: string | null }>;
+  /** `networkReferenceKey` -> the id of the document for no company with that reference. */
+  unmatchedRefs: Map<string, string>;
+  /** Participant identifier (`scheme:lower-cased value`) -> the id of the company receiving on it. */
+  participants: Map<string, string>;
+  /** The inbound sources' sync rows, by `syncKey(source, scope)`. */
+  inboundSyncs: Map<string, InboundSyncRow>;
 }
+
+/** A sync row of an inbound source as the memory store keeps it, with its lease. */
+export interface InboundSyncRow {
+  source: string;
+  scope: string;
+  state: string | null;
+  nextRunAt: string;
+  requests: BackfillRequest[];
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+/** The key of a sync row: its source and scope. */
+export const syncKey = (source: string, scope: string): string => `${source}\u0000${scope}`;
 
 /** An `Idempotency-Key` as the memory store keeps it. */
 export interface IdempotencyRecord {
@@ -79,6 +106,12 @@ export function emptyState(): MemoryState {
     webhookEvents: new Map(),
     endpoints: new Map(),
     idempotency: new Map(),
+    inboundRefs: new Map(),
+    suppliers: new Map(),
+    unmatched: new Map(),
+    unmatchedRefs: new Map(),
+    participants: new Map(),
+    inboundSyncs: new Map(),
   };
 }
 

@@ -165,7 +165,7 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
       return o !== undefined && invoices.get(invoiceId)?.companyId === companyId ? { content: documentBytes(o.content), mediaType: o.mediaType, syntax: o.syntax } : null;
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
+    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo, direction, supplierId }) {
       const order = invoiceOrder.get(companyId) ?? [];
       const out: InvoiceRecord[] = [];
       let i = after ? lowerBound(order, after.at, after.id) - 1 : order.length - 1;
@@ -181,6 +181,8 @@ export function memoryStorePort(state: MemoryState): Omit<Store, "name"> {
         if (createdFrom != null && r.createdAt < createdFrom) continue;
         if (createdTo != null && r.createdAt >= createdTo) continue;
         if (clientId && r.clientId !== clientId) continue;
+        if (direction && (r.direction ?? "outbound") !== direction) continue;
+        if (supplierId && r.supplierId !== supplierId) continue;
         out.push(clone(r));
       }
       return out;
