@@ -4,6 +4,7 @@ import { BadRequestSchema, ERROR_STATUS, InternalErrorSchema, PayloadTooLargeSch
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { ADMIN_ROUTES } from "./routes/admin.js";
+import { INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
 import { statusOf, type Route, type RouteAuth } from "./routes/route.js";
 import { PARTICIPANT_ROUTES } from "./routes/participants.js";
 import { V1_ROUTES } from "./routes/v1.js";
@@ -211,6 +212,7 @@ export function openApiDocument(): Doc {
         },
       },
       ...pathsOf("/admin", ADMIN_ROUTES as readonly Route<never>[]),
+      ...pathsOf("/admin", INBOUND_ADMIN_ROUTES as readonly Route<never>[]),
       "/health": {
         get: {
           operationId: "health",
