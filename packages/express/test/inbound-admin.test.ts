@@ -1,7 +1,7 @@
 // The operators' side of receiving over HTTP: documents for no company (list, bytes), the sync rows, a KSeF backfill.
 // Every answer is checked against the OpenAPI document.
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { tokenCipher, type UnmatchedDocument } from "@einvoice/core";
+import { memoryStore, tokenCipher, type UnmatchedDocument } from "@einvoice/core";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, answers, eligibleAccount, makeApp } from "./support/app.js";
@@ -31,7 +31,8 @@ function unmatched(i: number, content: Uint8Array): UnmatchedDocument {
 
 describe("GET /admin/inbound/unmatched", () => {
   it("lists the documents for no company newest first, a page at a time, and serves each one's bytes as received", async () => {
-    const { app, store } = makeApp();
+    const store = memoryStore();
+    const { app } = makeApp({ store });
     const kept: { doc: UnmatchedDocument; content: Buffer }[] = [];
     for (let i = 0; i < 5; i++) {
       const content = i === 3 ? Buffer.from("%PDF-1.7\n%binary\n") : i === 4 ? Buffer.from([0, 1, 2, 255]) : Buffer.from(`<?xml version="1.0"?>\n<Invoice n="${i}"/>`);
@@ -42,7 +43,7 @@ describe("GET /admin/inbound/unmatched", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await request(app)
+      const res: request.Response = await request(app)
         .get("/admin/inbound/unmatched")
         .query({ limit: 2, ...(cursor ? { cursor } : {}) })
         .set(admin);
@@ -86,7 +87,8 @@ describe("GET /admin/inbound/unmatched", () => {
 
 describe("POST /admin/companies/{id}/ksef/backfill and GET /admin/inbound/syncs", () => {
   async function plCompany() {
-    const made = makeApp({ ksef: { tokenCipher: tokenCipher(randomBytes(32)) } });
+    const store = memoryStore();
+    const made = { ...makeApp({ store, ksef: { tokenCipher: tokenCipher(randomBytes(32)) } }), store };
     const { companyId } = await eligibleAccount(made.app, { country: "PL" });
     const set = await request(made.app).patch(`/admin/companies/${companyId}`).set(admin).send({ ksef: { nip: "5260250995", token: KSEF_TOKEN } });
     expect(set.status).toBe(200);
