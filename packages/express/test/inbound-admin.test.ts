@@ -35,7 +35,8 @@ describe("GET /admin/inbound/unmatched", () => {
     const { app } = makeApp({ store });
     const kept: { doc: UnmatchedDocument; content: Buffer }[] = [];
     for (let i = 0; i < 5; i++) {
-      const content = i === 3 ? Buffer.from("%PDF-1.7\n%binary\n") : i === 4 ? Buffer.from([0, 1, 2, 255]) : Buffer.from(`<?xml version="1.0"?>\n<Invoice n="${i}"/>`);
+      const content =
+        i === 2 ? Buffer.from('{"event_type":"something_else"}') : i === 3 ? Buffer.from("%PDF-1.7\n%binary\n") : i === 4 ? Buffer.from([0, 1, 2, 255]) : Buffer.from(`<?xml version="1.0"?>\n<Invoice n="${i}"/>`);
       const doc = unmatched(i, content);
       await store.insertUnmatched(doc, content);
       kept.push({ doc, content });
@@ -56,7 +57,7 @@ describe("GET /admin/inbound/unmatched", () => {
     const first = (await request(app).get("/admin/inbound/unmatched").set(admin)).body.data[0];
     expect(first).toEqual({ ...kept[4]!.doc });
 
-    const types = ["application/xml", "application/xml", "application/xml", "application/pdf", "application/octet-stream"];
+    const types = ["application/xml", "application/xml", "application/json", "application/pdf", "application/octet-stream"];
     for (const [i, k] of kept.entries()) {
       const res = await request(app).get(`/admin/inbound/unmatched/${k.doc.id}/document`).set(admin).buffer(true).parse((r, cb) => {
         const chunks: Buffer[] = [];

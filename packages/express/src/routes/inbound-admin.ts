@@ -248,7 +248,8 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
     path: "/inbound/unmatched/{id}/document",
     operationId: "adminGetUnmatchedDocument",
     summary: "Operators: the bytes of a document for no company, exactly as received",
-    description: "`application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/octet-stream` otherwise (told from the bytes: they are untrusted).",
+    description:
+      "`application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'` and `X-Content-Type-Options: nosniff`, as every answer).",
     auth: "admin",
     params: { id: "The document's id (GET /admin/inbound/unmatched)." },
     success: {
@@ -258,7 +259,8 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
       schema: z.string().meta({ description: "The XML as received." }),
       alternatives: {
         "application/pdf": z.string().meta({ format: "binary", description: "A PDF as received." }),
-        "application/octet-stream": z.string().meta({ format: "binary", description: "Bytes that are neither XML nor PDF, as received." }),
+        "application/json": z.string().meta({ description: "A JSON object as received (a queue item that was not a document)." }),
+        "application/octet-stream": z.string().meta({ format: "binary", description: "Bytes that are neither XML, PDF nor JSON, as received." }),
       },
     },
     errors: [{ codes: ["unmatched_document_not_found"], description: "No such document for no company, or its bytes were not kept (larger than 10 MiB)." }],
@@ -326,11 +328,14 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
   },
 ];
 
-/** The media type of untrusted bytes, told from their start: a PDF, XML (a BOM and blanks allowed), or neither. */
+/** The media type of untrusted bytes, told from their start: a PDF, XML or a JSON object (a BOM and blanks allowed), or none of them. */
 export function sniffMediaType(bytes: Uint8Array): string {
   let i = 0;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
   if (bytes[i] === 0x25 && bytes[i + 1] === 0x50 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46) return "application/pdf";
   while (i < bytes.length && i < 1024 && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i++;
-  return bytes[i] === 0x3c ? "application/xml" : "application/octet-stream";
+  if (bytes[i] === 0x3c) return "application/xml";
+  // A queue item that was not a document (kept as its JSON body, with why).
+  if (bytes[i] === 0x7b) return "application/json";
+  return "application/octet-stream";
 }

@@ -183,7 +183,8 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
           else if (answer instanceof MediaAnswer) {
             res.vary("Accept");
             res.set(answer.headers);
-            if (answer.mediaType === "application/json") res.status(route.success.status).json(answer.body);
+            // Bytes are sent as they are, whatever their type (a received JSON document); a value as JSON.
+            if (answer.mediaType === "application/json" && !(answer.body instanceof Uint8Array)) res.status(route.success.status).json(answer.body);
             else res.status(route.success.status).type(answer.mediaType).send(answer.body);
           } else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);
           else res.status(route.success.status).json(answer);
