@@ -98,8 +98,6 @@ export const InboundSyncSchema = z
     source: z.string().meta({ description: "`ksef` (one row per company in PL with a KSeF credential) or `storecove` (one row, scope `*`, for the whole server)." }),
     scope: z.string().meta({ description: "The company's id, or `*` for a source serving the whole server." }),
     nextRunAt: timestamp.meta({ description: "When the sync is next due (at once after a backfill request or a graceful stop)." }),
-    leaseOwner: z.string().nullable().meta({ description: "The server instance running it now, when the store tells (null: free, or not told)." }),
-    leaseUntil: timestamp.nullable().meta({ description: "Until when that instance holds it (a stopped instance's lease runs out and another takes over)." }),
     state: z
       .object({
         bytes: z.number().int().meta({ description: "Size of the saved mark in bytes." }),
@@ -119,7 +117,6 @@ export type InboundSyncView = z.infer<typeof InboundSyncSchema>;
 
 /** An operator's view of a sync row: a summary of the mark, never the mark itself. */
 export function inboundSyncView(row: InboundSync): InboundSyncView {
-  const extra = row as InboundSync & { leaseOwner?: unknown; leaseUntil?: unknown; leasedUntil?: unknown };
   let state: InboundSyncView["state"] = null;
   if (row.state !== null) {
     const fields: Record<string, string | number | boolean | null> = {};
@@ -136,13 +133,10 @@ export function inboundSyncView(row: InboundSync): InboundSyncView {
     }
     state = { bytes: Buffer.byteLength(row.state, "utf8"), fields };
   }
-  const leaseUntil = typeof extra.leaseUntil === "string" ? extra.leaseUntil : typeof extra.leasedUntil === "string" ? extra.leasedUntil : null;
   return {
     source: row.source,
     scope: row.scope,
     nextRunAt: row.nextRunAt,
-    leaseOwner: typeof extra.leaseOwner === "string" ? extra.leaseOwner : null,
-    leaseUntil,
     state,
     requests: row.requests.map(({ id, from, to, requestedAt }) => ({ id, from, to, requestedAt })),
   };
@@ -277,9 +271,9 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
     method: "get",
     path: "/inbound/syncs",
     operationId: "adminListInboundSyncs",
-    summary: "Operators: the receiving syncs (KSeF per company, Storecove's queue), with their marks, leases and pending backfills",
+    summary: "Operators: the receiving syncs (KSeF per company, Storecove's queue), with their marks and pending backfills",
     description:
-      "One row per source and scope: when it runs next, which instance holds it now, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it.",
+      "One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. Which instance runs a sync now is not shown: the store's port does not hand its lease out.",
     auth: "admin",
     query: ListInboundSyncsQuerySchema,
     success: { status: 200, description: "The sync rows, by source, then scope.", schema: data(z.array(InboundSyncSchema)) },
