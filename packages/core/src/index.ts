@@ -112,9 +112,9 @@ export {
   type IdempotentAnswer,
 } from "./use-cases/idempotency.js";
 export type { CoreOptions } from "./use-cases/options.js";
-export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, getInvoiceOriginal, getInvoiceCii, documentFormat, documentQuery } from "./use-cases/document.js";
+export { getInvoiceDocument, getInvoiceDocumentData, getInvoiceFa3, getInvoiceOriginal, getInvoiceCii, documentFormat, documentQuery, type DocumentReadOptions } from "./use-cases/document.js";
 export { submitCreditNote, submitCreditNoteBody, submitCreditNoteJson, submitInvoice, submitInvoiceBody, submitInvoiceJson, type SubmitBody, type SubmitOptions } from "./use-cases/submit.js";
-export { listInvoices, getInvoice, getInvoiceEvidence, listClients, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
+export { listInvoices, getInvoice, getInvoiceEvidence, listClients, listSuppliers, getSupplier, encodeCursor, decodeCursor, type Page } from "./use-cases/reads.js";
 export { getVerificationQr, verificationQrSvg, type VerificationQr } from "./use-cases/verification-qr.js";
 export { getInvoiceRenderInput, readRenderRequest, type RenderInput } from "./use-cases/render.js";
 export { invoiceView, clientView } from "./domain/views.js";
@@ -129,6 +129,7 @@ export {
   getCompany,
   updateCompany,
   companyView,
+  participantKey,
 } from "./use-cases/accounts.js";
 export { ksefCredentials, ksefCorrectedInvoices, KsefCorrectionPendingError, type KsefCredential } from "./use-cases/ksef.js";
 export { tokenCipher, parseTokenKey, readKsefCredential, KsefCredentialsError, type TokenCipher } from "./domain/token-cipher.js";
@@ -231,3 +232,6 @@ export {
   type InboundSource,
 } from "./ports/inbound.js";
 export { receivedEventData } from "./domain/webhook-events.js";
+export { receiveDocument, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSyntax } from "./use-cases/receive.js";
+export { judgeReceived, readReceivedData, fieldsOfData, mediaTypeOf, UNREADABLE_RULE, TOO_LARGE_RULE, type JudgedDocument } from "./document/received.js";
+export { inboxOf, isInboxStore } from "./use-cases/inbox.js";

@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   company_not_found: 404,
   api_key_not_found: 404,
   webhook_not_found: 404,
+  /** No supplier (GET /v1/suppliers) with this id in the company. */
+  supplier_not_found: 404,
   /** No route has this method and path (there is no 405). */
   route_not_found: 404,
   /** GET /v1/suppliers/{id}: no such supplier in the company. */
@@ -31,6 +33,8 @@ export const ERROR_STATUS = {
   document_not_available: 409,
   /** An `Idempotency-Key` whose first request is still being processed. */
   idempotency_in_progress: 409,
+  /** A company patch with a Peppol participant identifier another company of this server already receives on (the message names the identifier). */
+  participant_id_taken: 409,
   payload_too_large: 413,
   /** Over a rate limit; the answer carries `Retry-After`. */
   rate_limited: 429,
@@ -59,6 +63,11 @@ export const ERROR_STATUS = {
   pdf_encrypted: 422,
   /** A PDF without a Factur-X / ZUGFeRD / XRechnung attachment (the message lists the attachments it has). */
   pdf_without_invoice: 422,
+  /**
+   * A received document asked for as data (InvoiceData) that cannot be read as an invoice (not XML, not an invoice,
+   * broken): its bytes as received are still served without `Accept: application/json`.
+   */
+  document_unreadable: 422,
   internal_error: 500,
   participant_lookup_failed: 502,
   server_busy: 503,

@@ -22,6 +22,13 @@ export interface MetricsPort {
   validationDuration(seconds: number): void;
   /** A request was refused with 429 by the rate limit `limit` (`company`, `sign-up`, `admin`). */
   rateLimited(labels: { limit: string }): void;
+  /**
+   * Optional: a received document was stored (`stored`), found stored already (`duplicate`), or kept for no company
+   * (`unmatched`), by `receiveDocument`.
+   */
+  inboundReceived?(labels: { network: "peppol" | "ksef"; outcome: "stored" | "duplicate" | "unmatched" }): void;
+  /** Optional: an inbound source's run for one scope ended (`ok`), or threw (`failed`); `received` documents handed to store. */
+  inboundRun?(labels: { source: string; outcome: "ok" | "failed" }, received: number): void;
 }
 
 /** Counts nothing: the default. */
@@ -58,6 +65,9 @@ export function safeMetrics(metrics: MetricsPort | undefined): MetricsPort {
     validationDuration: guard(metrics.validationDuration),
     rateLimited: guard(metrics.rateLimited),
   };
+  // The optional ones only when the port has them (callers test for them).
+  if (metrics.inboundReceived) guarded.inboundReceived = guard(metrics.inboundReceived);
+  if (metrics.inboundRun) guarded.inboundRun = guard(metrics.inboundRun);
   safe.set(metrics, guarded);
   return guarded;
 }

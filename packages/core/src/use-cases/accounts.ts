@@ -4,6 +4,7 @@ import { sha256Hex } from "../domain/sha256.js";
 import { ApiError, quoteId } from "../domain/errors.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import type { Store } from "../ports/store.js";
+import { inboxOf, isInboxStore } from "./inbox.js";
 import {
   AccountRequestSchema,
   ApiKeyRequestSchema,
@@ -231,17 +232,35 @@ export async function getCompany(store: Store, companyId: string): Promise<Compa
 }
 
 /**
+ * A participant identifier as a company receives on it: `scheme:value` with the value lower-cased (recipients are
+ * compared so: the scheme exactly, the value without case).
+ *
+ * @example participantKey("0106:ABC") // "0106:abc"
+ */
+export function participantKey(participantId: string): string {
+  const colon = participantId.indexOf(":");
+  return colon < 0 ? participantId.toLowerCase() : `${participantId.slice(0, colon)}:${participantId.slice(colon + 1).toLowerCase()}`;
+}
+
+/**
  * Operator update of a company: any subset of enterprise, subscription, country, legalEntityId,
- * peppolSendingEnabled and ksef (strict: other keys are a 400). `ksef: { nip, token }` sets the
+ * peppolSendingEnabled, ksef and participantIds (strict: other keys are a 400). `ksef: { nip, token }` sets the
  * company's KSeF credential: the token is encrypted with `options.tokenCipher` before it reaches the
  * store (without a cipher: 422 `ksef_token_key_not_configured`, nothing is changed) and is never
- * returned; `ksef: null` removes it.
+ * returned; `ksef: null` removes it. Setting a credential on a store that keeps an inbox makes sure the company has a
+ * KSeF sync row (`ensureInboundSync`), due at once: the inbound poller then receives its invoices.
+ *
+ * `participantIds` replaces the Peppol participant identifiers the company receives on in the sandbox: each kept as
+ * `scheme:lower-cased value`, repeats dropped (`[]` removes them all). One another company already receives on is a
+ * 409 `participant_id_taken` naming the identifier, and nothing is changed. The store must keep an inbox
+ * (`InboxStore`); one that does not is an `internal_error` saying so.
  *
  * @example await updateCompany(store, companyId, { enterprise: true, subscription: "pro" })
  * @example await updateCompany(store, companyId, { ksef: { nip: "5260250995", token } }, { tokenCipher: tokenCipher(key) })
+ * @example await updateCompany(store, companyId, { participantIds: ["0106:12345678"] })
  */
 export async function updateCompany(store: Store, companyId: string, body: unknown, options?: CoreOptions): Promise<CompanyView> {
-  const { ksef, ...patch } = parseWith(CompanyPatchSchema, body);
+  const { ksef, participantIds, ...patch } = parseWith(CompanyPatchSchema, body);
   if (!isUuid(companyId)) throw companyNotFound(companyId);
   const o = resolveOptions(options);
   const s = guardStore(store);
@@ -255,9 +274,25 @@ export async function updateCompany(store: Store, companyId: string, body: unkno
     );
   }
   const now = o.now();
+  let c: Company | null = null;
+  if (participantIds !== undefined) {
+    // First, and alone: a taken identifier refuses the whole patch before anything else changed.
+    const keys = [...new Set(participantIds.map(participantKey))];
+    const set = await inboxOf(store).setParticipantIds(id, keys, now);
+    if (!set) throw companyNotFound(companyId);
+    if (!set.ok) {
+      throw new ApiError(
+        "participant_id_taken",
+        `Another company of this server already receives on the participant identifier ${set.participantId}: an identifier belongs to one company. Remove it from that company first, or leave it out.`,
+      );
+    }
+    c = set.company;
+  }
   const clean: Partial<Omit<Company, "id" | "createdAt">> = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   if (ksef !== undefined) clean.ksef = ksef && { nip: ksef.nip, tokenCiphertext: o.tokenCipher!.encrypt(ksef.token, id), updatedAt: now };
-  const c = Object.keys(clean).length === 0 ? await s.getCompany(id) : await s.updateCompany(id, { ...clean, updatedAt: now });
+  if (Object.keys(clean).length > 0) c = await s.updateCompany(id, { ...clean, updatedAt: now });
+  else if (c === null) c = await s.getCompany(id);
   if (!c) throw companyNotFound(companyId);
+  if (ksef && isInboxStore(store)) await inboxOf(store).ensureInboundSync({ source: "ksef", scope: id, now });
   return companyView(c);
 }

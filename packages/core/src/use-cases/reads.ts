@@ -2,6 +2,7 @@
 import { ApiError, badRequest, quoteId } from "../domain/errors.js";
 import { guardStore } from "./options.js";
 import type { Keyset, Store } from "../ports/store.js";
+import { inboxOf } from "./inbox.js";
 import {
   BAD_CURSOR,
   isUuid,
@@ -25,13 +26,13 @@ const DEFAULT_LIMIT = 20;
 /** A port timestamp of the years 0001 to 9999: year 0 is a valid JavaScript date but not a PostgreSQL one (error 22008). */
 const ISO = /^(?!0000)\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Encodes a keyset position as an opaque cursor. The kind letter keeps an invoice cursor out of the client list. */
-export function encodeCursor(kind: "i" | "c", k: Keyset): string {
+/** Encodes a keyset position as an opaque cursor. The kind letter (`i` invoices, `c` clients, `s` suppliers) keeps one list's cursor out of another. */
+export function encodeCursor(kind: "i" | "c" | "s", k: Keyset): string {
   return Buffer.from(JSON.stringify([kind, k.at, k.id])).toString("base64url");
 }
 
 /** Decodes a cursor made by `encodeCursor`; anything else is a 400. */
-export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
+export function decodeCursor(kind: "i" | "c" | "s", cursor: string): Keyset {
   try {
     if (/^[A-Za-z0-9_-]+$/.test(cursor)) {
       const v: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
@@ -56,8 +57,9 @@ export function decodeCursor(kind: "i" | "c", cursor: string): Keyset {
 }
 
 /**
- * Lists the company's invoices, newest first. `query` is the raw query string as an object
- * (`{limit:"10", status:"failed"}`); a repeated parameter arrives as an array and is refused.
+ * Lists the company's invoices, newest first: its submissions and the documents it received (`direction`:
+ * `outbound` or `inbound` for one of them; `supplierId` for one supplier's received documents). `query` is the raw
+ * query string as an object (`{limit:"10", status:"failed"}`); a repeated parameter arrives as an array and is refused.
  *
  * @example const { data, nextCursor } = await listInvoices(store, auth, { limit: "50" })
  */
@@ -79,6 +81,8 @@ export async function listInvoices(store: Store, auth: AuthContext, query: unkno
     createdFrom: q.createdFrom === undefined ? null : new Date(q.createdFrom).toISOString(),
     createdTo: q.createdTo === undefined ? null : new Date(q.createdTo).toISOString(),
     clientId: q.clientId?.toLowerCase() ?? null,
+    direction: q.direction ?? null,
+    supplierId: q.supplierId?.toLowerCase() ?? null,
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -136,4 +140,36 @@ export async function listClients(store: Store, auth: AuthContext, query: unknow
     data: page.map(clientView),
     nextCursor: rows.length > limit && last ? encodeCursor("c", { at: last.lastInvoiceAt, id: last.id }) : null,
   };
+}
+
+/**
+ * Lists the company's suppliers (the sellers of the documents it received, a list apart from its clients), latest
+ * received document first, with a keyset cursor as `listClients`; each in the shape of a client. The store must keep
+ * an inbox (`InboxStore`).
+ *
+ * @example const { data, nextCursor } = await listSuppliers(store, auth, { limit: "50" })
+ */
+export async function listSuppliers(store: Store, auth: AuthContext, query: unknown = {}): Promise<Page<Client>> {
+  const q = parseWith(ListClientsQuerySchema, query);
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const after = q.cursor === undefined ? null : decodeCursor("s", q.cursor);
+  const rows = await inboxOf(store).listSuppliers(auth.companyId, { limit: limit + 1, after });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    data: page.map(clientView),
+    nextCursor: rows.length > limit && last ? encodeCursor("s", { at: last.lastInvoiceAt, id: last.id }) : null,
+  };
+}
+
+/**
+ * One supplier of the company, in the shape of a client. Unknown, malformed and other companies' ids are all
+ * `supplier_not_found` (404).
+ *
+ * @example const supplier = await getSupplier(store, auth, invoice.supplierId)
+ */
+export async function getSupplier(store: Store, auth: AuthContext, id: string): Promise<Client> {
+  const r = isUuid(id) ? await inboxOf(store).getSupplier(auth.companyId, id.toLowerCase()) : null;
+  if (!r) throw new ApiError("supplier_not_found", `No supplier with id ${quoteId(id)} in this company.`);
+  return clientView(r);
 }

@@ -11,7 +11,8 @@ import type { InvoiceData } from "../domain/invoice-data.js";
 import { parseDocumentBody, RenderRequestSchema, type RenderFormat, type RenderLanguage } from "../domain/schemas.js";
 import type { AuthContext } from "../domain/types.js";
 import type { Store } from "../ports/store.js";
-import { getInvoiceDocument } from "./document.js";
+import { getInvoiceDocument, type DocumentReadOptions } from "./document.js";
+import { readReceivedData } from "../document/received.js";
 import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
 import { verificationQrSvg } from "./verification-qr.js";
 
@@ -26,15 +27,20 @@ export interface RenderInput {
 /**
  * One of the company's invoices, sent or received, as a renderer takes it: its stored UBL read into InvoiceData (every
  * value as written), its kind (the UBL root), and for an invoice with a KSeF number its number and verification QR
- * code. Errors as `getInvoiceDocument`: `invoice_not_found`, `document_not_available` for a failed submission.
+ * code. A received document is read whatever its syntax (`getInvoiceDocumentData`; 422 `document_unreadable` when it
+ * cannot be). Errors as `getInvoiceDocument`: `invoice_not_found`, `document_not_available` for a failed submission.
  *
  * @example const { invoice, kind, ksef } = await getInvoiceRenderInput(store, auth, id); renderHtml(invoice, { kind, ksef: ksef ?? undefined })
  */
-export async function getInvoiceRenderInput(store: Store, auth: AuthContext, id: string): Promise<RenderInput> {
+export async function getInvoiceRenderInput(store: Store, auth: AuthContext, id: string, options?: DocumentReadOptions): Promise<RenderInput> {
   const bytes = await getInvoiceDocument(store, auth, id);
-  const { rootElement, documentType: _deprecated, ...invoice } = readInvoiceData(bytes);
   // getInvoiceDocument found the record; read it again for its KSeF marks (a small row, by key).
   const record = await guardStore(store).getInvoice(auth.companyId, id.toLowerCase());
+  if (record?.direction === "inbound") {
+    // A received document, whatever its syntax; its KSeF number is KSeF's, and no verification link is kept with it.
+    return { invoice: await readReceivedData(bytes, options), kind: record.kind, ksef: null };
+  }
+  const { rootElement, documentType: _deprecated, ...invoice } = readInvoiceData(bytes);
   const ksef =
     record?.ksefNumber && record.verificationUrl
       ? { ksefNumber: record.ksefNumber, verificationUrl: record.verificationUrl, qrSvg: await verificationQrSvg(record.verificationUrl, record.ksefNumber) }
