@@ -1,6 +1,6 @@
 // The /admin router, built from its route table (routes/admin.ts): operators read and change companies, with their own bearer token.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError, quoteId, type CoreOptions, type InboxStore, type Store, safeMetrics } from "@einvoice/core";
+import { ApiError, isInboxStore, quoteId, type CoreOptions, type InboxStore, type Store, safeMetrics } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -11,7 +11,7 @@ import { malformedPath, notFound } from "./middleware/paths.js";
 import { apiHeaders, requestId } from "./middleware/request.js";
 import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ADMIN_ROUTES } from "./routes/admin.js";
-import { hasInbox, INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
+import { INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
 import { mountRoutes } from "./routes/route.js";
 
 export interface AdminRouterOptions extends CoreOptions {
@@ -80,7 +80,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     bodyGate: bodyGateFor(options.bodyBudget, limit),
   };
   mountRoutes(router, ADMIN_ROUTES, { store, options }, mount);
-  if (hasInbox(store)) mountRoutes(router, INBOUND_ADMIN_ROUTES, { store, options }, mount);
+  if (isInboxStore(store)) mountRoutes(router, INBOUND_ADMIN_ROUTES, { store, options }, mount);
 
   router.use(notFound());
   router.use(errorHandler(logger, limit));

@@ -7,7 +7,7 @@ import { ADMIN_ROUTES } from "./routes/admin.js";
 import { INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
 import { statusOf, type Route, type RouteAuth } from "./routes/route.js";
 import { PARTICIPANT_ROUTES } from "./routes/participants.js";
-import { V1_ROUTES } from "./routes/v1.js";
+import { SUPPLIER_ROUTES, V1_ROUTES } from "./routes/v1.js";
 import { WEBHOOK_ROUTES } from "./routes/webhooks.js";
 
 type Doc = ReturnType<typeof createDocument>;
@@ -201,6 +201,7 @@ export function openApiDocument(): Doc {
     },
     paths: {
       ...pathsOf("/v1", V1_ROUTES as readonly Route<never>[]),
+      ...pathsOf("/v1", SUPPLIER_ROUTES as readonly Route<never>[]),
       ...pathsOf("/v1", WEBHOOK_ROUTES as readonly Route<never>[]),
       ...pathsOf("/v1", PARTICIPANT_ROUTES as readonly Route<never>[]),
       "/v1/openapi.json": {

@@ -27,12 +27,6 @@ export interface InboundAdminDeps {
   options: CoreOptions;
 }
 
-/** Whether `store` keeps an inbox (implements `InboxStore`): then the receiving routes exist. */
-export function hasInbox<S extends object>(store: S): store is S & InboxStore {
-  const s = store as Partial<InboxStore>;
-  return typeof s.insertInbound === "function" && typeof s.listUnmatched === "function" && typeof s.requestBackfill === "function";
-}
-
 /** A store call with the core's guard: an outage is `storage_unavailable` (503), any other failure one logged 500. */
 async function stored<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
