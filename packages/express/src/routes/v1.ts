@@ -111,6 +111,16 @@ const EXAMPLE_INVOICE = {
   ],
 };
 
+/**
+ * The data read from a received document: InvoiceData's fields with their values as written, not held to its input
+ * rules (a sender's electronic address may be empty, or of a scheme such as EM).
+ */
+const RECEIVED_INVOICE_DATA = z.record(z.string(), z.unknown()).meta({
+  id: "ReceivedInvoiceData",
+  description:
+    "For a received document: the InvoiceData read from it, whatever its syntax, every value as the sender wrote it. Its fields are InvoiceData's, but they are not held to InvoiceData's input rules (what a sender wrote is shown as written: an electronic address may be empty or of another scheme than four digits, such as EM).",
+});
+
 /** A received syntax as people read it, in a message. */
 const SYNTAX_NAMES: Record<string, string> = { ubl: "UBL", cii: "CII", pdf: "a Factur-X PDF", fa3: "FA(3)", unknown: "a document that could not be read" };
 
@@ -376,7 +386,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "getInvoiceDocument",
     summary: "Get the document of an invoice as it was sent or received",
     description:
-      "**A received document** (`direction` `inbound`): without `format` (or with `format=original`), the bytes exactly as received, with their media type (`application/xml`, `application/pdf` for a Factur-X PDF, `application/octet-stream` for bytes that are neither); with `Accept: application/json`, the InvoiceData read from it whatever its syntax (UBL, CII, Factur-X, FA(3)), or 422 `document_unreadable` when it cannot be read as an invoice (its bytes are still served). `format=ubl`: as received when it came as UBL, else the UBL written from its InvoiceData (amounts computed again from its lines, as for a submission sent as data; 409 when its data cannot make one). `format=cii`: the CII written from its InvoiceData. `format=fa3`: the FA(3) as received from KSeF (409 for a document received otherwise). `format=html`, `pdf`, `facturx`: rendered from its InvoiceData. A document received larger than 10 MiB is kept without its bytes: 409 `document_not_available`.\n\n**A submission**: with `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
+      "**A received document** (`direction` `inbound`): without `format` (or with `format=original`), the bytes exactly as received, with their media type (`application/xml`, `application/pdf` for a Factur-X PDF, `application/octet-stream` for bytes that are neither); with `Accept: application/json`, the InvoiceData read from it whatever its syntax (UBL, CII, Factur-X, FA(3)), or 422 `document_unreadable` when it cannot be read as an invoice (its bytes are still served). `format=ubl`: as received when it came as UBL, else the UBL written from its InvoiceData (amounts computed again from its lines, as for a submission sent as data; 409 when its data cannot make one, such as an FA(3), which names no Peppol electronic addresses). `format=cii`: the CII written from its InvoiceData. `format=fa3`: the FA(3) as received from KSeF (409 for a document received otherwise). `format=html`, `pdf`, `facturx`: rendered from its InvoiceData. A document received larger than 10 MiB is kept without its bytes: 409 `document_not_available`.\n\n**A submission**: with `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
     auth: "apiKey",
     params: { id: "The invoice's id: a submissionId, or the id of a received document." },
     query: DocumentQuerySchema,
@@ -386,7 +396,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       mediaType: "application/xml",
       schema: z.string().meta({ description: "The UBL document, or with format=fa3 the FA(3) document." }),
       alternatives: {
-        "application/json": InvoiceDataSchema,
+        "application/json": z.union([InvoiceDataSchema, RECEIVED_INVOICE_DATA]),
         "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted; a received Factur-X PDF as received. With `format=pdf` or `format=facturx`: the invoice rendered as a PDF, or as a Factur-X PDF." }),
         "application/octet-stream": z.string().meta({ format: "binary", description: "A received document that is neither XML nor PDF, exactly as received (without `format`, or with `format=original`)." }),
         "text/html": z.string().meta({ description: "With `format=html`: the invoice as a printable HTML page in the language `lang` (no script; served with `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:`). A KSeF invoice carries its KSeF number and verification QR code." }),
