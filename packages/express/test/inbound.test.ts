@@ -132,7 +132,7 @@ describe("GET /v1/invoices/{id}/document of a received document", () => {
     for (const c of cases) {
       const id = await receive(b.companyId, c.content, c.syntax === "fa3" ? { ksefNumber: "5260250995-20261120-0100001AF629-AB" } : undefined);
       expect((await request(app).get(`/v1/invoices/${id}`).set(bearer(b.apiKey))).body.data.syntax, c.syntax).toBe(c.syntax);
-      for (const query of [{}, { format: "original" }]) {
+      for (const query of [{}, { format: "original" }] as Record<string, string>[]) {
         const res = await doc(id, query);
         expect([res.status, res.headers["content-type"]], c.syntax).toEqual([200, expect.stringContaining(c.type)]);
         expect(Buffer.compare(res.body as Buffer, c.content), `${c.syntax} ${JSON.stringify(query)} byte for byte`).toBe(0);
