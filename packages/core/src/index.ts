@@ -232,6 +232,15 @@ export {
   type InboundSource,
 } from "./ports/inbound.js";
 export { receivedEventData } from "./domain/webhook-events.js";
-export { receiveDocument, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSyntax } from "./use-cases/receive.js";
+export { receiveDocument, sandboxInbox, supplierUpsert, type ReceiveOptions, type ReceiveInput, type ReceiveSettings, type ReceiveSyntax, type SandboxInbox } from "./use-cases/receive.js";
+export { storeReceivedDocument } from "./workers/receive.js";
 export { judgeReceived, readReceivedData, fieldsOfData, mediaTypeOf, UNREADABLE_RULE, TOO_LARGE_RULE, type JudgedDocument } from "./document/received.js";
 export { inboxOf, isInboxStore } from "./use-cases/inbox.js";
+export {
+  createInboundPoller,
+  InboundLeaseLostError,
+  InboundStateTooLargeError,
+  type InboundPoller,
+  type InboundPollerOptions,
+  type InboundSourceEntry,
+} from "./workers/inbound-poller.js";

@@ -52,7 +52,7 @@ describe("webhooks", () => {
     const e2 = await failure(createWebhook(w.store, w.auth, { url: "https://169.254.169.254/x" }));
     expect(e2.details?.[0]).toMatch(/public address/);
     const shape = await failure(createWebhook(w.store, w.auth, { url: "https://x.example", events: ["invoice.created"], extra: 1 }));
-    expect(shape.details).toEqual(expect.arrayContaining(["property extra should not exist", "each value in events must be one of the following values: invoice.status_changed"]));
+    expect(shape.details).toEqual(expect.arrayContaining(["property extra should not exist", "each value in events must be one of the following values: invoice.status_changed, invoice.received"]));
   });
 
   it("POSTs a signed invoice.status_changed event for a delivery, carrying the invoice as GET returns it", async () => {

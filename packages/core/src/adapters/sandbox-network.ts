@@ -1,6 +1,17 @@
 // The deterministic sandbox network: an adapter of the network port for development and tests.
 import { createHash } from "node:crypto";
 import type { DeliveryEvidence, NetworkPort, SendRequest } from "../ports/network.js";
+import type { StoredOutcome } from "../ports/inbound.js";
+
+/** Where the sandbox network delivers what it sends on Peppol (`sandboxNetwork({ inbox })`; `sandboxInbox(store)` makes one). */
+export interface SandboxInbox {
+  /**
+   * Stores the sent document for the company receiving on its recipient, if any, durably: resolves once it is stored
+   * (or found stored already), or at once (null) when no company receives on it. Rejects when the store fails; the
+   * sandbox then answers `retry` (nothing is acknowledged that is not stored).
+   */
+  deliver(req: SendRequest): Promise<StoredOutcome | null>;
+}
 
 /**
  * The sandbox's evidence of a delivery: a JSON document that says it is synthetic, with the
@@ -34,9 +45,14 @@ export function sandboxEvidence(req: SendRequest, deliveredAt: string): Delivery
  * the keys delivered once. A delivery carries synthetic evidence (`sandboxEvidence`, kind `sandbox`),
  * the same on every replay.
  *
+ * With `inbox` (`sandboxInbox(store)`), a delivery on Peppol to a recipient is first handed to the inbox, which stores
+ * it for the company of this server receiving on that identifier, if any; when the inbox fails (its store), the
+ * outcome is `retry`: nothing is answered delivered that was not stored.
+ *
  * @example createDispatcher({ store, networks: { peppol: sandboxNetwork(), ksef: sandboxNetwork() } })
+ * @example sandboxNetwork({ inbox: sandboxInbox(store) })
  */
-export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}): NetworkPort & {
+export function sandboxNetwork(options: { delayMs?: number; name?: string; inbox?: SandboxInbox } = {}): NetworkPort & {
   readonly calls: ReadonlyMap<string, number>;
   readonly delivered: ReadonlySet<string>;
 } {
@@ -60,6 +76,13 @@ export function sandboxNetwork(options: { delayMs?: number; name?: string } = {}
       }
       if (value.includes("flaky") && req.attempt <= 2) {
         return { outcome: "retry", reason: `The sandbox access point is temporarily unavailable (attempt ${req.attempt} of a flaky recipient).` };
+      }
+      if (options.inbox && req.routing.network === "peppol" && req.routing.recipient) {
+        try {
+          await options.inbox.deliver(req);
+        } catch {
+          return { outcome: "retry", reason: `The sandbox could not store the invoice in the inbox of the company receiving on ${to}; it will try again.` };
+        }
       }
       delivered.add(req.idempotencyKey);
       const proof = sandboxEvidence(req, new Date().toISOString());

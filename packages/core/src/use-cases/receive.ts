@@ -1,49 +1,21 @@
-// receiveDocument: one document a network delivered, read, judged and stored as an inbound record of its company (or
-// kept for the operator when it belongs to no company), with its supplier and its `invoice.received` webhook events in
-// the same atomic step. Deduplicated by the network's reference: received again, it adds nothing.
-import { sha256Hex } from "../domain/sha256.js";
-import type { InvoiceRecord, Network, NetworkReference } from "../domain/types.js";
-import { judgeReceived, mediaTypeOf, type JudgedDocument, type ReceiveSyntax } from "../document/received.js";
-import { INBOUND_DOCUMENT_MAX_BYTES, INBOUND_ERRORS_MAX, type InboxStore, type ReceivedDocument, type StoredOutcome } from "../ports/inbound.js";
-import type { ClientUpsert, Store } from "../ports/store.js";
-import { guardStore, resolveOptions, type CoreOptions } from "./options.js";
+// Use case: receiving. `receiveDocument` stores one document a network delivered (workers/receive.ts does the work,
+// here through the guarded store: a store failure is an ApiError); `sandboxInbox` delivers what one company of this
+// server sends on Peppol into the inbox of the company receiving on its recipient.
+import type { SandboxInbox } from "../adapters/sandbox-network.js";
+import type { InboxStore, StoredOutcome } from "../ports/inbound.js";
+import type { Store } from "../ports/store.js";
+import { storeReceivedDocument, type ReceiveInput } from "../workers/receive.js";
+import type { ReceiveSyntax } from "../document/received.js";
+import { guardStore, type CoreOptions } from "./options.js";
 
+export { supplierUpsert, type ReceiveInput, type ReceiveSettings } from "../workers/receive.js";
 export type { ReceiveSyntax } from "../document/received.js";
+export type { SandboxInbox } from "../adapters/sandbox-network.js";
 
 /** The options of `receiveDocument`: the core's (clock, ids, XML limits, metrics), and the extra syntaxes to read. */
 export interface ReceiveOptions extends CoreOptions {
   /** Syntaxes besides UBL and CII a received document may be in, tried by their `recognises`: KSeF's `fa3Syntax`. */
   syntaxes?: readonly ReceiveSyntax[];
-}
-
-/** What `receiveDocument` takes: the document as the network handed it, its network, and its company (null: look it up). */
-export type ReceiveInput = ReceivedDocument & {
-  network: Network;
-  /** The receiving company; null for a source of the whole server: then the company of `legalEntityId`, if any. */
-  companyId: string | null;
-};
-
-/** The reference as people read it, for the record's event. */
-function referenceText(ref: NetworkReference): string {
-  if ("ksefNumber" in ref) return `KSeF number ${ref.ksefNumber}`;
-  if ("storecoveGuid" in ref) return `Storecove document ${ref.storecoveGuid}`;
-  return `sandbox submission ${ref.submissionId}`;
-}
-
-/**
- * The seller as a supplier of the company: keyed by its electronic address (`scheme:lower-cased value`, as clients
- * are), else by its VAT id (`vat:` and the id upper-cased without spaces); null when the document names neither.
- */
-export function supplierUpsert(judged: Pick<JudgedDocument, "fields">, id: string): ClientUpsert | null {
-  const s = judged.fields.supplier;
-  const endpoint = s.endpointId;
-  const colon = endpoint === null ? -1 : endpoint.indexOf(":");
-  if (endpoint !== null && colon > 0 && colon < endpoint.length - 1) {
-    return { id, key: `${endpoint.slice(0, colon)}:${endpoint.slice(colon + 1).toLowerCase()}`, endpointId: endpoint, name: s.name, vatId: s.vatId, country: s.country };
-  }
-  const vat = s.vatId?.replace(/\s+/g, "").toUpperCase();
-  if (vat) return { id, key: `vat:${vat}`, endpointId: endpoint ?? s.vatId!, name: s.name, vatId: s.vatId, country: s.country };
-  return null;
 }
 
 /**
@@ -65,91 +37,26 @@ export function supplierUpsert(judged: Pick<JudgedDocument, "fields">, id: strin
  * @example const outcome = await receiveDocument(store, { reference: { ksefNumber }, content, network: "ksef", companyId }, { syntaxes: [fa3Syntax] })
  */
 export async function receiveDocument(store: Store & InboxStore, input: ReceiveInput, options?: ReceiveOptions): Promise<StoredOutcome> {
-  const o = resolveOptions(options);
-  const s = guardStore(store);
-  const content = input.content;
-  const now = o.now();
-  let companyId = input.companyId;
-  if (companyId === null) {
-    const legalEntityId = input.legalEntityId ?? null;
-    companyId = legalEntityId === null ? null : await s.findCompanyByLegalEntity(legalEntityId);
-    if (companyId === null) {
-      const id = o.newId();
-      const kept = content.length <= INBOUND_DOCUMENT_MAX_BYTES;
-      const r = await s.insertUnmatched(
-        {
-          id,
-          network: input.network,
-          networkReference: { ...input.reference },
-          legalEntityId,
-          reason:
-            legalEntityId === null
-              ? "The network named no receiving company (no legal entity id)."
-              : `No company of this server has the legal entity id ${JSON.stringify(legalEntityId)}.${kept ? "" : ` The document is larger than ${INBOUND_DOCUMENT_MAX_BYTES} bytes: its bytes are not kept.`}`,
-          receivedAt: now,
-          mediaType: mediaTypeOf(content),
-          sha256: sha256Hex(content),
-          size: content.length,
-        },
-        kept ? content : null,
-      );
-      o.metrics.inboundReceived?.({ network: input.network, outcome: "unmatched" });
-      return { outcome: "unmatched", id: r.id };
-    }
-  }
-  const judged = await judgeReceived(content, { limits: o.limits, syntaxes: options?.syntaxes });
-  const invoice = inboundRecord(o.newId(), companyId, input, judged, sha256Hex(content), now);
-  const r = await s.insertInbound({
-    invoice,
-    content: content.length <= INBOUND_DOCUMENT_MAX_BYTES ? content : null,
-    supplier: supplierUpsert(judged, o.newId()),
-    notify: true,
-  });
-  const outcome: StoredOutcome = r.inserted ? { outcome: "stored", invoiceId: r.invoice.id } : { outcome: "duplicate", invoiceId: r.existingId };
-  o.metrics.inboundReceived?.({ network: input.network, outcome: outcome.outcome });
-  return outcome;
+  return storeReceivedDocument(guardStore(store), input, options);
 }
 
-/** The inbound record of a judged document. */
-function inboundRecord(id: string, companyId: string, input: ReceiveInput, judged: JudgedDocument, sha256: string, now: string): InvoiceRecord {
-  const f = judged.fields;
-  const ref = input.reference;
-  const verdict = judged.valid ? "it passes the rules that apply to it" : `${judged.errors.length === 1 ? "1 error" : `${judged.errors.length} errors`}: ${judged.errors[0]?.message.slice(0, 200) ?? "invalid"}`;
+/**
+ * The sandbox inbox over a store, for `sandboxNetwork({ inbox })`: finds the company receiving on the request's
+ * recipient (`findCompanyByParticipant` with `scheme:lower-cased value`, compared as recipients are) and stores the
+ * document for it with `receiveDocument` (network `peppol`, reference `{ submissionId }` of the sender's submission:
+ * a redelivery adds nothing). A recipient no company receives on is delivered to the sandbox only, as before; a
+ * store failure rejects (the sandbox then answers `retry`).
+ *
+ * @example createDispatcher({ store, networks: { peppol: sandboxNetwork({ inbox: sandboxInbox(store) }) } })
+ */
+export function sandboxInbox(store: Store & InboxStore, options?: ReceiveOptions): SandboxInbox {
   return {
-    id,
-    companyId,
-    status: "received",
-    targetNetwork: input.network,
-    network: input.network,
-    errorMessage: null,
-    kind: f.kind,
-    billingReference: f.billingReference,
-    invoiceNumber: f.invoiceNumber,
-    issueDate: f.issueDate,
-    dueDate: f.dueDate,
-    currency: f.currency,
-    totals: f.totals,
-    supplier: f.supplier,
-    recipient: f.recipient,
-    clientId: null,
-    ksefNumber: "ksefNumber" in ref ? ref.ksefNumber : null,
-    verificationUrl: null,
-    sha256,
-    size: input.content.length,
-    createdAt: now,
-    updatedAt: now,
-    events: [{ status: "received", at: now, detail: `Received on ${input.network} (${referenceText(ref)}); ${verdict}.` }],
-    warnings: judged.warnings.slice(0, INBOUND_ERRORS_MAX),
-    duplicateOf: null,
-    direction: "inbound",
-    supplierId: null,
-    inbound: {
-      receivedAt: now,
-      syntax: judged.syntax,
-      valid: judged.valid,
-      errors: judged.errors.map((e) => ({ rule: e.rule, message: e.message, location: e.location })),
-      networkReference: { ...ref } as NetworkReference,
-      mediaType: judged.mediaType,
+    async deliver(req) {
+      const r = req.routing.recipient;
+      if (req.routing.network !== "peppol" || !r) return null;
+      const companyId = await guardStore(store).findCompanyByParticipant(`${r.scheme}:${r.value.toLowerCase()}`);
+      if (companyId === null) return null;
+      return receiveDocument(store, { reference: { submissionId: req.submissionId }, content: req.document, mediaType: "application/xml", network: "peppol", companyId }, options);
     },
   };
 }
