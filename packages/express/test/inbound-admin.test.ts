@@ -110,15 +110,42 @@ describe("POST /admin/companies/{id}/ksef/backfill and GET /admin/inbound/syncs"
     // A mark with a secret in it: the operator's view shows its size and the harmless fields only.
     await store.ensureInboundSync({ source: "storecove", scope: "*", now: new Date().toISOString() });
     const [claimed] = await store.claimInboundSyncs({ source: "storecove", owner: "test", now: new Date().toISOString(), leaseUntil: new Date(Date.now() + 60_000).toISOString(), limit: 1 });
-    const mark = JSON.stringify({ hwm: "2026-02-03T10:00:00.000Z", pages: 3, exportKey: "c2VjcmV0LWtleQ==", sessionToken: "tok-secret", note: "x".repeat(300) });
+    // KSeF's shape: lanes, an export in progress with its AES key and IV (secret), the last hour's calls.
+    const mark = JSON.stringify({
+      v: 1,
+      inc: { id: "inc", from: "2026-02-03T10:00:00.000Z", to: null, seen: ["a", "b"] },
+      backfills: [],
+      export: { lane: "inc", referenceNumber: "20261129-EX-1", key: "c2VjcmV0LWtleQ==", iv: "aXYtc2VjcmV0", from: "2026-02-03T10:00:00.000Z", to: "2026-02-04T00:00:00.000Z" },
+      sessionToken: "tok-secret",
+      auth: { accessToken: "secret-too" },
+      note: "x".repeat(300),
+      used: { m: [1, 2, 3], d: [], e: [] },
+    });
     expect(await store.saveInboundSync({ source: "storecove", scope: claimed!.scope, owner: "test", state: mark, nextRunAt: new Date(Date.now() + 60_000).toISOString() })).toBe(true);
     const syncs = await request(app).get("/admin/inbound/syncs").set(admin);
     expect(syncs.status).toBe(200);
     expect(syncs.body.data.map((s: { source: string; scope: string }) => [s.source, s.scope])).toEqual([["ksef", companyId], ["storecove", "*"]]);
     expect(syncs.body.data[0].requests).toEqual([{ id: res.body.data.id, from: res.body.data.from, to: res.body.data.to, requestedAt: res.body.data.requestedAt }]);
     expect(syncs.body.data[0].state).toBeNull();
-    expect(syncs.body.data[1].state).toEqual({ bytes: Buffer.byteLength(mark), fields: { hwm: "2026-02-03T10:00:00.000Z", pages: 3 } });
-    expect(JSON.stringify(syncs.body)).not.toMatch(/secret|c2VjcmV0/);
+    expect(syncs.body.data[1].state).toEqual({
+      bytes: Buffer.byteLength(mark),
+      fields: {
+        v: 1,
+        "inc.id": "inc",
+        "inc.from": "2026-02-03T10:00:00.000Z",
+        "inc.to": null,
+        "inc.seen.count": 2,
+        "backfills.count": 0,
+        "export.lane": "inc",
+        "export.referenceNumber": "20261129-EX-1",
+        "export.from": "2026-02-03T10:00:00.000Z",
+        "export.to": "2026-02-04T00:00:00.000Z",
+        "used.m.count": 3,
+        "used.d.count": 0,
+        "used.e.count": 0,
+      },
+    });
+    expect(JSON.stringify(syncs.body)).not.toMatch(/secret|c2VjcmV0|aXYt/);
     const only = await request(app).get("/admin/inbound/syncs").query({ source: "storecove" }).set(admin);
     expect(only.body.data.map((s: { source: string }) => s.source)).toEqual(["storecove"]);
     const wrong = await request(app).get("/admin/inbound/syncs").query({ source: "ftp" }).set(admin);
@@ -142,7 +169,8 @@ describe("POST /admin/companies/{id}/ksef/backfill and GET /admin/inbound/syncs"
       const res = await request(app).post(`/admin/companies/${companyId}/ksef/backfill`).set(admin).send(body as object);
       expect([res.status, res.body.message], JSON.stringify(body)).toEqual([400, [message]]);
     }
-    expect(await store.listInboundSyncs("ksef")).toEqual([]);
+    // The credential made the company's KSeF sync (due at once); no request was added to it.
+    expect((await store.listInboundSyncs("ksef")).map((r) => [r.scope, r.requests])).toEqual([[companyId, []]]);
   });
 
   it("answers 404 for an unknown company and 422 ksef_not_configured for one outside PL or without a credential", async () => {

@@ -84,8 +84,44 @@ export const UnmatchedDocumentSchema = z
   })
   .meta({ id: "UnmatchedDocument", description: "A received document that belongs to no company of this server, kept for the operator with its bytes." });
 
-/** The fields of a source's mark an operator may see: top-level scalars, none whose name hints at a secret. */
-const SECRET_NAME = /key|secret|token|passw|cipher|iv$|nonce|auth|credential|session/i;
+/** A name that hints at a secret: such a field of a source's mark (and all under it) is never shown. */
+const SECRET_NAME = /key|secret|token|passw|cipher|^iv$|nonce|auth|credential|session|signature/i;
+/** The most fields of a mark shown. */
+const MARK_FIELDS_MAX = 50;
+
+/**
+ * The fields of a source's mark an operator may see: its scalars down to two levels as dotted paths (`inc.from`),
+ * arrays as their length (`inc.seen.count`); none under a name that hints at a secret, no text over 200 characters.
+ */
+export function markFields(mark: string): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(mark);
+  } catch {
+    return out;
+  }
+  const walk = (v: unknown, path: string[], depth: number) => {
+    if (Object.keys(out).length >= MARK_FIELDS_MAX) return;
+    const name = path.join(".");
+    if (Array.isArray(v)) {
+      if (path.length > 0) out[`${name}.count`] = v.length;
+      return;
+    }
+    if (v !== null && typeof v === "object") {
+      if (depth >= 2) return;
+      for (const [k, child] of Object.entries(v)) {
+        if (SECRET_NAME.test(k) || k.length > 100) continue;
+        walk(child, [...path, k], depth + 1);
+      }
+      return;
+    }
+    if (path.length === 0) return;
+    if (v === null || typeof v === "number" || typeof v === "boolean" || (typeof v === "string" && v.length <= 200)) out[name] = v;
+  };
+  walk(parsed, [], 0);
+  return out;
+}
 
 export const InboundSyncSchema = z
   .object({
@@ -97,7 +133,8 @@ export const InboundSyncSchema = z
         bytes: z.number().int().meta({ description: "Size of the saved mark in bytes." }),
         fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).meta({
           description:
-            "The mark's top-level scalar fields (such as KSeF's high-water mark date), when it is a JSON object; a field whose name hints at a secret (key, token, secret, ...) and any value longer than 200 characters are left out.",
+            "The mark's fields when it is JSON, as dotted paths down to two levels (KSeF: `inc.from`, where its incremental sync goes on; `export.referenceNumber` while an export is prepared), arrays as their length (`inc.seen.count`). A field whose name hints at a secret (a key, an IV, a token, ...), everything under it, and any text longer than 200 characters are left out; at most 50 fields.",
+          example: { v: 1, "inc.from": "2026-11-29T08:55:00.000Z", "inc.to": null, "inc.seen.count": 2, "backfills.count": 0, span: 7689600000 },
         }),
       })
       .nullable()
@@ -111,22 +148,7 @@ export type InboundSyncView = z.infer<typeof InboundSyncSchema>;
 
 /** An operator's view of a sync row: a summary of the mark, never the mark itself. */
 export function inboundSyncView(row: InboundSync): InboundSyncView {
-  let state: InboundSyncView["state"] = null;
-  if (row.state !== null) {
-    const fields: Record<string, string | number | boolean | null> = {};
-    try {
-      const parsed: unknown = JSON.parse(row.state);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-        for (const [k, v] of Object.entries(parsed)) {
-          if (SECRET_NAME.test(k) || k.length > 100) continue;
-          if (v === null || typeof v === "number" || typeof v === "boolean" || (typeof v === "string" && v.length <= 200)) fields[k] = v;
-        }
-      }
-    } catch {
-      // not JSON: only its size is shown
-    }
-    state = { bytes: Buffer.byteLength(row.state, "utf8"), fields };
-  }
+  const state: InboundSyncView["state"] = row.state === null ? null : { bytes: Buffer.byteLength(row.state, "utf8"), fields: markFields(row.state) };
   return {
     source: row.source,
     scope: row.scope,
