@@ -8,3 +8,5 @@ export { readUbl } from "./read.js";
 export { KSEF_ENVIRONMENTS, ksefQrBase, verificationUrl, verificationFacts, fa3Sha256, type VerificationParts } from "./verification.js";
 export { readFa3, fa3Root, invoiceDataOfFa3, fa3KindOf, isFa3Root } from "./fa3/read.js";
 export { fa3Syntax, type Fa3Syntax } from "./fa3/syntax.js";
+export { ksefInbound, KSEF_INBOUND_LIMITS, KSEF_INBOUND_SINCE, type KsefInboundOptions, type KsefInboundLimits } from "./inbound/source.js";
+export type { Rate as KsefRate } from "./inbound/state.js";

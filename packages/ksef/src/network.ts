@@ -6,7 +6,8 @@
 // under RSA-OAEP, status polling, redeem; refresh of the access token), opens an online session for
 // FA (3) with a fresh AES-256 key, sends the encrypted invoice, closes the session and polls the
 // invoice status until KSeF decides. The KSeF number is the delivered outcome's detail, the UPO
-// (KSeF's official receipt) its evidence.
+// (KSeF's official receipt) its evidence. The calls and the authentication live in session.ts (shared
+// with receiving, inbound/).
 //
 // The delivered outcome carries the FA(3) exactly as KSeF accepted it (`transmitted`): the one sent,
 // or, in a later attempt, the same bytes written again at the saved creation time (checked by hash).
@@ -16,9 +17,10 @@
 // process or another after a crash, polls that invoice, or finds it in the session's invoice list by
 // its hash, instead of sending it again; a duplicate (440) whose original is in a session this
 // submission opened is this submission's own invoice, and is delivered.
-import { readBoundedText, type DeliveryEvidence, type KsefCredential, type NetworkPort, type SendOutcome, type SendRequest, type TransmittedDocument } from "@einvoice/core";
-import { createHash, type KeyObject } from "node:crypto";
-import { certificateKey, encryptInvoice, encryptKsefToken, newSessionKey } from "./crypto.js";
+import { type DeliveryEvidence, type KsefCredential, type NetworkPort, type SendOutcome, type SendRequest, type TransmittedDocument } from "@einvoice/core";
+import { createHash } from "node:crypto";
+import { encryptInvoice, newSessionKey } from "./crypto.js";
+import { authOf, ksefSession, Stop as CallStop, type Auth } from "./session.js";
 import { FA3_SCHEMA_VERSION, FA3_SYSTEM_CODE, Fa3MappingError, correctedInvoices, toFa3, type CorrectedInvoice, type Fa3Options } from "./fa3.js";
 import { readState, type KsefState, type KsefUpload } from "./state.js";
 import { ksefQrBase, verificationFacts, verificationUrl } from "./verification.js";
@@ -78,43 +80,14 @@ class Stop extends Error {
   }
 }
 
-interface Tokens {
-  access: string;
-  accessUntil: number;
-  refresh: string;
-  refreshUntil: number;
-}
-
-/** One company's authentication: its credential and the tokens KSeF gave for it. */
-interface Auth {
-  companyId: string;
-  nip: string;
-  token: string;
-  /** Which credential the tokens belong to: a changed NIP or token authenticates again. */
-  fingerprint: string;
-}
-
-const fingerprint = (c: KsefCredentials): string => createHash("sha256").update(`${c.nip}\0${c.token}`).digest("base64url");
-
 /** KSeF's exception code for "no UPO found for these criteria" (not yet generated). */
 const UPO_NOT_FOUND = 21178;
 
-interface CallOptions {
-  accept?: string;
-  headers?: Record<string, string>;
-  /** Exception codes of a 400 answer returned to the caller instead of failing the attempt. */
-  tolerate?: number[];
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** The largest answer of the KSeF API read (a UPO or a status is a few KiB): 4 MiB. */
-const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   const base = options.baseUrl.replace(/\/+$/, "");
   const qrBase = ksefQrBase(base, options.qrUrl);
-  const doFetch = options.fetch ?? fetch;
   const pollMs = options.pollIntervalMs ?? 1000;
   const statusTimeout = options.statusTimeoutMs ?? 60_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -123,9 +96,8 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
   if (typeof options.credentials === "function") {
     throw new TypeError("ksefNetwork: credentials is a fixed { nip, token } (one taxpayer for every invoice); each company's own credential comes with its send request: give createDispatcher the tokenCipher of the companies' KSeF tokens instead of a resolver");
   }
-  // The access and refresh tokens, per company, for the credential they were issued for.
-  const tokensOf = new Map<string, { fingerprint: string; tokens: Tokens }>();
-  let keys: { token: KeyObject; symmetric: KeyObject } | null = null;
+  const session = ksefSession({ baseUrl: base, ...(options.fetch ? { fetch: options.fetch } : {}), pollIntervalMs: pollMs, statusTimeoutMs: statusTimeout, requestTimeoutMs: requestTimeout });
+  const { call, publicKeys, accessToken } = session;
   // The FA(3) an attempt sent, by its request (one object per attempt), for the delivered outcome.
   const sentIn = new WeakMap<SendRequest, { hash: string; fa3: string }>();
 
@@ -136,96 +108,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
       throw new Stop({ outcome: "retry", reason: "no KSeF credentials came with the invoice: the dispatcher hands each company's NIP and KSeF token to KSeF only when it has the tokenCipher they are encrypted with (createDispatcher's tokenCipher option)" });
     }
     if (!c) throw new Stop({ outcome: "failed", reason: "the company has no KSeF credentials: an operator sets its NIP and KSeF token with PATCH /admin/companies/{id} (the ksef object), then the invoice is submitted again" });
-    return { companyId: request.companyId, nip: c.nip, token: c.token, fingerprint: fingerprint(c) };
-  }
-
-  /** A call of the API; `auth` is whose access token the bearer is (a 401 forgets it), null for none. */
-  async function call(method: string, path: string, bearer: string | null, body?: unknown, auth: Auth | null = null, extra: CallOptions = {}): Promise<{ status: number; json: any; text: string }> {
-    const headers: Record<string, string> = { accept: extra.accept ?? "application/json", ...extra.headers };
-    if (bearer) headers["authorization"] = `Bearer ${bearer}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let res: Response;
-    try {
-      res = await doFetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(requestTimeout) });
-    } catch (e) {
-      throw new Stop({ outcome: "retry", reason: `KSeF is unreachable (${method} ${path.replace(/\/[0-9A-Z-]{20,}/g, "/…")}: ${(e as Error).name})` });
-    }
-    // Read up to the cap and no further: a hostile or broken endpoint cannot make the server hold more.
-    let text: string | null;
-    try {
-      text = await readBoundedText(res, MAX_ANSWER_BYTES);
-    } catch (e) {
-      throw new Stop({ outcome: "retry", reason: `KSeF's answer broke off (${method} ${path.replace(/\/[0-9A-Z-]{20,}/g, "/…")}: ${(e as Error).name})` });
-    }
-    if (text === null) throw new Stop({ outcome: "retry", reason: `KSeF's answer to ${method} ${path.split("/").slice(0, 3).join("/")} is larger than ${MAX_ANSWER_BYTES} bytes; not read` });
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    if (res.status === 429) {
-      const after = Number(res.headers.get("retry-after"));
-      throw new Stop({ outcome: "retry", reason: "KSeF rate limit (429 Too Many Requests)", ...(Number.isFinite(after) && after >= 0 ? { retryAfterMs: after * 1000 } : {}) });
-    }
-    if (res.status === 401) {
-      if (auth) tokensOf.delete(auth.companyId);
-      throw new Stop({ outcome: "retry", reason: "KSeF refused the access token (401); authenticating again on the next attempt" });
-    }
-    if (res.status >= 500) throw new Stop({ outcome: "retry", reason: `KSeF answered ${res.status}` });
-    if (res.status >= 400) {
-      const detail = json?.exception?.exceptionDetailList?.[0];
-      if (detail && extra.tolerate?.includes(detail.exceptionCode)) return { status: res.status, json, text };
-      const said = detail ? `${detail.exceptionCode} ${detail.exceptionDescription}${detail.details?.length ? `: ${detail.details.join("; ")}` : ""}` : json?.detail ?? json?.title ?? `HTTP ${res.status}`;
-      throw new Stop({ outcome: "failed", reason: `KSeF refused ${method} ${path.split("/").slice(0, 3).join("/")}: ${said}` });
-    }
-    return { status: res.status, json, text };
-  }
-
-  async function publicKeys(): Promise<{ token: KeyObject; symmetric: KeyObject }> {
-    if (keys) return keys;
-    const { json } = await call("GET", "/security/public-key-certificates", null);
-    const now = Date.now();
-    const pick = (usage: string): KeyObject => {
-      const cert = (json as any[]).find((c) => c.usage?.includes(usage) && Date.parse(c.validFrom) <= now && now < Date.parse(c.validTo));
-      if (!cert) throw new Stop({ outcome: "retry", reason: `KSeF lists no valid public key certificate for ${usage}` });
-      return certificateKey(cert.certificate);
-    };
-    keys = { token: pick("KsefTokenEncryption"), symmetric: pick("SymmetricKeyEncryption") };
-    return keys;
-  }
-
-  async function accessToken(auth: Auth): Promise<string> {
-    const now = Date.now();
-    const held = tokensOf.get(auth.companyId);
-    const tokens = held?.fingerprint === auth.fingerprint ? held.tokens : null;
-    if (tokens && tokens.accessUntil - 60_000 > now) return tokens.access;
-    if (tokens && tokens.refreshUntil - 60_000 > now) {
-      const { json } = await call("POST", "/auth/token/refresh", tokens.refresh, undefined, auth);
-      const refreshed = { ...tokens, access: json.accessToken.token, accessUntil: Date.parse(json.accessToken.validUntil) };
-      tokensOf.set(auth.companyId, { fingerprint: auth.fingerprint, tokens: refreshed });
-      return refreshed.access;
-    }
-    const k = await publicKeys();
-    const { json: challenge } = await call("POST", "/auth/challenge", null);
-    const { json: init } = await call("POST", "/auth/ksef-token", null, {
-      challenge: challenge.challenge,
-      contextIdentifier: { type: "Nip", value: auth.nip },
-      encryptedToken: encryptKsefToken(auth.token, challenge.timestampMs, k.token),
-    });
-    const authToken: string = init.authenticationToken.token;
-    const deadline = Date.now() + statusTimeout;
-    for (;;) {
-      const { json: st } = await call("GET", `/auth/${init.referenceNumber}`, authToken);
-      if (st.status.code === 200) break;
-      if (st.status.code >= 400) throw new Stop({ outcome: "failed", reason: `KSeF authentication failed: ${st.status.code} ${st.status.description}${st.status.details?.length ? `: ${st.status.details.join("; ")}` : ""}` });
-      if (Date.now() > deadline) throw new Stop({ outcome: "retry", reason: "KSeF authentication is still in progress" });
-      await sleep(pollMs);
-    }
-    const { json: t } = await call("POST", "/auth/token/redeem", authToken);
-    const fresh = { access: t.accessToken.token, accessUntil: Date.parse(t.accessToken.validUntil), refresh: t.refreshToken.token, refreshUntil: Date.parse(t.refreshToken.validUntil) };
-    tokensOf.set(auth.companyId, { fingerprint: auth.fingerprint, tokens: fresh });
-    return fresh.access;
+    return authOf(request.companyId, c);
   }
 
   /** Saves the state before the next irreversible step; a failed save ends the attempt without it. */
@@ -422,6 +305,7 @@ export function ksefNetwork(options: KsefNetworkOptions): NetworkPort {
         return await attempt(request);
       } catch (e) {
         if (e instanceof Stop) return e.result;
+        if (e instanceof CallStop) return e.result as SendOutcome;
         return { outcome: "retry", reason: `KSeF attempt failed unexpectedly (${(e as Error).name})` };
       }
     },

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fa3SchemaErrors } from "./xsd.js";
+import { buyerSideOf, type BuyerSide, type BuyerSideOptions } from "./fake-ksef-buyer.js";
 
 const dir = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/fake-ksef");
 const privateKey = readFileSync(resolve(dir, "key.pem"), "utf8");
@@ -54,6 +55,8 @@ export interface FakeKsef {
   /** The next upload is received and processed, but its answer is never sent (the connection is cut). */
   cutNextUploadAnswer(): void;
   close(): Promise<void>;
+  /** The buyer side (receiving): see buyer.ts's `BuyerSide`. */
+  buyer: BuyerSide;
 }
 
 export interface FakeKsefOptions {
@@ -66,6 +69,8 @@ export interface FakeKsefOptions {
   rejectBuyer?: { nip: string; detail: string };
   /** The first `failures` invoices to this buyer NIP end with 550 (cancelled by the system; retry). */
   flakyBuyer?: { nip: string; failures: number };
+  /** The buyer side's options (its clock, rate limits, truncation, export parts). */
+  buyer?: BuyerSideOptions;
 }
 
 /** `nip` and `token` is the taxpayer whose KSeF token the fake accepts; `others` more of them. */
@@ -112,7 +117,10 @@ export async function startFakeKsef(options: FakeKsefOptions): Promise<FakeKsef>
       cutNext = true;
     },
     close: async () => {},
+    buyer: undefined as unknown as BuyerSide,
   };
+  const buyerSide = buyerSideOf(options.buyer ?? {});
+  fake.buyer = buyerSide.side;
 
   const send = (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -160,16 +168,22 @@ export async function startFakeKsef(options: FakeKsefOptions): Promise<FakeKsef>
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+    let body: any = null;
+    try {
+      body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+    } catch {
+      return exception(res, 400, 21405, "Błąd walidacji danych wejściowych: treść nie jest JSON.");
+    }
     const url = new URL(req.url ?? "/", "http://fake");
     const path = url.pathname.replace(/^\/v2/, "");
-    const route = `${req.method} ${path.replace(/\/20261122-[A-Z]{2}-[0-9A-F-]+AB/g, "/{ref}").replace(/\/ksef\/[^/]+/, "/ksef/{ksefNumber}")}`;
+    const route = `${req.method} ${path.replace(/\/20261122-[A-Z]{2}-[0-9A-F-]+AB/g, "/{ref}").replace(/\/ksef\/[^/]+/, "/ksef/{ksefNumber}").replace(/^\/storage\/.*/, "/storage/{part}")}`;
     fake.calls.push(route);
     if (throttleLeft > 0) {
       throttleLeft--;
       return send(res, 429, { status: { code: 429, description: "Too Many Requests" } }, { "retry-after": String(throttleSeconds) });
     }
     const authed = (): boolean => accessTokens.has(bearer(req));
+    if (await buyerSide.handle(route, url, body, accessTokens.get(bearer(req)) ?? null, req, res, `http://${req.headers.host}`)) return;
     switch (route) {
       case "GET /security/public-key-certificates":
         return send(res, 200, [
