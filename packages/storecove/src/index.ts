@@ -1,7 +1,10 @@
 // @einvoice/storecove: delivers invoices through Storecove's `POST /document_submissions`, keeps the
-// evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), and looks
-// participants up with its discovery API.
+// evidence of the transmission (`GET /document_submissions/{guid}/evidence/sending`), looks
+// participants up with its discovery API, and receives documents through its pull queue (inbound.ts).
 import { PARTICIPANT_SCHEMES, readBoundedText, type NetworkPort, type SendOutcome, type SendRequest } from "@einvoice/core";
+import { isTransientStatus, parseRetryAfter, storecoveHttp } from "./http.js";
+
+export { parseRetryAfter } from "./http.js";
 
 export interface StorecoveOptions {
   /** The API root, such as `https://<host>/api/v2` (no trailing slash needed). */
@@ -66,14 +69,6 @@ export function documentSubmissionBody(req: SendRequest): Record<string, unknown
   };
 }
 
-/** Seconds or an HTTP date, as `Retry-After` may carry; in milliseconds, or undefined. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
 interface ErrorModel {
   source?: unknown;
   details?: unknown;
@@ -123,31 +118,16 @@ interface Answer {
  * @example storecoveNetwork({ baseUrl: process.env.STORECOVE_URL!, apiKey: process.env.STORECOVE_API_KEY! })
  */
 export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
-  const base = options.baseUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const http = storecoveHttp({ baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: options.fetch, timeoutMs: options.timeoutMs ?? 30_000 });
   const name = options.name ?? "storecove";
   const evidenceWaitMs = options.evidenceWaitMs ?? 5_000;
   const evidencePollMs = options.evidencePollMs ?? 1000;
 
   /** One call; a `retry` outcome when Storecove could not be reached or did not answer in time. */
   async function call(method: "GET" | "POST", path: string, body?: unknown): Promise<Answer | { outcome: "retry"; reason: string }> {
-    let res: Response;
-    try {
-      res = await doFetch(`${base}${path}`, {
-        method,
-        headers: {
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-          accept: "application/json",
-          authorization: `Bearer ${options.apiKey}`,
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-      return { outcome: "retry", reason: timedOut ? `Storecove did not answer within ${timeoutMs} ms.` : "Storecove could not be reached." };
-    }
+    const r = await http.request({ method, path, body });
+    if ("outcome" in r) return { outcome: "retry", reason: r.reason };
+    const res = r.res;
     // Read up to the cap (4 MiB) and no further.
     const text = await readBoundedText(res).catch(() => "");
     if (text === null) return { outcome: "retry", reason: "Storecove's answer is larger than 4 MiB; it was not read." };
@@ -162,7 +142,7 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
 
   /** A transient answer (429, 408, 5xx) as a retry with Storecove's hint, or null. */
   function transient(a: Answer, what: string): SendOutcome | null {
-    if (a.status !== 429 && a.status !== 408 && a.status < 500) return null;
+    if (!isTransientStatus(a.status)) return null;
     const retryAfterMs = parseRetryAfter(a.headers.get("retry-after"));
     return { outcome: "retry", reason: `Storecove answered ${a.status}${a.status === 429 ? " (rate limited)" : ""}${what}.`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
@@ -238,3 +218,4 @@ export function storecoveNetwork(options: StorecoveOptions): NetworkPort {
   };
 }
 export { storecoveDiscovery, storecoveDocumentType, STORECOVE_DOCUMENT_TYPES, type StorecoveDiscoveryOptions } from "./discovery.js";
+export { storecoveInbound, readItemBody, type StorecoveInboundOptions, type StorecoveInboundSource, type StorecoveReceived, type PoisonRecord } from "./inbound.js";

@@ -6,6 +6,11 @@
 // sender, receiver, evidence {message_id, transmission_id, receiving_accesspoint, timestamp, xml},
 // documents [{document (an expiring URL), expires_at, mime_type}]), 404 until the submission is transmitted:
 // at once, except for recipients "untransmitted" (never), "lateevidence" (after two asks), "evidencedown" (503).
+// Receiving (`inbound`): the pull queue of webhook instances as Storecove's OpenAPI describes it (GET /webhook_instances/
+// answers the oldest WebhookInstance {guid, body} not yet deleted, one at a time, or 204 when none waits; an item not
+// deleted is answered again; DELETE /webhook_instances/{guid} 204, 404 when unknown) and the received documents
+// (GET /received_documents/{guid}/{format}?syntax=json|original; `json` is the only packaging of the answer, with the
+// original syntax's bytes base64 in `original`), each for a legal entity, with failure modes per document.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,7 +26,35 @@ export interface FakeStorecove {
   discoveryRequests: Array<Record<string, unknown> | null>;
   /** Every evidence request, as `guid/evidence_type`. */
   evidenceRequests: string[];
+  inbound: FakeInbound;
   close(): Promise<void>;
+}
+
+/**
+ * How the fake answers for one received document: `gone404`/`gone410` (Storecove no longer has it), `error500` (always),
+ * `flaky500` (503 once), `ratelimit` (429 with `Retry-After: 7` once), `slow` (answers after 3 s, once), `drop` (the
+ * connection breaks off mid-body, once), `huge` (an answer of 64 MiB, streamed while the client reads), `raw` (the
+ * bytes themselves as `application/xml`, not the JSON answer), `noOriginal` (JSON without `original`).
+ */
+export type DocumentFault = "gone404" | "gone410" | "error500" | "flaky500" | "ratelimit" | "slow" | "drop" | "huge" | "raw" | "noOriginal";
+
+export interface FakeInbound {
+  /** Webhook instances not deleted, oldest first. */
+  queue: Array<{ guid: string | null; body: string }>;
+  /** Received documents by guid. */
+  documents: Map<string, { legalEntityId: number; content: Buffer; fault?: DocumentFault }>;
+  /** In order: `GET queue`, `GET doc <guid>`, `DELETE <guid>` (and what a test adds, such as its store's calls). */
+  log: string[];
+  /** Answers for the next queue GETs, before the queue (status, Retry-After). */
+  queueFaults: Array<{ status: number; retryAfter?: string }>;
+  /** Answers for the next DELETEs, before deleting. */
+  deleteFaults: Array<{ status: number; retryAfter?: string }>;
+  /** Bytes of `huge` answers written before the client went away. */
+  hugeBytesSent: number;
+  /** Storecove received a document for a legal entity: it is kept and a `received_document` event queued. */
+  receive(legalEntityId: number, content: string | Buffer, fault?: DocumentFault): { instanceGuid: string; documentGuid: string };
+  /** Queues an item with this body as it is (hostile bodies), or with no guid at all (`guid: null`). */
+  enqueueRaw(body: string, guid?: string | null): string | null;
 }
 
 const LEGAL_ENTITIES = new Set([12345]);
@@ -129,7 +162,115 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
     };
   }
 
+  const inbound: FakeInbound = {
+    queue: [],
+    documents: new Map(),
+    log: [],
+    queueFaults: [],
+    deleteFaults: [],
+    hugeBytesSent: 0,
+    receive(legalEntityId, content, fault) {
+      const documentGuid = randomUUID();
+      inbound.documents.set(documentGuid, { legalEntityId, content: Buffer.isBuffer(content) ? content : Buffer.from(content, "utf8"), ...(fault ? { fault } : {}) });
+      // The received_document webhook's body: its document_guid (the received documents endpoint's guid) and
+      // receive_guid (what a response document refers to), and the legal entity it was received for.
+      const body = JSON.stringify({ event_type: "received_document", event: "received", document_guid: documentGuid, receive_guid: randomUUID(), legal_entity_id: legalEntityId });
+      return { instanceGuid: inbound.enqueueRaw(body) as string, documentGuid };
+    },
+    enqueueRaw(body, guid) {
+      const g = guid === undefined ? randomUUID() : guid;
+      inbound.queue.push({ guid: g, body });
+      return g;
+    },
+  };
+  const documentAsks = new Map<string, number>();
+
+  async function receiving(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    if (req.method === "GET" && url.pathname === "/api/v2/webhook_instances/") {
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401), true;
+      inbound.log.push("GET queue");
+      const fault = inbound.queueFaults.shift();
+      if (fault) return send(res, fault.status, { message: "fault" }, fault.retryAfter ? { "retry-after": fault.retryAfter } : {}), true;
+      const head = inbound.queue[0];
+      if (!head) return send(res, 204), true;
+      // An item without a guid is a broken answer of the queue (hostile): sent as it is.
+      return send(res, 200, head.guid === null ? { body: head.body } : { guid: head.guid, body: head.body }), true;
+    }
+    const del = req.method === "DELETE" ? /^\/api\/v2\/webhook_instances\/([^/]+)$/.exec(url.pathname) : null;
+    if (del) {
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401), true;
+      const guid = decodeURIComponent(del[1]!);
+      inbound.log.push(`DELETE ${guid}`);
+      const fault = inbound.deleteFaults.shift();
+      if (fault) return send(res, fault.status, { message: "fault" }, fault.retryAfter ? { "retry-after": fault.retryAfter } : {}), true;
+      const i = inbound.queue.findIndex((q) => q.guid === guid);
+      if (i < 0) return send(res, 404, { message: "Not Found" }), true;
+      inbound.queue.splice(i, 1);
+      return send(res, 204), true;
+    }
+    const doc = req.method === "GET" ? /^\/api\/v2\/received_documents\/([^/]+)\/([^/]+)$/.exec(url.pathname) : null;
+    if (!doc) return false;
+    if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401), true;
+    const guid = decodeURIComponent(doc[1]!);
+    inbound.log.push(`GET doc ${guid}`);
+    const syntax = url.searchParams.get("syntax") ?? "json";
+    if (doc[2] !== "json") return send(res, 404, { message: "Not Found" }), true;
+    if (syntax !== "json" && syntax !== "original") return send(res, 422, [{ source: "syntax", details: "must be json or original" }]), true;
+    const found = inbound.documents.get(guid);
+    if (!found) return send(res, 404, { message: "Not Found" }), true;
+    const n = (documentAsks.get(guid) ?? 0) + 1;
+    documentAsks.set(guid, n);
+    const f = found.fault;
+    if (f === "gone404") return send(res, 404, { message: "Not Found" }), true;
+    if (f === "gone410") return send(res, 410, { message: "Gone" }), true;
+    if (f === "error500" || (f === "flaky500" && n === 1)) return send(res, f === "error500" ? 500 : 503, { message: "Server Error" }), true;
+    if (f === "ratelimit" && n === 1) return send(res, 429, { message: "Too Many Requests" }, { "retry-after": "7" }), true;
+    if (f === "slow" && n === 1) await new Promise((r) => setTimeout(r, 3000));
+    if (syntax === "json") return send(res, 200, { guid, legal_entity_id: found.legalEntityId, document: { documentType: "invoice" } }), true;
+    if (f === "raw") {
+      res.writeHead(200, { "content-type": "application/xml" });
+      return res.end(found.content), true;
+    }
+    const answer = JSON.stringify(f === "noOriginal" ? { guid, direction: "incoming" } : { guid, direction: "incoming", original: found.content.toString("base64") });
+    if (f === "drop" && n === 1) {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(answer)) });
+      res.write(answer.slice(0, Math.floor(answer.length / 2)));
+      await new Promise((r) => setTimeout(r, 20));
+      res.socket?.destroy();
+      return true;
+    }
+    if (f === "huge") {
+      // 64 MiB of base64, written as fast as the client reads it, until it goes away.
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, "A");
+      res.write(`{"guid":"${guid}","direction":"incoming","original":"`);
+      let closed = false;
+      res.on("close", () => (closed = true));
+      for (let sent = 0; sent < 64 * 1024 * 1024 && !closed; sent += chunk.length) {
+        const ok = res.write(chunk);
+        inbound.hugeBytesSent += chunk.length;
+        if (!ok) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off("drain", done);
+              res.off("close", done);
+              resolve();
+            };
+            res.on("drain", done);
+            res.on("close", done);
+          });
+        }
+      }
+      if (!closed) res.end('"}');
+      return true;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(answer);
+    return true;
+  }
+
   const server: Server = createServer(async (req, res) => {
+    if (await receiving(req, res, new URL(req.url ?? "/", "http://fake"))) return;
     const evidence = req.method === "GET" ? /^\/api\/v2\/document_submissions\/([^/]+)\/evidence\/([^/]+)$/.exec(req.url ?? "") : null;
     if (evidence) {
       if (req.headers.authorization !== `Bearer ${apiKey}`) return send(res, 401);
@@ -179,6 +320,7 @@ export async function startFakeStorecove(options: { delayMs?: number } = {}): Pr
     requests,
     discoveryRequests,
     evidenceRequests,
+    inbound,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
