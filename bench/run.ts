@@ -31,6 +31,7 @@ const groups: Array<[string, () => Promise<Record<string, Metric>>]> = [
   ["render-html", async () => (await import("./metrics/render-html.ts")).renderHtmlMetrics()],
   ["render", async () => (await import("./metrics/render.ts")).renderPdfMetrics()],
   ["mixed", async () => (await import("./metrics/mixed.ts")).mixedMetrics()],
+  ["inbound", async () => (await import("./metrics/inbound.ts")).inboundMetrics()],
 ];
 
 for (const [name, run] of groups) {

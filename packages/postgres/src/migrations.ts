@@ -639,6 +639,181 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 21,
+    name: "Receiving: inbound records (direction, inbound facts, supplier), suppliers, documents for no company, participant identifiers, the inbound sources' sync rows and backfill requests",
+    statements: (s) => [
+      // Every row written before is a submission. A constant default: no rewrite of the table.
+      `ALTER TABLE ${s}.invoices
+        ADD COLUMN direction text NOT NULL DEFAULT 'outbound' CONSTRAINT invoices_direction_check CHECK (direction IN ('outbound', 'inbound')),
+        ADD COLUMN inbound jsonb,
+        ADD COLUMN network_ref text,
+        ADD COLUMN supplier_id uuid`,
+      // The duplicate rule of submissions (migration 1) no longer covers inbound records: a company may receive the
+      // bytes it sent, or the same bytes under two references. Same name: insertSubmission tells the rule by it.
+      `DROP INDEX ${s}.invoices_active_sha256_key`,
+      `CREATE UNIQUE INDEX invoices_active_sha256_key ON ${s}.invoices (company_id, sha256) WHERE status <> 'failed' AND direction = 'outbound'`,
+      // Once per network reference (networkReferenceKey: ksef:<number>, storecove:<guid>, sandbox:<id>) and company.
+      `CREATE UNIQUE INDEX invoices_network_ref_key ON ${s}.invoices (company_id, network_ref) WHERE network_ref IS NOT NULL`,
+      // The keyset list of GET /v1/invoices?supplierId=. Partial: a submission's write does not enter it. (The list by
+      // direction needs no index of its own: an inbound record's status is always 'received', so ?direction=inbound
+      // reads invoices_company_status_created_idx; one index fewer on every received document's write.)
+      `CREATE INDEX invoices_company_supplier_created_idx ON ${s}.invoices (company_id, supplier_id, created_at DESC, id DESC) WHERE supplier_id IS NOT NULL`,
+      // A company's suppliers: a namespace of their own, shaped as its clients.
+      `CREATE TABLE ${s}.suppliers (
+        id uuid PRIMARY KEY,
+        company_id uuid NOT NULL,
+        key text NOT NULL,
+        endpoint_id text NOT NULL,
+        name text,
+        vat_id text,
+        country text,
+        invoice_count integer NOT NULL,
+        first_invoice_at timestamptz(3) NOT NULL,
+        last_invoice_at timestamptz(3) NOT NULL,
+        CONSTRAINT suppliers_company_key_key UNIQUE (company_id, key)
+      )`,
+      `CREATE INDEX suppliers_company_last_invoice_idx ON ${s}.suppliers (company_id, last_invoice_at DESC, id DESC)`,
+      // Documents for no company of this server, kept for the operator with their bytes; once per network reference.
+      `CREATE TABLE ${s}.unmatched_documents (
+        id uuid PRIMARY KEY,
+        network text NOT NULL,
+        network_ref text NOT NULL,
+        network_reference jsonb NOT NULL,
+        legal_entity_id text,
+        reason text NOT NULL,
+        received_at timestamptz(3) NOT NULL,
+        media_type text NOT NULL,
+        sha256 text NOT NULL,
+        size integer NOT NULL,
+        content bytea,
+        content_encoding text NOT NULL DEFAULT 'identity' CHECK (content_encoding IN ('identity', 'deflate')),
+        CONSTRAINT unmatched_documents_network_ref_key UNIQUE (network_ref)
+      )`,
+      `CREATE INDEX unmatched_documents_received_idx ON ${s}.unmatched_documents (received_at DESC, id DESC)`,
+      // The sandbox's participant identifiers: each receives for one company at most (the primary key). The company's
+      // row repeats its own (sorted), so that reading a company (and api_key_with_company) reads no other table.
+      `CREATE TABLE ${s}.participant_ids (
+        participant_id text PRIMARY KEY,
+        company_id uuid NOT NULL
+      )`,
+      `CREATE INDEX participant_ids_company_idx ON ${s}.participant_ids (company_id)`,
+      `ALTER TABLE ${s}.companies ADD COLUMN participant_ids jsonb NOT NULL DEFAULT '[]'::jsonb`,
+      // Storecove's queue finds a document's company by its legal entity.
+      `CREATE INDEX companies_legal_entity_idx ON ${s}.companies (legal_entity_id, created_at, id) WHERE legal_entity_id IS NOT NULL`,
+      // One row per source and scope (a company id, or * for a source of the whole server): its mark and its lease.
+      `CREATE TABLE ${s}.inbound_syncs (
+        source text NOT NULL,
+        scope text NOT NULL,
+        state text,
+        next_run_at timestamptz(3) NOT NULL,
+        lease_owner text,
+        lease_until timestamptz(3),
+        updated_at timestamptz(3) NOT NULL,
+        PRIMARY KEY (source, scope)
+      )`,
+      `CREATE INDEX inbound_syncs_due_idx ON ${s}.inbound_syncs (source, next_run_at, scope)`,
+      `CREATE TABLE ${s}.inbound_backfills (
+        id uuid PRIMARY KEY,
+        source text NOT NULL,
+        scope text NOT NULL,
+        from_at timestamptz(3) NOT NULL,
+        to_at timestamptz(3) NOT NULL,
+        requested_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE INDEX inbound_backfills_sync_idx ON ${s}.inbound_backfills (source, scope, requested_at, id)`,
+      // Companies that already have a KSeF credential receive from KSeF from now on.
+      `INSERT INTO ${s}.inbound_syncs (source, scope, state, next_run_at, updated_at)
+       SELECT 'ksef', id::text, NULL, now(), now() FROM ${s}.companies WHERE ksef_nip IS NOT NULL
+       ON CONFLICT DO NOTHING`,
+      // The company's columns of api_key_with_company (migration 16) gain participant_ids (c_participant_ids).
+      `DROP FUNCTION ${s}.api_key_with_company(uuid)`,
+      `CREATE FUNCTION ${s}.api_key_with_company(p_id uuid) RETURNS TABLE (
+        k_id text, k_company_id text, k_prefix text, k_hash text, k_created_at text, k_last_used_at text, k_revoked_at text, k_name text,
+        c_id text, c_name text, c_country text, c_enterprise boolean, c_subscription text, c_legal_entity_id text,
+        c_peppol_sending_enabled boolean, c_created_at text, c_updated_at text, c_ksef_nip text, c_ksef_token_ciphertext text, c_ksef_updated_at text,
+        c_participant_ids jsonb
+      ) LANGUAGE plpgsql STABLE AS $body$
+      BEGIN
+        RETURN QUERY SELECT k.id::text, k.company_id::text, k.prefix, k.hash,
+          to_char(k.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(k.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(k.revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          k.name,
+          c.id::text, c.name, c.country, c.enterprise, c.subscription, c.legal_entity_id, c.peppol_sending_enabled,
+          to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          c.ksef_nip, c.ksef_token_ciphertext,
+          to_char(c.ksef_updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          c.participant_ids
+        FROM ${s}.api_keys AS k LEFT JOIN ${s}.companies AS c ON c.id = k.company_id
+        WHERE k.id = p_id;
+      END
+      $body$`,
+      // The write of a received document, in one call (as insert_accepted for a submission): refused when the company
+      // has the network reference already (answers that record's id, o_inserted false), else the supplier upsert, the
+      // invoice with its supplier, its document, and one invoice.received event per subscribed webhook of the company.
+      // Atomic: a concurrent insert of the same reference that commits first makes this one fail on
+      // invoices_network_ref_key, which undoes all of it (the store then answers the winner's id). The event's data
+      // is p_event_head || the supplier's id as a JSON string (or null) || p_event_tail: the supplier's id is known
+      // only here. The invoice's arguments are insert_accepted's (INVOICE_WRITE in rows.ts), then its inbound columns and
+      // its KSeF number and link (a document received from KSeF has its number from the start).
+      `CREATE FUNCTION ${s}.insert_inbound(
+        p_id uuid, p_company_id uuid, p_status text, p_target_network text, p_network text, p_error_message text,
+        p_invoice_number text, p_issue_date text, p_due_date text, p_currency text,
+        p_total_tax_exclusive text, p_total_tax_inclusive text, p_total_payable text,
+        p_supplier jsonb, p_recipient jsonb, p_sha256 text, p_size integer,
+        p_created_at timestamptz, p_updated_at timestamptz, p_events jsonb, p_warnings jsonb, p_document_type text, p_billing_reference text, p_facts jsonb, p_from_data boolean,
+        p_inbound jsonb, p_network_ref text, p_ksef_number text, p_verification_url text,
+        p_supplier_new_id uuid, p_supplier_key text, p_supplier_endpoint_id text, p_supplier_name text, p_supplier_vat_id text, p_supplier_country text,
+        p_content bytea, p_content_encoding text,
+        p_notify boolean, p_event_head text, p_event_tail text,
+        OUT o_inserted boolean, OUT o_id uuid
+      ) LANGUAGE plpgsql AS $body$
+      DECLARE
+        v_supplier_id uuid;
+      BEGIN
+        SELECT i.id INTO o_id FROM ${s}.invoices AS i WHERE i.company_id = p_company_id AND i.network_ref = p_network_ref;
+        IF FOUND THEN
+          o_inserted := false;
+          RETURN;
+        END IF;
+        IF p_supplier_key IS NOT NULL THEN
+          INSERT INTO ${s}.suppliers AS sp (id, company_id, key, endpoint_id, name, vat_id, country, invoice_count, first_invoice_at, last_invoice_at)
+          VALUES (p_supplier_new_id, p_company_id, p_supplier_key, p_supplier_endpoint_id, p_supplier_name, p_supplier_vat_id, p_supplier_country, 1, p_created_at, p_created_at)
+          ON CONFLICT (company_id, key) DO UPDATE SET
+            invoice_count = sp.invoice_count + 1,
+            last_invoice_at = EXCLUDED.last_invoice_at,
+            name = EXCLUDED.name,
+            vat_id = EXCLUDED.vat_id,
+            country = EXCLUDED.country
+          RETURNING sp.id INTO v_supplier_id;
+        END IF;
+        INSERT INTO ${s}.invoices (id, company_id, status, target_network, network, error_message, invoice_number, issue_date, due_date,
+          currency, total_tax_exclusive, total_tax_inclusive, total_payable, supplier, recipient, sha256, size, created_at, updated_at, events, warnings, document_type, billing_reference, facts, from_data,
+          direction, inbound, network_ref, ksef_number, verification_url, supplier_id, client_id, attempts, next_attempt_at)
+        VALUES (p_id, p_company_id, p_status, p_target_network, p_network, p_error_message, p_invoice_number, p_issue_date, p_due_date,
+          p_currency, p_total_tax_exclusive, p_total_tax_inclusive, p_total_payable, p_supplier, p_recipient, p_sha256, p_size, p_created_at, p_updated_at, p_events, p_warnings, p_document_type, p_billing_reference, p_facts, p_from_data,
+          'inbound', p_inbound, p_network_ref, p_ksef_number, p_verification_url, v_supplier_id, NULL, 0, NULL);
+        IF p_content IS NOT NULL THEN
+          INSERT INTO ${s}.documents (invoice_id, company_id, content, content_encoding)
+          VALUES (p_id, p_company_id, p_content, p_content_encoding);
+        END IF;
+        IF p_notify THEN
+          INSERT INTO ${s}.webhook_events (id, webhook_id, company_id, type, data, created_at, status, attempts, next_attempt_at, delivered_at, log)
+          SELECT gen_random_uuid(), w.id, p_company_id, 'invoice.received',
+            p_event_head || coalesce('"' || v_supplier_id::text || '"', 'null') || p_event_tail,
+            p_created_at, 'pending', 0, p_created_at, NULL, '[]'::jsonb
+          FROM ${s}.webhooks AS w
+          WHERE w.company_id = p_company_id AND w.deleted_at IS NULL AND w.events ? 'invoice.received'
+          ORDER BY w.created_at, w.id;
+        END IF;
+        o_inserted := true;
+        o_id := v_supplier_id;
+      END
+      $body$`,
+    ],
+  },
 ];
 
 /** The schema version this package writes and reads. */

@@ -2,7 +2,7 @@
 // between a row and the core's record. The SELECT lists, the INSERT column lists, their
 // placeholders and their parameters are all derived from these, so a new column is one entry
 // here (plus its migration).
-import type { ApiKeyRecord, ClientRecord, Company, InvoiceRecord, Party, StoredEvidence, TransmittedDocument, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
+import type { ApiKeyRecord, ClientRecord, Company, InboundFacts, InvoiceRecord, NetworkReference, Party, StoredEvidence, TransmittedDocument, WebhookEventRecord, WebhookRecord } from "@einvoice/core";
 import type { Queryable } from "./db.js";
 import { iso } from "./sql.js";
 
@@ -101,6 +101,7 @@ export const COMPANIES = rowMapping({
     ksef_nip: "text",
     ksef_token_ciphertext: "text",
     ksef_updated_at: "timestamptz",
+    participant_ids: "jsonb",
   },
   toRow: (c: Company) => ({
     id: c.id,
@@ -113,6 +114,7 @@ export const COMPANIES = rowMapping({
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     ...ksefColumns(c.ksef),
+    participant_ids: jsonParam([...(c.participantIds ?? [])].sort()),
   }),
   fromRow: (r): Company => ({
     id: text(r.id),
@@ -125,8 +127,18 @@ export const COMPANIES = rowMapping({
     ksef: r.ksef_nip === null || r.ksef_nip === undefined ? null : { nip: text(r.ksef_nip), tokenCiphertext: text(r.ksef_token_ciphertext), updatedAt: text(r.ksef_updated_at) },
     createdAt: text(r.created_at),
     updatedAt: text(r.updated_at),
+    ...participantIdsOf(json(r.participant_ids)),
   }),
 });
+
+/**
+ * The company's participant identifiers (migration 21), sorted: present only when it has some (a company without
+ * any has none, as one created without the field).
+ */
+function participantIdsOf(v: unknown): { participantIds?: string[] } {
+  if (!Array.isArray(v) || v.length === 0) return {};
+  return { participantIds: v.map((x) => text(x)).sort() };
+}
 
 /** The three columns of a company's KSeF credential (all null without one). */
 function ksefColumns(k: Company["ksef"]): { ksef_nip: string | null; ksef_token_ciphertext: string | null; ksef_updated_at: string | null } {
@@ -271,6 +283,9 @@ export const INVOICES = rowMapping({
     duplicate_of: "uuid",
     ksef_number: "text",
     verification_url: "text",
+    direction: "text",
+    inbound: "jsonb",
+    supplier_id: "uuid",
   },
   toRow: (inv: InvoiceRecord) => ({
     id: inv.id,
@@ -302,6 +317,9 @@ export const INVOICES = rowMapping({
     duplicate_of: inv.duplicateOf ?? null,
     ksef_number: inv.ksefNumber,
     verification_url: inv.verificationUrl,
+    direction: inv.direction ?? "outbound",
+    inbound: inv.inbound ? jsonParam(inboundParam(inv.inbound)) : null,
+    supplier_id: inv.supplierId ?? null,
   }),
   fromRow: (r): InvoiceRecord => ({
     id: text(r.id),
@@ -343,8 +361,34 @@ export const INVOICES = rowMapping({
     duplicateOf: textOrNull(r.duplicate_of),
     ...factsOf(json(r.facts)),
     ...(r.from_data === true || r.from_data === "t" ? { fromData: true } : {}),
+    // A submission keeps the record's shape from before receiving (no direction: outbound); an inbound record has all three.
+    ...(r.direction === "inbound" ? { direction: "inbound" as const, inbound: inboundOf(json(r.inbound)), supplierId: textOrNull(r.supplier_id) } : {}),
   }),
 });
+
+/** The `inbound` column (migration 21) of an inbound record. */
+function inboundParam(f: InboundFacts): InboundFacts {
+  return {
+    receivedAt: f.receivedAt,
+    syntax: f.syntax,
+    valid: f.valid,
+    errors: f.errors.map((e) => ({ rule: e.rule, message: e.message, location: e.location })),
+    networkReference: f.networkReference,
+    mediaType: f.mediaType,
+  };
+}
+
+function inboundOf(v: unknown): InboundFacts {
+  const f = (v ?? {}) as Record<string, unknown>;
+  return {
+    receivedAt: text(f.receivedAt),
+    syntax: text(f.syntax) as InboundFacts["syntax"],
+    valid: f.valid === true,
+    errors: ((f.errors ?? []) as Array<Record<string, unknown>>).map((e) => ({ rule: text(e.rule), message: text(e.message), location: text(e.location) })),
+    networkReference: { ...(f.networkReference as NetworkReference) },
+    mediaType: text(f.mediaType),
+  };
+}
 
 /** The `facts` column (migration 12): absent on rows stored before it, so the record has none. */
 function factsOf(v: unknown): { facts?: InvoiceRecord["facts"] } {
@@ -368,7 +412,7 @@ function factsOf(v: unknown): { facts?: InvoiceRecord["facts"] } {
  * added `document_type` and `billing_reference` after `warnings`; migration 12, `facts` after them; migration 14, `from_data` after `facts`); a column added later that an
  * accepted submission writes is set by a new version of that function.
  */
-const NOT_WRITTEN: readonly string[] = ["client_id", "duplicate_of", "ksef_number", "verification_url"];
+const NOT_WRITTEN: readonly string[] = ["client_id", "duplicate_of", "ksef_number", "verification_url", "direction", "inbound", "supplier_id"];
 export const INVOICE_WRITE = INVOICES.names.filter((n) => !NOT_WRITTEN.includes(n));
 /** The columns of a failed submission: `INVOICE_WRITE` and `duplicate_of` (migration 10). */
 export const INVOICE_WRITE_FAILED = [...INVOICE_WRITE, "duplicate_of" as const];

@@ -20,6 +20,12 @@ export interface Tables {
   transmittedDocuments: string;
   originalDocuments: string;
   idempotencyKeys: string;
+  suppliers: string;
+  unmatchedDocuments: string;
+  participantIds: string;
+  inboundSyncs: string;
+  inboundBackfills: string;
+  insertInbound: string;
 }
 
 /** The tables of the quoted schema `s`. */
@@ -40,6 +46,12 @@ export function tablesOf(s: string): Tables {
     transmittedDocuments: `${s}.transmitted_documents`,
     originalDocuments: `${s}.original_documents`,
     idempotencyKeys: `${s}.idempotency_keys`,
+    suppliers: `${s}.suppliers`,
+    unmatchedDocuments: `${s}.unmatched_documents`,
+    participantIds: `${s}.participant_ids`,
+    inboundSyncs: `${s}.inbound_syncs`,
+    inboundBackfills: `${s}.inbound_backfills`,
+    insertInbound: `${s}.insert_inbound`,
   };
 }
 

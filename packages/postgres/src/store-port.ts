@@ -84,7 +84,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
 
   async function activeSubmission(q: Queryable, companyId: string, sha256: string): Promise<string | null> {
     const { rows } = await q.query<{ id: string }>(
-      `SELECT id::text AS id FROM ${t.invoices} WHERE company_id = $1::uuid AND sha256 = $2 AND status <> 'failed' LIMIT 1`,
+      `SELECT id::text AS id FROM ${t.invoices} WHERE company_id = $1::uuid AND sha256 = $2 AND status <> 'failed' AND direction = 'outbound' LIMIT 1`,
       [companyId, sha256],
     );
     return rows[0]?.id ?? null;
@@ -94,7 +94,7 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
   async function activeNumber(q: Queryable, companyId: string, kind: string, invoiceNumber: string, sha256: string | null): Promise<{ id: string; same: boolean } | null> {
     const { rows } = await q.query<{ id: string; same: boolean | null }>(
       `SELECT id::text AS id, sha256 = $4 AS same FROM ${t.invoices}
-       WHERE company_id = $1::uuid AND invoice_number = $2 AND document_type = $3 AND status <> 'failed'
+       WHERE company_id = $1::uuid AND invoice_number = $2 AND document_type = $3 AND status <> 'failed' AND direction = 'outbound'
        ORDER BY sha256 = $4 DESC NULLS LAST, created_at, id LIMIT 1`,
       [companyId, invoiceNumber, kind, sha256],
     );
@@ -303,8 +303,9 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       return { content, mediaType: String(r.media_type), syntax: String(r.syntax) };
     },
 
-    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo }) {
+    async listInvoices(companyId, { limit, after, status, clientId, kind, invoiceNumber, ksefNumber, issueDateFrom, issueDateTo, createdFrom, createdTo, direction, supplierId }) {
       if (!isId(companyId) || (clientId !== null && !isId(clientId)) || !validKeyset(after)) return [];
+      if (supplierId != null && !isId(supplierId)) return [];
       if ((createdFrom != null && !isPortTime(createdFrom)) || (createdTo != null && !isPortTime(createdTo))) return [];
       const where = ["company_id = $1::uuid"];
       const params: unknown[] = [companyId];
@@ -349,6 +350,15 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       if (clientId !== null) {
         params.push(clientId);
         where.push(`client_id = $${params.length}::uuid`);
+      }
+      // Literals, not parameters, so that a generic plan (PGlite prepares every statement) still picks its index: an
+      // inbound record's status is always 'received' (and a submission's never is), so the inbound list reads
+      // invoices_company_status_created_idx.
+      if (direction === "inbound") where.push(`direction = 'inbound' AND status = 'received'`);
+      else if (direction === "outbound") where.push(`direction = 'outbound'`);
+      if (supplierId != null) {
+        params.push(supplierId);
+        where.push(`supplier_id = $${params.length}::uuid`);
       }
       params.push(limit);
       return INVOICES.all(

@@ -1,11 +1,12 @@
 // postgresStore: the storage ports on PostgreSQL (a server through `pg`, or embedded PGlite), one
 // file per port (store-port.ts, delivery-store.ts, webhook-store.ts), the row mapping in rows.ts.
 // No business rules here.
-import type { DeliveryStore, IdempotencyStore, Store, WebhookStore } from "@einvoice/core";
+import type { DeliveryStore, IdempotencyStore, InboxStore, Store, WebhookStore } from "@einvoice/core";
 import type { Db } from "./db.js";
 import { documentCompressionOf } from "./documents.js";
 import { sqlDeliveryStore } from "./delivery-store.js";
 import { sqlIdempotencyStore } from "./idempotency-store.js";
+import { sqlInboxStore } from "./inbox-store.js";
 import { migrate, quoteSchema, SCHEMA_VERSION } from "./migrations.js";
 import { tablesOf, type StoreContext } from "./sql.js";
 import { sqlStorePort } from "./store-port.js";
@@ -20,7 +21,7 @@ export interface PostgresStoreOptions {
   migrate?: boolean;
 }
 
-export interface PostgresStore extends Store, DeliveryStore, WebhookStore, IdempotencyStore {
+export interface PostgresStore extends Store, DeliveryStore, WebhookStore, IdempotencyStore, InboxStore {
   readonly name: "postgres";
   /** The schema the store uses. */
   readonly schema: string;
@@ -51,6 +52,7 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Post
     ...sqlDeliveryStore(context),
     ...sqlWebhookStore(context),
     ...sqlIdempotencyStore(context),
+    ...sqlInboxStore(context),
     async health() {
       // One small read: the connection works, and the schema has every migration this package needs.
       const { rows } = await db.query<{ version: number | string | null }>(`SELECT max(version) AS version FROM ${s}.schema_migrations`);

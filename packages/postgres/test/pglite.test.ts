@@ -5,9 +5,10 @@ import { hostname } from "node:os";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testInboxStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeDatabaseUrl, fromPGlite, openPostgresStore, postgresStore } from "../src/index.js";
+import { testInbox } from "./support/inbox.js";
 import { testRegressions } from "./support/regressions.js";
 
 let pglite: PGlite;
@@ -31,6 +32,8 @@ testDeliveryStore("PGlite, two stores on one database", async () => {
   return { a, b, close: async () => {} };
 });
 
+testInboxStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `inboxsuite_${++n}` }));
+
 testWebhookStore("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `webhooks_${++n}` }));
 
 testWorkerFairness("PGlite", () => postgresStore({ db: fromPGlite(pglite), schema: `fairness_${++n}` }));
@@ -39,6 +42,12 @@ testRegressions("PGlite", () => ({
   connect: () => fromPGlite(pglite),
   schema: () => `regression_${++n}`,
 }));
+
+testInbox(
+  "PGlite",
+  () => ({ connect: () => fromPGlite(pglite), schema: () => `inbox_${++n}` }),
+  { concurrent: true },
+);
 
 describe("openPostgresStore", () => {
   it("keeps what was stored in its data folder across a close and a reopen", async () => {

@@ -1,10 +1,11 @@
 // The store conformance suite and the regressions on a PostgreSQL server (DATABASE_URL), each run in its own schemas.
 import { randomBytes } from "node:crypto";
-import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
+import { sampleCompany, sampleInvoiceRecord, testDeliveryStore, testInboxStore, testStore, testWebhookStore, testWorkerFairness } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Company } from "@einvoice/core";
 import { fromPg, openPostgresStore, postgresStore, statementName, type PgPoolLike, type PostgresStore } from "../src/index.js";
+import { testInbox } from "./support/inbox.js";
 import { testRegressions } from "./support/regressions.js";
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -164,6 +165,25 @@ describe.skipIf(!DATABASE_URL)("PostgreSQL server (DATABASE_URL)", () => {
     },
     schema: newSchema,
   }));
+
+  testInbox(
+    "PostgreSQL server",
+    () => ({
+      connect: () => {
+        const pool = newPool();
+        testPools.push(pool);
+        return fromPg(pool as unknown as PgPoolLike);
+      },
+      schema: newSchema,
+    }),
+    { concurrent: true },
+  );
+
+  testInboxStore("PostgreSQL server", async () => {
+    const pool = newPool();
+    testPools.push(pool);
+    return postgresStore({ db: fromPg(pool as unknown as PgPoolLike), schema: newSchema() });
+  });
 
   testWebhookStore("PostgreSQL server", async () => {
     const pool = newPool();
