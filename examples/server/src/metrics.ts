@@ -44,6 +44,13 @@ export function prometheusMetrics(
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
   const rateLimited = counter("einvoice_rate_limited_total", "Requests refused with 429, by limit (company, sign-up, admin).", ["limit"]);
+  const inboundDocuments = counter(
+    "einvoice_inbound_documents_total",
+    "Received documents handed to the store, by network (peppol, ksef) and outcome: stored (a new inbound record), duplicate (received before: nothing added), unmatched (for no company: kept for the operator).",
+    ["network", "outcome"],
+  );
+  const inboundRuns = counter("einvoice_inbound_runs_total", "Runs of the receiving sources (a KSeF sync of one company, a read of Storecove's queue), by source and outcome (ok, failed: it threw).", ["source", "outcome"]);
+  const inboundReceived = counter("einvoice_inbound_run_documents_total", "Documents the receiving sources' runs handed to the store, by source.", ["source"]);
   const timeoutMs = options.queueDepthTimeoutMs ?? 1_000;
   /** A gauge asked of the store at each scrape, bounded by `timeoutMs`; when the store fails or is late it keeps its last value. */
   const storeGauge = (name: string, help: string, read: (() => Promise<number>) | undefined) =>
@@ -75,6 +82,11 @@ export function prometheusMetrics(
       webhookDelivery: (l) => webhooks.inc({ outcome: l.outcome }),
       validationDuration: (seconds) => validation.observe(seconds),
       rateLimited: (l) => rateLimited.inc({ limit: l.limit }),
+      inboundReceived: (l) => inboundDocuments.inc({ network: l.network, outcome: l.outcome }),
+      inboundRun: (l, received) => {
+        inboundRuns.inc({ source: l.source, outcome: l.outcome });
+        if (received > 0) inboundReceived.inc({ source: l.source }, received);
+      },
     },
   };
 }

@@ -227,7 +227,7 @@ export function openApiDocument(): Doc {
           operationId: "metrics",
           summary: "Metrics of the example server in the Prometheus text format (METRICS=off: no such route)",
           description:
-            "einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
+            "einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, einvoice_inbound_documents_total{network,outcome} (received documents: stored, duplicate, unmatched), einvoice_inbound_runs_total{source,outcome}, einvoice_inbound_run_documents_total{source}, einvoice_inbound_unmatched (documents for no company), and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
           security: [{ metricsToken: [] }, {}],
           responses: {
             "200": { description: "The metrics.", content: { "text/plain": { schema: z.string() } } },
