@@ -1,11 +1,17 @@
 // Receiving on the example server as a real process (the embedded PostgreSQL store): the environment checked before
 // the store opens; the sandbox between two companies; Storecove's pull queue (the fake of its published API) read by the
-// inbound poller into the company of the legal entity, a document for no company kept for the operator; /metrics and
-// /ready with the poller.
+// inbound poller into the company of the legal entity, a document for no company kept for the operator; KSeF's buyer
+// side (the fake KSeF 2.0) synced for a company in PL with its credential, and an operator's backfill taken; /metrics
+// and /ready with the poller.
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeStorecove, type FakeStorecove } from "../../../packages/storecove/test/support/fake-storecove.js";
+import { toFa3 } from "../../../packages/ksef/src/index.js";
+import { startFakeKsef, type FakeKsef } from "../../../packages/ksef/test/support/fake-ksef.js";
+import { ublTree } from "../../../packages/ksef/test/support/tree.js";
+import { ublInvoice } from "../../../packages/ksef/test/support/ubl.js";
 import { eligibleAccount, invoiceB64, waitFor } from "./support/helpers.js";
 import { json, startServer } from "./support/server-process.js";
 import { serverSuite, tempDir } from "./support/server-suite.js";
@@ -114,5 +120,62 @@ describe("Storecove's pull queue on the example server", () => {
     expect((await json(server.base, "GET", "/ready")).status).toBe(200);
     // A graceful stop ends the poller too.
     expect(await server.stop()).toBe(0);
+  });
+});
+
+describe("KSeF's buyer side on the example server", () => {
+  const NIP = "5260250995";
+  const TOKEN = `20261122-EC-${randomBytes(5).toString("hex").toUpperCase()}-0123456789-AB|nip-${NIP}|${randomBytes(32).toString("hex")}`;
+  let fake: FakeKsef;
+  const suite = serverSuite("receiving-ksef", { ADMIN_TOKEN: ADMIN, KSEF_INBOUND_INTERVAL_S: "1" });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("syncs the invoices KSeF holds for a company in PL as buyer once its credential is set, each once, as received; a backfill is taken", async () => {
+    fake = await startFakeKsef({ nip: NIP, token: TOKEN });
+    const fa3 = toFa3(ublTree(ublInvoice({ id: "FV/KSEF/IN/1", lines: [{ name: "Usługa", quantity: "1", price: "100.00", cat: { id: "S", percent: "23" } }] }).xml), {
+      createdAt: new Date("2026-03-02T09:00:00Z"),
+    });
+    const ksefNumber = fake.buyer.receive({ buyerNip: NIP, content: fa3, permanentStorageDate: "2026-03-02T10:00:00.000000+00:00" });
+    const server = await suite.start({ KSEF_URL: fake.url, KSEF_TOKEN_KEY: randomBytes(32).toString("base64") });
+    expect(server.output()).toMatch(/^receiving: KSeF at 127\.0\.0\.1:\d+ every 1 s per company in PL with a KSeF credential \(KSEF_INBOUND_INTERVAL_S\); the sandbox network delivers/m);
+    const pl = await eligibleAccount(server.base, ADMIN, "PL");
+    const set = await json(server.base, "PATCH", `/admin/companies/${pl.companyId}`, { ksef: { nip: NIP, token: TOKEN } }, ADMIN);
+    expect(set.status).toBe(200);
+
+    const got = await waitFor(
+      "the KSeF invoice in the company's inbox",
+      async () => {
+        const r = await json(server.base, "GET", "/v1/invoices?direction=inbound", undefined, pl.apiKey);
+        return r.body.data.length > 0 ? r.body.data : undefined;
+      },
+      30_000,
+    );
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ network: "ksef", syntax: "fa3", valid: true, invoiceNumber: "FV/KSEF/IN/1", ksefNumber, networkReference: { ksefNumber } });
+    const doc = await fetch(`${server.base}/v1/invoices/${got[0].id}/document`, { headers: { authorization: `Bearer ${pl.apiKey}` } });
+    expect(await doc.text()).toBe(fa3);
+    const asData = await fetch(`${server.base}/v1/invoices/${got[0].id}/document`, { headers: { authorization: `Bearer ${pl.apiKey}`, accept: "application/json" } });
+    expect(((await asData.json()) as { number: string }).number).toBe("FV/KSEF/IN/1");
+
+    // The operator asks for March again: the request is kept, then taken by the company's sync; nothing is received twice.
+    const backfill = await json(server.base, "POST", `/admin/companies/${pl.companyId}/ksef/backfill`, { from: "2026-03-01", to: "2026-04-01" }, ADMIN);
+    expect([backfill.status, backfill.body.data.source]).toEqual([202, "ksef"]);
+    await waitFor(
+      "the backfill taken by the sync",
+      async () => {
+        const r = await json(server.base, "GET", "/admin/inbound/syncs?source=ksef", undefined, ADMIN);
+        const row = r.body.data.find((s: { scope: string }) => s.scope === pl.companyId);
+        return row && row.requests.length === 0 && row.state ? row : undefined;
+      },
+      30_000,
+    );
+    const syncs = await json(server.base, "GET", "/admin/inbound/syncs?source=ksef", undefined, ADMIN);
+    expect(JSON.stringify(syncs.body)).not.toContain(TOKEN);
+    expect((await json(server.base, "GET", "/v1/invoices?direction=inbound", undefined, pl.apiKey)).body.data).toHaveLength(1);
+    const text = await metricsOf(server.base);
+    expect(sample(text, 'einvoice_inbound_documents_total{network="ksef",outcome="stored"}')).toBe(1);
+    expect(sample(text, 'einvoice_inbound_runs_total{source="ksef",outcome="ok"}')).toBeGreaterThanOrEqual(1);
   });
 });
