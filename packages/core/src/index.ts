@@ -147,6 +147,7 @@ export {
   type ReadRequest,
   configureInvoiceWorkers,
   closeInvoiceWorkers,
+  judgeReceivedAsync,
   DEFAULT_WORKER_THRESHOLD,
   type InvoiceWorkerOptions,
   createInvoiceWorkers,

@@ -12,6 +12,7 @@ import {
   type InboundRunResult,
   type InboundSource,
   type MetricsPort,
+  type ReceiveOptions,
 } from "../src/index.js";
 import { setup } from "./support/setup.js";
 import { invoiceXml } from "./support/ubl.js";
@@ -248,7 +249,9 @@ describe("inbound poller", () => {
         return { state: null, nextRunInMs: 60_000, received: queue.length };
       },
     };
-    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, metrics });
+    // The receive options are receiveDocument's (ReceiveOptions), whole.
+    const receive: ReceiveOptions = { ...w.options, syntaxes: [] };
+    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, metrics, receive });
     expect(await poller.runDue()).toBe(1);
     expect(acked).toEqual(["q-1", "q-2", "q-1"]);
     expect(counted).toEqual(["peppol:stored", "peppol:unmatched", "peppol:duplicate", "run:storecove:ok:3"]);
@@ -284,4 +287,22 @@ describe("inbound poller", () => {
     const after = await w.store.claimInboundSyncs({ source: "ksef", owner: "next", now: w.clock.now().toISOString(), leaseUntil: new Date(w.clock.now().getTime() + 60_000).toISOString(), limit: 1 });
     expect(after.map((r) => r.scope)).toEqual([w.companyId]);
   });
+
+  it("gives the lease back and fails the round when the store fails outside a run", async () => {
+    const w = await world();
+    const getCompany = w.store.getCompany.bind(w.store);
+    w.store.getCompany = async () => {
+      throw Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" });
+    };
+    const logged: Array<Record<string, unknown>> = [];
+    const { source, runs } = fakeKsef(1);
+    const poller = createInboundPoller({ store: w.store, sources: [{ source, intervalMs: 60_000 }], clock: w.clock.now, logger: { error: (o) => logged.push(o) } });
+    await expect(poller.runDue()).rejects.toThrow("connection refused");
+    expect(logged).toEqual([{ source: "ksef", scope: w.companyId, error: "Error", errorCode: "ECONNREFUSED" }]);
+    expect(runs).toEqual([]);
+    w.store.getCompany = getCompany;
+    expect(await poller.runDue()).toBe(1);
+    expect(runs).toHaveLength(1);
+  });
 });
+

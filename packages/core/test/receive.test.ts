@@ -1,13 +1,19 @@
 // receiveDocument: a received document read, judged and stored once, whatever it is; and read back as received and as data.
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { invoiceWorkerCount } from "../src/document/default-pool.js";
 import {
   ApiError,
+  closeInvoiceWorkers,
+  judgeReceived,
   getInvoice,
   getInvoiceDocument,
   getInvoiceDocumentData,
+  getInvoiceCii,
   getInvoiceOriginal,
+  getInvoiceRenderInput,
   getSupplier,
+  encodeCursor,
   INBOUND_DOCUMENT_MAX_BYTES,
   listInvoices,
   listSuppliers,
@@ -35,6 +41,21 @@ async function receiver() {
 }
 
 describe("receiveDocument", () => {
+  afterAll(() => closeInvoiceWorkers());
+
+  it("judges a large document on a worker thread, with the verdict and fields the calling thread gives", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const xml = enc(invoiceXml({ id: "BIG-1", lines: 1500 }));
+    expect(xml.length).toBeGreaterThan(512 * 1024);
+    const inline = await judgeReceived(xml);
+    const r = await receiveDocument(store, { reference: { storecoveGuid: "big-1" }, content: xml, network: "peppol", companyId }, options);
+    expect(invoiceWorkerCount()).toBeGreaterThan(0);
+    const inv = await getInvoice(store, auth, (r as { invoiceId: string }).invoiceId);
+    expect(inline.valid).toBe(true);
+    expect(inv).toMatchObject({ syntax: "ubl", valid: true, errors: [], invoiceNumber: "BIG-1", totals: inline.fields.totals, supplier: inline.fields.supplier });
+    expect((await getInvoiceDocument(store, auth, inv.id)).equals(Buffer.from(xml))).toBe(true);
+  });
+
   it("stores a valid UBL invoice with the fields an outbound record has, its supplier, and an invoice.received event; once", async () => {
     const { store, auth, companyId, options } = await receiver();
     const hook: WebhookRecord = { id: randomUUID(), companyId, url: "https://hooks.example/", events: ["invoice.received"], secret: "whsec_1", createdAt: "2026-01-01T00:00:00.000Z", deletedAt: null, previousSecret: null, previousSecretExpiresAt: null };
@@ -93,6 +114,9 @@ describe("receiveDocument", () => {
       ["n-3", enc("<Invoice><unclosed></Invoice>"), "unknown", /./],
       ["n-4", enc(`<!DOCTYPE x [<!ENTITY a "a">]><x>&a;</x>`), "unknown", /DOCTYPE|DTD/i],
       ["n-5", enc(`${"<a>".repeat(300)}${"</a>".repeat(300)}`), "unknown", /deep|depth|nest/i],
+      ["n-6", enc("%PDF-1.7\n1 0 obj garbage"), "pdf", /PDF/],
+      ["n-7", new Uint8Array([0x50, 0x4b, 0x03, 0x04, 1, 2, 3]), "unknown", /neither XML nor a PDF/],
+      ["n-8", enc(`<?xml version="1.0" encoding="ISO-8859-1"?><Invoice/>`), "unknown", /encoding|UTF-8/i],
     ] as const) {
       const r = await receiveDocument(store, { reference: { storecoveGuid: ref }, content, network: "peppol", companyId }, options);
       expect(r.outcome).toBe("stored");
@@ -190,5 +214,44 @@ describe("receiveDocument", () => {
     const e = await receiveDocument(failing, { reference: { storecoveGuid: "f-1" }, content: enc("garbage"), network: "peppol", companyId }, options).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).code).toBe("internal_error");
+  });
+
+  it("pages suppliers with a cursor of their own, and answers 404 for an unknown or another company's supplier", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    for (let i = 0; i < 3; i++) {
+      const xml = invoiceXml({ id: `S-${i}` }).replace('<cbc:EndpointID schemeID="0106">12345678</cbc:EndpointID>', `<cbc:EndpointID schemeID="0106">SELLER${i}</cbc:EndpointID>`);
+      await receiveDocument(store, { reference: { storecoveGuid: `s-${i}` }, content: enc(xml), network: "peppol", companyId }, options);
+    }
+    const page1 = await listSuppliers(store, auth, { limit: "2" });
+    expect(page1.data).toHaveLength(2);
+    expect(page1.nextCursor).not.toBeNull();
+    const page2 = await listSuppliers(store, auth, { limit: "2", cursor: page1.nextCursor! });
+    expect(page2.nextCursor).toBeNull();
+    const ids = [...page1.data, ...page2.data].map((s) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(3);
+    expect([...page1.data, ...page2.data].map((s) => s.endpointId)).toEqual(["0106:SELLER2", "0106:SELLER1", "0106:SELLER0"]);
+    const clientCursor = encodeCursor("c", { at: "2026-01-01T00:00:00.000Z", id: "00000000-0000-4000-8000-000000000000" });
+    expect((await failure(listSuppliers(store, auth, { cursor: clientCursor }))).status).toBe(400);
+    expect((await failure(getSupplier(store, auth, randomUUID()))).code).toBe("supplier_not_found");
+    expect((await failure(getSupplier(store, auth, "nope"))).status).toBe(404);
+    const other = await setup({ store });
+    expect((await failure(getSupplier(store, other.auth, ids[0]!))).status).toBe(404);
+    const inbound = (await listInvoices(store, auth, { direction: "inbound" })).data[0]!;
+    expect((await failure(getInvoice(store, other.auth, inbound.id))).code).toBe("invoice_not_found");
+    expect((await failure(getInvoiceDocument(store, other.auth, inbound.id))).code).toBe("invoice_not_found");
+    expect((await listInvoices(store, auth, { supplierId: inbound.supplierId! })).data.length).toBeGreaterThan(0);
+  });
+
+  it("writes a received CII as CII again and gives it to a renderer as data", async () => {
+    const { store, auth, companyId, options } = await receiver();
+    const data = readDocumentData(invoiceXml({ id: "R-1" })).invoice;
+    const r = await receiveDocument(store, { reference: { storecoveGuid: "r-1" }, content: enc(writeCii(data)), network: "peppol", companyId }, options);
+    const id = (r as { invoiceId: string }).invoiceId;
+    const cii = (await getInvoiceCii(store, auth, id)).toString("utf8");
+    expect(cii).toContain("CrossIndustryInvoice");
+    expect(cii).toContain("R-1");
+    const input = await getInvoiceRenderInput(store, auth, id);
+    expect(input).toMatchObject({ kind: "invoice", ksef: null, invoice: { number: "R-1" } });
   });
 });

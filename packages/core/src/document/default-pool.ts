@@ -4,6 +4,7 @@ import type { ReadInvoice } from "./read.js";
 import { createInvoiceWorkers, type InvoiceWorkerOptions, type InvoiceWorkers, type ReadRequest, type ReadRequestOptions } from "./pool.js";
 import type { UblRoot } from "./ubl.js";
 import type { DocumentReport } from "./validate.js";
+import type { JudgedDocument } from "./received.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
 let defaultOptions: InvoiceWorkerOptions = {};
@@ -63,6 +64,16 @@ export function readRequestAsync(
  */
 export function validateRequestAsync(body: Uint8Array | readonly Uint8Array[], limits: XmlLimits = DEFAULT_XML_LIMITS, options: { transfer?: boolean } = {}): Promise<DocumentReport> {
   return workers().validateRequest(body, limits, options);
+}
+
+/**
+ * `judgeReceived` of a received document (UBL, CII, a Factur-X PDF; no extra syntaxes), off the event loop when it is
+ * over the threshold: a 10 MiB document judged on the calling thread would stall every request for a second or more.
+ *
+ * @example const judged = await judgeReceivedAsync(bytes)
+ */
+export function judgeReceivedAsync(content: Uint8Array, limits: XmlLimits = DEFAULT_XML_LIMITS): Promise<JudgedDocument> {
+  return workers().judgeReceived(content, limits);
 }
 
 /**

@@ -7,7 +7,7 @@ export { isZip } from "./text.js";
 export { CAC, CBC, UBL_INVOICE_NS, UBL_CREDIT_NOTE_NS, requireInvoiceRoot, requireUblRoot, type UblRoot, type UblDocumentType } from "./ubl.js";
 export { parseXml, XmlNode, xmlTrim, DEFAULT_XML_LIMITS, type XmlDocument, type XmlLimits } from "./xml.js";
 export { readInvoice, decodeDocument, readDocument, readXml, type ReadInvoice } from "./read.js";
-export { readInvoiceAsync, readRequestAsync, closeInvoiceWorkers, configureInvoiceWorkers } from "./default-pool.js";
+export { readInvoiceAsync, readRequestAsync, closeInvoiceWorkers, configureInvoiceWorkers, judgeReceivedAsync } from "./default-pool.js";
 export { DEFAULT_WORKER_THRESHOLD, type InvoiceWorkerOptions, createInvoiceWorkers, type InvoiceWorkers } from "./pool.js";
 export type { ReadRequest } from "./pool.js";
 export { parseJsonBody, parseSubmitBody } from "./request.js";

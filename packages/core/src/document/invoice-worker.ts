@@ -3,7 +3,8 @@
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { ApiError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
-import type { ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./worker-protocol.js";
+import type { JudgeReply, JudgeTask, ValidateReply, ValidateTask, WorkerReply, WorkerRequest } from "./worker-protocol.js";
+import { judgeReceived } from "./received.js";
 import { decodeDocument, readDocument } from "./read.js";
 import { readAnyDocumentAsync } from "./any.js";
 import { validateBody } from "./validate.js";
@@ -17,9 +18,18 @@ function describe(e: unknown): Extract<WorkerReply, { ok: false }>["error"] {
     : { kind: "other", name: e instanceof Error ? e.name : "Error", message: e instanceof Error ? e.message : String(e) };
 }
 
-/** Reads one request, or validates one; never throws (every failure is in the reply). */
-export default function readOnWorker(req: WorkerRequest | ValidateTask): Promise<WorkerReply | ValidateReply> {
+/** Reads one request, validates one, or judges a received document; never throws (every failure is in the reply). */
+export default function readOnWorker(req: WorkerRequest | ValidateTask | JudgeTask): Promise<WorkerReply | ValidateReply | JudgeReply> {
+  if ("judge" in req) return judgeOnWorker(req);
   return "validate" in req ? validateOnWorker(req) : readOne(req);
+}
+
+async function judgeOnWorker({ judge }: JudgeTask): Promise<JudgeReply> {
+  try {
+    return { ok: true, judged: await judgeReceived(new Uint8Array(judge.bytes), { limits: judge.limits }) };
+  } catch (e) {
+    return { ok: false, error: describe(e) };
+  }
 }
 
 async function validateOnWorker({ validate }: ValidateTask): Promise<ValidateReply> {

@@ -13,7 +13,8 @@ import { decodeDocument, readInvoice, type ReadInvoice } from "./read.js";
 import { joinChunks, parseSubmitBody } from "./request.js";
 import type { UblRoot } from "./ubl.js";
 import { validateBody, type DocumentReport } from "./validate.js";
-import { chunkBuffers, docOf, rebuild, type ValidateReply, type ValidateTask, type WorkerReply, type WorkerRequest } from "./worker-protocol.js";
+import { chunkBuffers, docOf, rebuild, type JudgeReply, type JudgeTask, type ValidateReply, type ValidateTask, type WorkerReply, type WorkerRequest } from "./worker-protocol.js";
+import { judgeReceived, type JudgedDocument } from "./received.js";
 import { DEFAULT_XML_LIMITS, type XmlLimits } from "./xml.js";
 
 /** 512 KiB: documents larger than this are read on a worker thread (see `threshold` for how the size is measured). */
@@ -64,6 +65,8 @@ export interface InvoiceWorkers {
   validateRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: { transfer?: boolean }): Promise<DocumentReport>;
   /** Reads a submit request's raw JSON body (see `readRequestAsync`). */
   readRequest(body: Uint8Array | readonly Uint8Array[], limits?: XmlLimits, options?: ReadRequestOptions): Promise<ReadRequest>;
+  /** `judgeReceived` (without extra syntaxes) of a received document, on a worker thread when it is above the threshold. */
+  judgeReceived(content: Uint8Array, limits?: XmlLimits): Promise<JudgedDocument>;
   /** Waits for the documents being read, then ends the threads. Later documents start them again. */
   close(): Promise<void>;
   /** How many worker threads are running. */
@@ -165,7 +168,7 @@ function settled<T>(read: () => T): Promise<T> {
  */
 export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): InvoiceWorkers {
   const config = resolveOptions(options);
-  let pool: Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply> | null = null;
+  let pool: Piscina<WorkerRequest | ValidateTask | JudgeTask, WorkerReply | ValidateReply | JudgeReply> | null = null;
   const pending = new Set<Promise<unknown>>();
   /** Set when the worker module could not be loaded: read inline from then on. */
   let unavailable = false;
@@ -178,10 +181,10 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   /** Reports a worker that failed outside a task (piscina's 'error' event): while loading, the pool is off. */
   let onPoolError: (e: unknown) => void = () => {};
 
-  function piscina(): Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply> {
+  function piscina(): Piscina<WorkerRequest | ValidateTask | JudgeTask, WorkerReply | ValidateReply | JudgeReply> {
     if (!pool) {
       const execArgv = workerExecArgv();
-      pool = new Piscina<WorkerRequest | ValidateTask, WorkerReply | ValidateReply>({
+      pool = new Piscina<WorkerRequest | ValidateTask | JudgeTask, WorkerReply | ValidateReply | JudgeReply>({
         filename: workerFile(),
         minThreads: 0,
         maxThreads: config.size,
@@ -226,7 +229,7 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
   }
 
   /** Runs one request on a worker; a worker module that cannot be loaded turns the pool off and reads inline. */
-  function run<T, R extends WorkerReply | ValidateReply = WorkerReply>(request: () => [WorkerRequest | ValidateTask, ArrayBuffer[]], answer: (m: R) => T, inline: () => T | Promise<T>): Promise<T> {
+  function run<T, R extends WorkerReply | ValidateReply | JudgeReply = WorkerReply>(request: () => [WorkerRequest | ValidateTask | JudgeTask, ArrayBuffer[]], answer: (m: R) => T, inline: () => T | Promise<T>): Promise<T> {
     const p = workerLoads().then(async (ok) => {
       if (!ok) return inline();
       const [task, transferList] = request();
@@ -298,6 +301,22 @@ export function createInvoiceWorkers(options: InvoiceWorkerOptions = {}): Invoic
           throw rebuild(m.error);
         },
         () => validateBody(chunks, limits),
+      );
+    },
+
+    judgeReceived(content, limits = DEFAULT_XML_LIMITS) {
+      if (unavailable || content.byteLength <= config.threshold) return judgeReceived(content, { limits });
+      return run<JudgedDocument, JudgeReply>(
+        () => {
+          // A copy: the caller keeps the bytes (they are stored as received).
+          const bytes = Uint8Array.prototype.slice.call(content).buffer as ArrayBuffer;
+          return [{ judge: { bytes, limits } }, [bytes]];
+        },
+        (m) => {
+          if (m.ok) return m.judged;
+          throw rebuild(m.error);
+        },
+        () => judgeReceived(content, { limits }),
       );
     },
 

@@ -81,11 +81,17 @@ export function receivedLimits(limits: Partial<XmlLimits> = DEFAULT_XML_LIMITS):
   return full.maxBytes >= INBOUND_DOCUMENT_MAX_BYTES ? full : { ...full, maxBytes: INBOUND_DOCUMENT_MAX_BYTES };
 }
 
-/** What an error says about a document, for its finding: an ApiError's message (it names what is wrong), else a generic line. */
+/** The errors of JavaScript itself: a reader's bug, whose message says nothing about the document. */
+const BUILT_IN_ERRORS = new Set(["Error", "TypeError", "RangeError", "ReferenceError", "SyntaxError", "EvalError", "URIError", "AggregateError"]);
+
+/**
+ * What an error says about a document, for its finding: an ApiError's message (it names what is wrong), a reader's own
+ * error's message (such as an FA(3) mapping error), else `fallback` alone.
+ */
 function whatIsWrong(e: unknown, fallback: string): string {
-  if (e instanceof ApiError && e.code !== "internal_error") return e.message;
-  if (e instanceof Error && e.name !== "Error" && typeof e.message === "string" && e.message.length > 0) return `${fallback}: ${e.message.slice(0, 500)}`;
-  return fallback;
+  if (e instanceof ApiError) return e.code === "internal_error" ? `${fallback}.` : e.message;
+  if (e instanceof Error && !BUILT_IN_ERRORS.has(e.name) && typeof e.message === "string" && e.message.length > 0) return `${fallback}: ${e.message.slice(0, 500)}`;
+  return `${fallback}.`;
 }
 
 const finding = (rule: string, message: string, location = "/"): ValidationItem => ({ rule, message: message.length > 1000 ? `${message.slice(0, 997)}...` : message, location });
@@ -189,7 +195,7 @@ export async function judgeReceived(content: Uint8Array, options: { limits?: Xml
     try {
       requireKnownSyntax(root);
     } catch (e) {
-      message = whatIsWrong(e, message);
+      message = whatIsWrong(e, "The document is not an invoice einvoice reads");
     }
     return unreadable(unknownSyntax, mediaType, message);
   }

@@ -5,6 +5,7 @@ import { ApiError, type ErrorCode, type RuleError } from "../domain/errors.js";
 import type { TargetNetwork } from "../domain/types.js";
 import type { DocumentReport } from "./validate.js";
 import type { ReadInvoice } from "./read.js";
+import type { JudgedDocument } from "./received.js";
 import type { UblRoot } from "./ubl.js";
 import type { XmlLimits } from "./xml.js";
 
@@ -24,6 +25,14 @@ export type WorkerRequest = ({ xml: string; limits: XmlLimits } | { chunks: Arra
 export interface ValidateTask {
   validate: { chunks: ArrayBuffer[]; limits: XmlLimits };
 }
+
+/** A received document to read and judge (`judgeReceived`, without extra syntaxes): its bytes, copied. */
+export interface JudgeTask {
+  judge: { bytes: ArrayBuffer; limits: XmlLimits };
+}
+
+/** What judging a received document comes back with (`judgeReceived` never throws for the document; an error is a bug). */
+export type JudgeReply = { ok: true; judged: JudgedDocument } | { ok: false; error: WorkerError };
 
 /** What a validation comes back with: the capped report, or the body's (400) or the document's error. */
 export type ValidateReply = { ok: true; report: DocumentReport } | { ok: false; error: WorkerError };

@@ -84,6 +84,30 @@ export function testInboxStore(label: string | InboxStoreFactory, factory?: Inbo
         expect(await list(company.id, { direction: "inbound", status: "sending" })).toEqual([]);
       });
 
+      it("pages a direction's records with a keyset cursor among the other direction's, newest first", async () => {
+        const inbound: InvoiceRecord[] = [];
+        const outbound: InvoiceRecord[] = [];
+        for (let i = 0; i < 6; i++) {
+          if (i % 2 === 0) {
+            const inv = sampleInboundRecord(company.id, { createdAt: at(i), updatedAt: at(i) });
+            expect((await receive(inv)).inserted).toBe(true);
+            inbound.push(inv);
+          } else {
+            const out = sampleInvoiceRecord(company.id, { createdAt: at(i), updatedAt: at(i) });
+            expect((await store.insertSubmission({ invoice: out, document: new Uint8Array([60]), client: null })).inserted).toBe(true);
+            outbound.push(out);
+          }
+        }
+        const first = await list(company.id, { direction: "inbound", limit: 2 });
+        expect(first.map((i) => i.id)).toEqual([inbound[2]!.id, inbound[1]!.id]);
+        const last = first[1]!;
+        const rest = await list(company.id, { direction: "inbound", limit: 2, after: { at: last.createdAt, id: last.id } });
+        expect(rest.map((i) => i.id)).toEqual([inbound[0]!.id]);
+        const out = await list(company.id, { direction: "outbound", limit: 10, after: { at: at(5), id: outbound[2]!.id } });
+        expect(out.map((i) => i.id)).toEqual([outbound[1]!.id, outbound[0]!.id]);
+        expect((await list(company.id, { direction: "inbound", createdFrom: at(1), createdTo: at(4) })).map((i) => i.id)).toEqual([inbound[1]!.id]);
+      });
+
       it("keeps a record without its bytes when none are given (too large), and one without a supplier", async () => {
         const inv = sampleInboundRecord(company.id);
         const r = await store.insertInbound({ invoice: inv, content: null, supplier: null, notify: false });

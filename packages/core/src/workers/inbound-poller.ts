@@ -18,6 +18,7 @@ export interface InboundSourceEntry {
   intervalMs: number;
 }
 
+/** What `createInboundPoller` takes: the store, the sources with their intervals, and how it runs them. */
 export interface InboundPollerOptions {
   store: Store & InboxStore;
   sources: InboundSourceEntry[];
@@ -42,6 +43,7 @@ export interface InboundPollerOptions {
   clock?: () => Date;
 }
 
+/** The inbound poller: its loop (`start`, `stop`, `status`) and one round on demand (`runDue`). */
 export interface InboundPoller {
   /** Runs rounds until `stop()`. */
   start(): void;
@@ -123,7 +125,15 @@ export function createInboundPoller(options: InboundPollerOptions): InboundPolle
 
   function track(entry: InboundSourceEntry, row: InboundSync): Promise<void> {
     const key = `${row.source} ${row.scope}`;
-    const done = runOne(entry, row).finally(() => active.delete(key));
+    // A failure outside the run (the store, reading the company): the lease is given back and the round fails (the
+    // polling loop backs off), so the scope is neither held for a whole lease nor retried in a tight loop.
+    const done = runOne(entry, row)
+      .catch(async (e: unknown) => {
+        logger?.error({ source: row.source, scope: row.scope, ...causeOf(e) }, "inbound run could not be made");
+        await store.releaseInboundSync({ source: row.source, scope: row.scope, owner }).catch(() => undefined);
+        throw e;
+      })
+      .finally(() => active.delete(key));
     active.set(key, { source: row.source, scope: row.scope, done });
     return done;
   }
@@ -177,7 +187,7 @@ export function createInboundPoller(options: InboundPollerOptions): InboundPolle
     const onStop = () => run.abort();
     stopping.signal.addEventListener("abort", onStop, { once: true });
     if (stopping.signal.aborted) run.abort();
-    const renewEvery = Math.max(1_000, Math.floor(leaseMs / 3));
+    const renewEvery = Math.max(100, Math.floor(leaseMs / 3));
     const renewal = setInterval(() => {
       void save({ state: mark, leaseUntil: iso(clock().getTime() + leaseMs) }).then(
         (held) => {

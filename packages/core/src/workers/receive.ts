@@ -5,6 +5,7 @@
 import { sha256Hex } from "../domain/sha256.js";
 import type { InvoiceRecord, Network, NetworkReference } from "../domain/types.js";
 import { judgeReceived, mediaTypeOf, type JudgedDocument, type ReceiveSyntax } from "../document/received.js";
+import { judgeReceivedAsync } from "../document/default-pool.js";
 import { INBOUND_DOCUMENT_MAX_BYTES, INBOUND_ERRORS_MAX, type InboxStore, type ReceivedDocument, type StoredOutcome } from "../ports/inbound.js";
 import type { ClientUpsert, Store } from "../ports/store.js";
 import { randomUUID } from "node:crypto";
@@ -117,7 +118,9 @@ export async function storeReceivedDocument(store: Store & InboxStore, input: Re
       return { outcome: "unmatched", id: r.id };
     }
   }
-  const judged = await judgeReceived(content, { limits: o.limits, syntaxes: options?.syntaxes });
+  // A large document is judged on a worker thread (the event loop keeps serving); one that may be of an extra syntax
+  // (a function cannot go to a worker) is judged here.
+  const judged = options?.syntaxes?.length ? await judgeReceived(content, { limits: o.limits, syntaxes: options.syntaxes }) : await judgeReceivedAsync(content, o.limits);
   const invoice = inboundRecord(o.newId(), companyId, input, judged, sha256Hex(content), now);
   const r = await s.insertInbound({
     invoice,

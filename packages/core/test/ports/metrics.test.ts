@@ -27,4 +27,22 @@ describe("safeMetrics", () => {
     expect(safeMetrics(throwing)).toBe(m);
     expect(safeMetrics(undefined)).toBe(noMetrics);
   });
+
+  it("passes the optional inbound counts through when the port has them, guarded, and leaves them out when it has not", () => {
+    const calls: string[] = [];
+    const base = { submission() {}, deliveryAttempt() {}, deliveryDuration() {}, webhookDelivery() {}, validationDuration() {}, rateLimited() {} };
+    const m = safeMetrics({
+      ...base,
+      inboundReceived: (l) => void calls.push(`received ${l.network} ${l.outcome}`),
+      inboundRun: () => {
+        throw new Error("boom");
+      },
+    });
+    m.inboundReceived?.({ network: "ksef", outcome: "duplicate" });
+    expect(() => m.inboundRun?.({ source: "ksef", outcome: "ok" }, 3)).not.toThrow();
+    expect(calls).toEqual(["received ksef duplicate"]);
+    const without = safeMetrics({ ...base });
+    expect(without.inboundReceived).toBeUndefined();
+    expect(without.inboundRun).toBeUndefined();
+  });
 });

@@ -69,9 +69,10 @@ export function memoryInboxStore(state: MemoryState): InboxStore {
       else order.splice(lowerBound(order, stored.createdAt, stored.id), 0, stored);
       const result: InvoiceRecord = clone(stored);
       if (notify) {
-        const data = receivedEventData(result);
+        let data: string | null = null;
         for (const w of webhooks.values()) {
           if (w.companyId !== stored.companyId || w.deletedAt || !w.events.includes("invoice.received")) continue;
+          data ??= receivedEventData(result);
           const id = randomUUID();
           webhookEvents.set(id, {
             id,
