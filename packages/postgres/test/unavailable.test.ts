@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { PGlite } from "@electric-sql/pglite";
-import { sampleCompany } from "@einvoice/core/testing";
+import { sampleCompany, sampleInboundRecord } from "@einvoice/core/testing";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { fromPGlite, fromPg, postgresStore } from "../src/index.js";
@@ -22,6 +22,11 @@ describe("PGlite", () => {
     const e = await failure(store.getCompany(sampleCompany().id));
     expect(e).toMatchObject({ name: "DbError", unavailable: true });
     expect((await failure(store.listApiKeys(sampleCompany().id))).unavailable).toBe(true);
+    // The receiving side too: a source must then stop without acknowledging anything.
+    const inbound = sampleInboundRecord(sampleCompany().id);
+    expect(await failure(store.insertInbound({ invoice: inbound, content: new Uint8Array([60]), supplier: null, notify: true }))).toMatchObject({ name: "DbError", unavailable: true });
+    expect((await failure(store.claimInboundSyncs({ source: "ksef", owner: "a", now: inbound.createdAt, leaseUntil: inbound.createdAt, limit: 1 }))).unavailable).toBe(true);
+    expect((await failure(store.setParticipantIds(sampleCompany().id, ["0106:1"], inbound.createdAt))).unavailable).toBe(true);
   });
 });
 
