@@ -214,6 +214,19 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(fake.buyer.counts.invoiceDownload).toBe(60);
   });
 
+  it("waits within a run for a second's limit to pass (production figures, real time), never refused", async () => {
+    const t0 = Date.now();
+    const live = (): number => clock + (Date.now() - t0);
+    await start({ clock: live });
+    const numbers = Array.from({ length: 12 }, (_, i) => receive(at("2026-11-10T10:00:00", i), i));
+    const h = harness(source({ now: live, maxWaitInRunMs: 2000 }), { nip: BUYER, token: TOKEN });
+    const r = await h.run();
+    expect(r).toMatchObject({ received: 12, nextRunInMs: 900_000 });
+    expect([...h.stored.keys()].sort()).toEqual([...numbers].sort());
+    expect(fake.buyer.limited).toBe(0);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
   it("when the source thinks it may go faster than KSeF lets it, KSeF's 429 ends the run and the next one goes on", async () => {
     await start({ limits: { invoiceDownload: { perSecond: 8, perMinute: 16, perHour: 5 } } });
     Array.from({ length: 8 }, (_, i) => receive(at("2026-11-10T10:00:00", i), i));
@@ -420,6 +433,39 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(stored).toEqual(numbers.slice(0, 2));
     expect(JSON.parse(r.state!).inc.from).toBe(at("2026-11-02T10:00:00"));
     expect(JSON.parse(saved!).inc.from).toBe(at("2026-11-02T10:00:00"));
+  });
+
+  it("KSeF's 500 on the metadata query ends the run with a note, to be tried at the next interval; an unreadable saved state starts afresh (duplicates only)", async () => {
+    await start();
+    const a = receive(at("2026-11-05T10:00:00"), 0);
+    const h = harness(source(), { nip: BUYER, token: TOKEN });
+    fake.buyer.failNext("POST /invoices/query/metadata", "500");
+    const r1 = await h.run();
+    expect(r1).toMatchObject({ received: 0, nextRunInMs: 900_000, note: expect.stringContaining("KSeF answered 500") });
+    clock += 900_000;
+    await h.run();
+    expect([...h.stored.keys()]).toEqual([a]);
+    h.state = "{garbage";
+    clock += 900_000;
+    const r3 = await h.run();
+    expect(r3.note).toMatch(/could not be read; syncing again from the start/);
+    expect(h.storeCalls.map((c) => c.outcome)).toEqual(["stored", "duplicate"]);
+    expect(stateOf(h).inc.from > "2026-11-29").toBe(true);
+  });
+
+  it("a backfill with a backlog goes through an export too, and the incremental lane goes on alongside", async () => {
+    await start({ exportPendingPolls: 0 });
+    const h = harness(source({ since: "2026-11-01T00:00:00.000Z" }), { nip: BUYER, token: TOKEN });
+    await h.run();
+    const old = Array.from({ length: 80 }, (_, i) => receive(at("2026-09-15T10:00:00", i), i));
+    clock += 900_000;
+    const fresh = receive(at(iso(clock - 60_000)), 99);
+    h.requests = [{ id: "bf-2", from: "2026-09-01T00:00:00.000Z", to: "2026-10-01T00:00:00.000Z", requestedAt: iso(clock) }];
+    const r = await h.run();
+    expect(r.received).toBe(81);
+    expect([...h.stored.keys()].sort()).toEqual([...old, fresh].sort());
+    expect(fake.buyer.exports).toBe(1);
+    expect(stateOf(h).backfills).toEqual([]);
   });
 
   it("never returns or saves the token, and says so when there is no credential", async () => {

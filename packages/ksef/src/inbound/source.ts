@@ -66,11 +66,11 @@ export interface KsefInboundOptions {
   limits?: Partial<KsefInboundLimits>;
   /** The page size of the metadata query (10-250); 250 by default. */
   pageSize?: number;
-  /** How long one run polls an export's status before ending (ms); 60 s by default. */
+  /** How long one run polls an export's status (every 10 s at most) before ending (ms); 30 s by default. */
   exportWaitMs?: number;
   /** The delay of the next run while an export is being prepared (ms); 60 s by default. */
   exportPollMs?: number;
-  /** How often to poll the authentication and export status (ms); 2 s by default. */
+  /** How often to poll the authentication status (ms); 2 s by default. */
   pollIntervalMs?: number;
   /** How long one run waits within itself for a rate limit's minute or second to pass (ms); 61 s by default. */
   maxWaitInRunMs?: number;
@@ -81,12 +81,13 @@ export interface KsefInboundOptions {
   /** How long authentication may be polled (ms); 60 s by default. */
   statusTimeoutMs?: number;
   /**
-   * The largest export package fetched (the sum of its encrypted parts); 256 MiB by default (ten thousand invoices of
-   * KSeF's 1 MB are some 100 MB compressed). A larger one narrows the window. Its invoices may inflate to twice this.
+   * The largest export package fetched (the sum of its encrypted parts); 256 MiB by default (KSeF's packages hold up
+   * to ten thousand invoices: of typical invoices of a few KiB, some tens of MB). A larger one is not fetched: the
+   * window is narrowed. Its entries may inflate to twice this at most.
    */
   maxPackageBytes?: number;
   /**
-   * The most bytes of one document read (ms); 4 × `INBOUND_DOCUMENT_MAX_BYTES` by default. A larger one is handed to
+   * The most bytes of one document read; 4 × `INBOUND_DOCUMENT_MAX_BYTES` by default. A larger one is handed to
    * `store` cut at this size (and stored without its bytes, being over `INBOUND_DOCUMENT_MAX_BYTES`).
    */
   maxDocumentBytes?: number;
@@ -134,9 +135,11 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
   const interval = options.intervalMs ?? 900_000;
   const limits: KsefInboundLimits = { ...KSEF_INBOUND_LIMITS, ...options.limits };
   const pageSize = Math.min(250, Math.max(10, options.pageSize ?? 250));
-  const exportWait = options.exportWaitMs ?? 60_000;
+  const exportWait = options.exportWaitMs ?? 30_000;
   const exportPoll = options.exportPollMs ?? 60_000;
   const pollMs = options.pollIntervalMs ?? 2000;
+  // At most 6 status polls a minute within a run (KSeF allows 60 a minute, 600 an hour: runs every exportPollMs too).
+  const exportStatusPoll = Math.max(pollMs, 10_000);
   const maxWaitInRun = options.maxWaitInRunMs ?? 61_000;
   const maxRun = options.maxRunMs ?? 300_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -291,13 +294,20 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           if (unreadable) notes.push(`${unreadable} entries of KSeF's metadata had no readable KSeF number or date and were passed over`);
           listed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.ksefNumber < b.ksefNumber ? -1 : 1));
           const fromKey = timeKey(lane.from)!;
-          const todo = listed.filter((n) => !(n.key === fromKey && lane.seen.includes(n.ksefNumber)) && n.key >= fromKey);
+          // Nothing beyond the window or KSeF's high-water mark is taken, even if listed: what lies past the mark may
+          // not be complete yet (hwm.md), and the mark follows what is stored.
+          const hwmNow = timeKey(page.permanentStorageHwmDate) ? (page.permanentStorageHwmDate as string) : null;
+          const limitKey = timeKey(hwmNow ? earlier(to, hwmNow) : to)!;
+          const todo = listed.filter((n) => !(n.key === fromKey && lane.seen.includes(n.ksefNumber)) && n.key >= fromKey && n.key <= limitKey);
           const downloadsLeft = leftThisHour(state.used.d, limits.download, now());
           if (pageOffset === 0 && todo.length > 0 && (page.hasMore || todo.length > downloadsLeft) && leftThisHour(state.used.e, limits.export, now()) > 0) {
             // A backlog: the window goes through an export package.
             await startExport(lane, queryFrom, to);
             const truncated = await continueExport();
-            if (!truncated && to === end) return;
+            if (!truncated && to === end) {
+              if (lane.to && timeKey(lane.from)! >= timeKey(lane.to)!) await dropBackfill(lane);
+              return;
+            }
             break;
           }
           for (const n of todo) {
@@ -384,7 +394,7 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         const code = res.status === 200 ? res.json?.status?.code : null;
         if (code === 100) {
           if (Date.now() >= deadline || ctx.signal.aborted) throw new End(exportPoll, "KSeF is preparing the export package; it is fetched next run");
-          await sleep(pollMs, ctx.signal);
+          await sleep(exportStatusPoll, ctx.signal);
           continue;
         }
         if (code === 200) {
@@ -414,7 +424,8 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
           return unusable("a part without a usable address");
         }
         // The part's address needs no access token (open-api.json InvoicePackagePart.url).
-        const res = await parts.call(String(p.method ?? "GET").toUpperCase() === "GET" ? "GET" : "GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
+        // GET, as `method` says for every part (the only method the API names for them).
+        const res = await parts.call("GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
         try {
           plain.push(decryptPart(res.body ?? new Uint8Array(0), p, key, iv));
         } catch (e) {

@@ -62,7 +62,7 @@ export function readInboundState(text: string | null): InboundState | null {
     const s = JSON.parse(text);
     if (s?.v !== 1 || !isLane(s.inc) || !Array.isArray(s.backfills) || !s.backfills.every(isLane)) return null;
     const ex = s.export;
-    const okExport = ex === null || (ex && typeof ex.lane === "string" && typeof ex.referenceNumber === "string" && typeof ex.key === "string" && typeof ex.iv === "string" && timeKey(ex.from) !== null && timeKey(ex.to) !== null);
+    const okExport = ex == null || (typeof ex.lane === "string" && typeof ex.referenceNumber === "string" && typeof ex.key === "string" && typeof ex.iv === "string" && timeKey(ex.from) !== null && timeKey(ex.to) !== null);
     if (!okExport) return null;
     const span = typeof s.span === "number" && s.span >= MIN_SPAN_MS && s.span <= MAX_SPAN_MS ? s.span : MAX_SPAN_MS;
     return { v: 1, inc: s.inc, backfills: s.backfills, export: ex ?? null, span, used: { m: times(s.used?.m), d: times(s.used?.d), e: times(s.used?.e) } };

@@ -203,7 +203,8 @@ export function buyerSideOf(options: BuyerSideOptions) {
       .filter(({ at }) => at >= from && at <= end)
       .sort((a, b) => a.at - b.at || (a.i.ksefNumber < b.i.ksefNumber ? -1 : 1))
       .map(({ i }) => i);
-    return { all, hwm: restrict ? Math.min(to, hwm) : Math.min(to, hwm), to: from > hwm && restrict ? -1 : end };
+    // permanentStorageHwmDate: the query's `to` for an older period, KSeF's mark for a recent one.
+    return { all, hwm: Math.min(to, hwm), to: from > hwm && restrict ? -1 : end };
   }
 
   const metadataOf = (i: ReceivedInvoice) => ({
