@@ -468,7 +468,7 @@ export interface paths {
         };
         /**
          * Operators: the bytes of a document for no company, exactly as received
-         * @description `application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'` and `X-Content-Type-Options: nosniff`, as every answer).
+         * @description `application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'; sandbox` and `X-Content-Type-Options: nosniff`: nothing in them runs).
          */
         get: operations["adminGetUnmatchedDocument"];
         put?: never;

@@ -67,6 +67,7 @@ describe("GET /admin/inbound/unmatched", () => {
       expect(res.status).toBe(200);
       expect(res.headers["content-type"]).toContain(types[i]!);
       expect(Buffer.compare(res.body as Buffer, k.content)).toBe(0);
+      expect([res.headers["content-security-policy"], res.headers["x-content-type-options"]]).toEqual(["default-src 'none'; sandbox", "nosniff"]);
     }
   });
 

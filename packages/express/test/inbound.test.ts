@@ -136,6 +136,7 @@ describe("GET /v1/invoices/{id}/document of a received document", () => {
         const res = await doc(id, query);
         expect([res.status, res.headers["content-type"]], c.syntax).toEqual([200, expect.stringContaining(c.type)]);
         expect(Buffer.compare(res.body as Buffer, c.content), `${c.syntax} ${JSON.stringify(query)} byte for byte`).toBe(0);
+        expect(res.headers["content-security-policy"], c.syntax).toBe("default-src 'none'; sandbox");
       }
       const data = await request(app).get(`/v1/invoices/${id}/document`).set(bearer(b.apiKey)).set("Accept", "application/json");
       expect([data.status, data.body.number], c.syntax).toEqual([200, c.number]);

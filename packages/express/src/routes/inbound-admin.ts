@@ -20,6 +20,7 @@ import {
 } from "@einvoice/core";
 import { z } from "zod";
 import { MediaAnswer, type Route } from "./route.js";
+import { RECEIVED_BYTES_HEADERS } from "./v1.js";
 import { data, page } from "./schemas.js";
 
 export interface InboundAdminDeps {
@@ -259,7 +260,7 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
     operationId: "adminGetUnmatchedDocument",
     summary: "Operators: the bytes of a document for no company, exactly as received",
     description:
-      "`application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'` and `X-Content-Type-Options: nosniff`, as every answer).",
+      "`application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'; sandbox` and `X-Content-Type-Options: nosniff`: nothing in them runs).",
     auth: "admin",
     params: { id: "The document's id (GET /admin/inbound/unmatched)." },
     success: {
@@ -280,7 +281,7 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
       const bytes = await stored("getUnmatchedContent", () => deps.store.getUnmatchedContent(id.toLowerCase()));
       if (!bytes) throw notFoundUnmatched(id);
       const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return new MediaAnswer(sniffMediaType(content), content);
+      return new MediaAnswer(sniffMediaType(content), content, RECEIVED_BYTES_HEADERS);
     },
   },
   {

@@ -121,6 +121,12 @@ const RECEIVED_INVOICE_DATA = z.record(z.string(), z.unknown()).meta({
     "For a received document: the InvoiceData read from it, whatever its syntax, every value as the sender wrote it. Its fields are InvoiceData's, but they are not held to InvoiceData's input rules (what a sender wrote is shown as written: an electronic address may be empty or of another scheme than four digits, such as EM).",
 });
 
+/**
+ * The headers of bytes a network delivered (untrusted): nothing in them may run or load, whatever the app's other
+ * headers say, should they ever be opened in a browser (an XML document may carry XHTML script, a PDF JavaScript).
+ */
+export const RECEIVED_BYTES_HEADERS: Readonly<Record<string, string>> = { "Content-Security-Policy": "default-src 'none'; sandbox", "X-Content-Type-Options": "nosniff" };
+
 /** A received syntax as people read it, in a message. */
 const SYNTAX_NAMES: Record<string, string> = { ubl: "UBL", cii: "CII", pdf: "a Factur-X PDF", fa3: "FA(3)", unknown: "a document that could not be read" };
 
@@ -138,7 +144,7 @@ async function receivedDocument(deps: V1Deps, auth: RouteInput<V1Deps>["auth"], 
     if (invoice.syntax !== "fa3") {
       throw new ApiError("document_not_available", `Invoice ${id} was received as ${received}, not as FA(3): only an invoice received from KSeF has one. Ask without format for it as received.`);
     }
-    return new MediaAnswer("application/xml", (await getInvoiceOriginal(deps.store, auth, id)).content);
+    return new MediaAnswer("application/xml", (await getInvoiceOriginal(deps.store, auth, id)).content, RECEIVED_BYTES_HEADERS);
   }
   if (asData) return new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, id, deps.read));
   if (explicit && format === "ubl" && invoice.syntax !== "ubl") {
@@ -154,7 +160,7 @@ async function receivedDocument(deps: V1Deps, auth: RouteInput<V1Deps>["auth"], 
     }
   }
   const original = await getInvoiceOriginal(deps.store, auth, id);
-  return new MediaAnswer(original.mediaType, original.content);
+  return new MediaAnswer(original.mediaType, original.content, RECEIVED_BYTES_HEADERS);
 }
 
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
@@ -424,7 +430,8 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       if (format === "cii") return new MediaAnswer("application/xml", await getInvoiceCii(deps.store, auth, id, deps.read));
       if (format === "original") {
         const original = await getInvoiceOriginal(deps.store, auth, id);
-        return new MediaAnswer(original.mediaType, original.content);
+        // A document as a client or a network gave it (a received one is untrusted): served so that nothing in it runs.
+        return new MediaAnswer(original.mediaType, original.content, RECEIVED_BYTES_HEADERS);
       }
       const asData = req.accepts(["application/xml", "application/json"]) === "application/json";
       // Which way the record went decides what `ubl`, `fa3` and no format mean (one small read, by key).
