@@ -207,7 +207,7 @@ function submitRoute(r: Operation & {
   };
 }
 
-/** The list routes (invoices, clients): one page of the company's records, its query validated by the core call. */
+/** The list routes (invoices, clients, suppliers): one page of the company's records, its query validated by the core call. */
 function pageRoute(r: Operation & {
   description?: string;
   noun: string;
