@@ -3,9 +3,10 @@
 // inbound poller into the company of the legal entity, a document for no company kept for the operator; KSeF's buyer
 // side (the fake KSeF 2.0) synced for a company in PL with its credential, and an operator's backfill taken; /metrics
 // and /ready with the poller.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeStorecove, type FakeStorecove } from "../../../packages/storecove/test/support/fake-storecove.js";
 import { toFa3 } from "../../../packages/ksef/src/index.js";
@@ -177,5 +178,49 @@ describe("KSeF's buyer side on the example server", () => {
     const text = await metricsOf(server.base);
     expect(sample(text, 'einvoice_inbound_documents_total{network="ksef",outcome="stored"}')).toBe(1);
     expect(sample(text, 'einvoice_inbound_runs_total{source="ksef",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+  });
+});
+
+const DATABASE_URL = process.env.DATABASE_URL;
+
+describe.skipIf(!DATABASE_URL)("two instances on one PostgreSQL reading Storecove's queue", () => {
+  const schema = `einvoice_inbound_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const env = { DATABASE_URL, DATABASE_SCHEMA: schema, ADMIN_TOKEN: ADMIN, STORECOVE_RECEIVE_INTERVAL_S: "1", RATE_LIMIT_PER_MINUTE: "0" };
+  let fake: FakeStorecove;
+  afterAll(async () => {
+    await fake?.close();
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("stores every queued document once whichever instance takes the queue; after one stops, the other takes the queue over", async () => {
+    fake = await startFakeStorecove();
+    const more = { ...env, STORECOVE_URL: fake.baseUrl, STORECOVE_API_KEY: fake.apiKey };
+    const a = await startServer(more);
+    const b = await startServer(more);
+    try {
+      const c = await eligibleAccount(a.base, ADMIN); // legal entity 12345
+      const inbox = async () => (await json(b.base, "GET", "/v1/invoices?direction=inbound&limit=100", undefined, c.apiKey)).body.data as { invoiceNumber: string }[];
+      for (let i = 0; i < 8; i++) fake.inbound.receive(12345, Buffer.from(invoiceB64(`TWO-${i}`), "base64"));
+      await waitFor("the first eight, each once", async () => ((await inbox()).length >= 8 && fake.inbound.queue.length === 0 ? true : undefined), 30_000);
+      expect((await inbox()).map((i) => i.invoiceNumber).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `TWO-${i}`));
+
+      expect(await a.stop()).toBe(0);
+      for (let i = 8; i < 12; i++) fake.inbound.receive(12345, Buffer.from(invoiceB64(`TWO-${i}`), "base64"));
+      await waitFor("the next four, taken by the other instance", async () => ((await inbox()).length >= 12 && fake.inbound.queue.length === 0 ? true : undefined), 30_000);
+      const all = (await inbox()).map((i) => i.invoiceNumber);
+      expect(all).toHaveLength(12);
+      expect(new Set(all).size).toBe(12);
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${schema}.invoices WHERE company_id = $1`, [c.companyId]);
+      await client.end();
+      expect(rows[0].n).toBe(12);
+    } finally {
+      await a.kill().catch(() => undefined);
+      await b.kill().catch(() => undefined);
+    }
   });
 });
