@@ -20,10 +20,16 @@ export interface InboundConfig {
   ksefIntervalMs: number;
   /** STORECOVE_RECEIVE_INTERVAL_S (default 60): Storecove's pull queue is read this often (at once again while it is full). */
   storecoveIntervalMs: number;
+  /**
+   * INBOUND_LEASE_MS (default 300000): how long a sync's claim holds without renewal (renewed every third of it while a
+   * run lasts); a killed instance's syncs are taken over after it.
+   */
+  leaseMs: number;
 }
 
 export const DEFAULT_KSEF_INBOUND_INTERVAL_S = 900;
 export const DEFAULT_STORECOVE_RECEIVE_INTERVAL_S = 60;
+export const DEFAULT_INBOUND_LEASE_MS = 300_000;
 /** The longest interval either takes: a day. */
 const MAX_INTERVAL_S = 86_400;
 
@@ -39,18 +45,26 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number
 }
 
 /**
- * Reads INBOUND, KSEF_INBOUND_INTERVAL_S and STORECOVE_RECEIVE_INTERVAL_S. Throws an Error with a message for the
+ * Reads INBOUND, KSEF_INBOUND_INTERVAL_S, STORECOVE_RECEIVE_INTERVAL_S and INBOUND_LEASE_MS. Throws an Error with a message for the
  * operator when one is malformed (the server then stops before it opens the store).
  *
- * @example inboundFromEnv({ KSEF_INBOUND_INTERVAL_S: "1800" }) // { enabled: true, offBy: null, ksefIntervalMs: 1_800_000, storecoveIntervalMs: 60_000 }
+ * @example inboundFromEnv({ KSEF_INBOUND_INTERVAL_S: "1800" }) // { enabled: true, offBy: null, ksefIntervalMs: 1_800_000, storecoveIntervalMs: 60_000, leaseMs: 300_000 }
  */
 export function inboundFromEnv(env: NodeJS.ProcessEnv): InboundConfig {
   const flag = env.INBOUND?.trim() ?? "";
   if (flag !== "" && flag !== "on" && flag !== "off") throw new Error(`INBOUND must be on or off, not ${JSON.stringify(env.INBOUND)}.`);
   const ksefIntervalMs = seconds(env, "KSEF_INBOUND_INTERVAL_S", DEFAULT_KSEF_INBOUND_INTERVAL_S) * 1000;
   const storecoveIntervalMs = seconds(env, "STORECOVE_RECEIVE_INTERVAL_S", DEFAULT_STORECOVE_RECEIVE_INTERVAL_S) * 1000;
+  const rawLease = env.INBOUND_LEASE_MS?.trim();
+  let leaseMs = DEFAULT_INBOUND_LEASE_MS;
+  if (rawLease) {
+    leaseMs = Number(rawLease);
+    if (!/^[0-9]+$/.test(rawLease) || !Number.isSafeInteger(leaseMs) || leaseMs < 3_000 || leaseMs > 3_600_000) {
+      throw new Error(`INBOUND_LEASE_MS must be a whole number of milliseconds from 3000 to 3600000, not ${JSON.stringify(env.INBOUND_LEASE_MS)} (default ${DEFAULT_INBOUND_LEASE_MS}).`);
+    }
+  }
   const offBy = flag === "off" ? "INBOUND=off" : env.DISPATCHER === "off" ? "DISPATCHER=off" : null;
-  return { enabled: offBy === null, offBy, ksefIntervalMs, storecoveIntervalMs };
+  return { enabled: offBy === null, offBy, ksefIntervalMs, storecoveIntervalMs, leaseMs };
 }
 
 /** What `startInbound` needs besides the config. */
@@ -97,6 +111,7 @@ export function startInbound(setup: InboundSetup): { poller: InboundPoller | nul
   const poller = createInboundPoller({
     store: setup.store,
     sources,
+    leaseMs: config.leaseMs,
     logger: setup.logger,
     receive: { syntaxes: RECEIVE_SYNTAXES },
     ...(setup.ksef ? { tokenCipher: setup.ksef.cipher } : {}),

@@ -34,6 +34,7 @@ describe("receiving settings", () => {
       ["KSEF_INBOUND_INTERVAL_S", "0", "KSEF_INBOUND_INTERVAL_S must be a whole number of seconds from 1 to 86400, not \"0\" (default 900)."],
       ["STORECOVE_RECEIVE_INTERVAL_S", "1m", "STORECOVE_RECEIVE_INTERVAL_S must be a whole number of seconds from 1 to 86400, not \"1m\" (default 60)."],
       ["INBOUND", "maybe", "INBOUND must be on or off, not \"maybe\"."],
+      ["INBOUND_LEASE_MS", "500", "INBOUND_LEASE_MS must be a whole number of milliseconds from 3000 to 3600000, not \"500\" (default 300000)."],
     ] as const) {
       const dataDir = join(parent, `never-${name}`);
       const started = startServer({ DATA_DIR: dataDir, DATABASE_URL: undefined, ADMIN_TOKEN: ADMIN, [name]: value });
@@ -178,6 +179,40 @@ describe("KSeF's buyer side on the example server", () => {
     const text = await metricsOf(server.base);
     expect(sample(text, 'einvoice_inbound_documents_total{network="ksef",outcome="stored"}')).toBe(1);
     expect(sample(text, 'einvoice_inbound_runs_total{source="ksef",outcome="ok"}')).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("kill -9 between storing and acknowledging", () => {
+  let fake: FakeStorecove;
+  // A killed instance's lease runs out after INBOUND_LEASE_MS: then the restarted one takes the queue over.
+  const suite = serverSuite("receiving-kill", { ADMIN_TOKEN: ADMIN, STORECOVE_RECEIVE_INTERVAL_S: "1", INBOUND_LEASE_MS: "3000" });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("a document stored and never acknowledged is received again after the restart and stored once", async () => {
+    fake = await startFakeStorecove();
+    const more = { STORECOVE_URL: fake.baseUrl, STORECOVE_API_KEY: fake.apiKey };
+    let server = await suite.start(more);
+    const c = await eligibleAccount(server.base, ADMIN);
+    const inbox = async () => (await json(server.base, "GET", "/v1/invoices?direction=inbound&limit=100", undefined, c.apiKey)).body.data as { invoiceNumber: string }[];
+    // Storecove refuses every acknowledgement: the first document is stored, its queue item stays first.
+    fake.inbound.deleteFaults.push(...Array.from({ length: 1000 }, () => ({ status: 503 })));
+    const first = fake.inbound.receive(12345, Buffer.from(invoiceB64("KILL-0"), "base64"));
+    for (let i = 1; i < 3; i++) fake.inbound.receive(12345, Buffer.from(invoiceB64(`KILL-${i}`), "base64"));
+    await waitFor("the first document stored", async () => ((await inbox()).length === 1 ? true : undefined), 30_000);
+    await waitFor("its acknowledgement refused", async () => (fake.inbound.log.includes(`DELETE ${first.instanceGuid}`) ? true : undefined));
+    await server.kill();
+
+    fake.inbound.deleteFaults.length = 0;
+    server = await suite.start(more);
+    await waitFor("the queue emptied", async () => (fake.inbound.queue.length === 0 ? true : undefined), 30_000);
+    const numbers = (await inbox()).map((i) => i.invoiceNumber).sort();
+    expect(numbers).toEqual(["KILL-0", "KILL-1", "KILL-2"]);
+    // The first document was fetched again after the restart, and found stored.
+    expect(fake.inbound.log.filter((l) => l === `GET doc ${first.documentGuid}`).length).toBeGreaterThanOrEqual(2);
+    const text = await metricsOf(server.base);
+    expect(sample(text, 'einvoice_inbound_documents_total{network="peppol",outcome="duplicate"}')).toBeGreaterThanOrEqual(1);
   });
 });
 
