@@ -182,6 +182,23 @@ describe("GET /v1/invoices/{id}/document of a received document", () => {
     }
   });
 
+  it("stores hostile documents (an entity expansion, a DOCTYPE, a deep nesting) invalid with why, serves them as received, and refuses them as data", async () => {
+    const { app, receive } = setUp();
+    const b = await eligibleAccount(app);
+    const bomb = Buffer.from(`<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><Invoice>&lol2;</Invoice>`);
+    const deep = Buffer.from(`${"<a>".repeat(100_000)}${"</a>".repeat(100_000)}`);
+    for (const content of [bomb, deep]) {
+      const id = await receive(b.companyId, content);
+      const record = (await request(app).get(`/v1/invoices/${id}`).set(bearer(b.apiKey))).body.data;
+      expect([record.valid, record.syntax, record.errors.length]).toEqual([false, "unknown", 1]);
+      expect(record.errors[0].message.length).toBeGreaterThan(10);
+      const res = await raw(request(app).get(`/v1/invoices/${id}/document`).set(bearer(b.apiKey)));
+      expect([res.status, Buffer.compare(res.body as Buffer, content)]).toEqual([200, 0]);
+      const data = await request(app).get(`/v1/invoices/${id}/document`).set(bearer(b.apiKey)).set("Accept", "application/json");
+      expect([data.status, data.body.code]).toEqual([422, "document_unreadable"]);
+    }
+  });
+
   it("keeps another company's received document out of reach: 404 like an unknown id, never listed", async () => {
     const { app, receive } = setUp();
     const a = await eligibleAccount(app);
