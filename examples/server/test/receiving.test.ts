@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { verifyWebhookSignature } from "@einvoice/core";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { startFakeStorecove, type FakeStorecove } from "../../../packages/storecove/test/support/fake-storecove.js";
@@ -45,9 +46,10 @@ describe("receiving settings", () => {
 });
 
 describe("the sandbox between two companies on the example server", () => {
-  const suite = serverSuite("receiving-sandbox", { ADMIN_TOKEN: ADMIN, SANDBOX_DELAY_MS: "20" });
+  const suite = serverSuite("receiving-sandbox", { ADMIN_TOKEN: ADMIN, SANDBOX_DELAY_MS: "20", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_RETRY_BASE_MS: "200" });
 
-  it("delivers A's Peppol invoice to B's participant id into B's inbox, counted in /metrics; /ready includes the workers", async () => {
+  it("delivers A's Peppol invoice to B's participant id into B's inbox, announced by a signed invoice.received, counted in /metrics; /ready includes the workers", async () => {
+    const receiver = await suite.receiver();
     const server = await suite.start();
     expect(server.output()).toMatch(/^receiving: the sandbox network delivers Peppol invoices to the company receiving on the recipient's participant id/m);
     const a = await eligibleAccount(server.base, ADMIN);
@@ -56,6 +58,8 @@ describe("the sandbox between two companies on the example server", () => {
     expect(patched.body.data.participantIds).toEqual(["0106:b-inbox-1"]);
     const taken = await json(server.base, "PATCH", `/admin/companies/${a.companyId}`, { participantIds: ["0106:B-INBOX-1"] }, ADMIN);
     expect([taken.status, taken.body.code]).toEqual([409, "participant_id_taken"]);
+    const hook = await json(server.base, "POST", "/v1/webhooks", { url: receiver.url, events: ["invoice.received"] }, b.apiKey);
+    expect(hook.status).toBe(201);
 
     const sent = await json(server.base, "POST", "/v1/peppol/invoice", { xml: invoiceB64("SRV-A-B-1", "B-Inbox-1") }, a.apiKey);
     expect(sent.body.data.status).toBe("sending");
@@ -69,6 +73,11 @@ describe("the sandbox between two companies on the example server", () => {
     const gotDoc = await (await fetch(`${server.base}/v1/invoices/${got[0].id}/document`, { headers: { authorization: `Bearer ${b.apiKey}` } })).arrayBuffer();
     expect(Buffer.compare(Buffer.from(gotDoc), Buffer.from(sentDoc))).toBe(0);
     expect((await json(server.base, "GET", `/v1/invoices/${got[0].id}`, undefined, a.apiKey)).status).toBe(404);
+    await waitFor("the invoice.received event", async () => (receiver.received.length > 0 ? true : undefined));
+    const delivery = receiver.received[0]!;
+    expect(verifyWebhookSignature(hook.body.data.secret, delivery.headers["einvoice-signature"] as string, delivery.body)).toBe(true);
+    const event = JSON.parse(delivery.body);
+    expect([event.type, event.data.invoice.id, event.data.invoice.direction]).toEqual(["invoice.received", got[0].id, "inbound"]);
     const suppliers = await json(server.base, "GET", "/v1/suppliers", undefined, b.apiKey);
     expect(suppliers.body.data.map((s: { endpointId: string; invoiceCount: number }) => [s.endpointId, s.invoiceCount])).toEqual([["0106:12345678", 1]]);
 
