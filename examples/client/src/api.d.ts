@@ -108,7 +108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List invoices, newest first */
+        /**
+         * List invoices sent and received, newest first
+         * @description The company's submissions (`direction` `outbound`) and the documents it received (`inbound`: from KSeF, from Peppol through the access point, or from another company of this server in the sandbox), newest first (`createdAt`; a received document's is when it was stored). `direction` keeps one of them; `supplierId` keeps one supplier's received documents (GET /v1/suppliers), `clientId` one client's submissions. A received document's `status` is always `received`.
+         */
         get: operations["listInvoices"];
         put?: never;
         post?: never;
@@ -183,8 +186,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get the document of an invoice as it was sent
-         * @description With `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
+         * Get the document of an invoice as it was sent or received
+         * @description **A received document** (`direction` `inbound`): without `format` (or with `format=original`), the bytes exactly as received, with their media type (`application/xml`, `application/pdf` for a Factur-X PDF, `application/octet-stream` for bytes that are neither); with `Accept: application/json`, the InvoiceData read from it whatever its syntax (UBL, CII, Factur-X, FA(3)), or 422 `document_unreadable` when it cannot be read as an invoice (its bytes are still served). `format=ubl`: as received when it came as UBL, else the UBL written from its InvoiceData (amounts computed again from its lines, as for a submission sent as data; 409 when its data cannot make one, such as an FA(3), which names no Peppol electronic addresses). `format=cii`: the CII written from its InvoiceData. `format=fa3`: the FA(3) as received from KSeF (409 for a document received otherwise). `format=html`, `pdf`, `facturx`: rendered from its InvoiceData. A document received larger than 10 MiB is kept without its bytes: 409 `document_not_available`.
+         *
+         *     **A submission**: with `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).
          */
         get: operations["getInvoiceDocument"];
         put?: never;
@@ -259,6 +264,43 @@ export interface paths {
         post?: never;
         /** Revoke an API key; it gets 401 from the next request on */
         delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppliers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List suppliers, latest received document first
+         * @description The sellers of the documents the company received, each in the shape of a client: keyed by the seller's electronic address (BT-34, `scheme:value`, the value without case), else by its VAT id; `invoiceCount` counts the documents received from it, `lastInvoiceAt` the latest. Its received documents: `GET /v1/invoices?supplierId=`. Keyset pagination as `GET /v1/clients`.
+         */
+        get: operations["listSuppliers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/suppliers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one supplier */
+        get: operations["getSupplier"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -391,10 +433,90 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Operators: change a company's eligibility, access-point settings and KSeF credential
-         * @description Any subset of the fields. `ksef: { nip, token }` sets the company's KSeF credential (used where the deployment delivers to KSeF directly): the NIP is normalised (a `PL` prefix, spaces and dashes removed) and checked, the token is encrypted with the server's `KSEF_TOKEN_KEY` before it is stored and is never returned (the answer says `tokenSet: true`); `ksef: null` removes it.
+         * Operators: change a company's eligibility, access-point settings, KSeF credential and participant identifiers
+         * @description Any subset of the fields. `ksef: { nip, token }` sets the company's KSeF credential (used where the deployment delivers to KSeF directly, and to receive the invoices KSeF holds for the company as buyer): the NIP is normalised (a `PL` prefix, spaces and dashes removed) and checked, the token is encrypted with the server's `KSEF_TOKEN_KEY` before it is stored and is never returned (the answer says `tokenSet: true`); `ksef: null` removes it. `participantIds` replaces the Peppol participant identifiers (`scheme:value`, at most 20) on which the company receives in the sandbox: an invoice another company of this server sends on Peppol to one of them lands in this company's inbox. They are compared as recipients are (the scheme exactly, the value without case), kept with the value lower-cased, repeats dropped; `[]` removes them all. An identifier belongs to one company: one that another company has is a 409 `participant_id_taken`, and nothing of the patch is applied.
          */
         patch: operations["adminUpdateCompany"];
+        trace?: never;
+    };
+    "/admin/inbound/unmatched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators: list the received documents that belong to no company, newest first
+         * @description A document the access point received for a Storecove legal entity that no company of this server has (`legalEntityId`) is kept here with its bytes (acknowledged to the network all the same, so that it does not block the queue behind it). Give the company that legal entity id to receive the next ones; the kept ones stay here. `/metrics` counts them (`einvoice_inbound_unmatched`). Keyset pagination as `GET /v1/clients`.
+         */
+        get: operations["adminListUnmatched"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/inbound/unmatched/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators: the bytes of a document for no company, exactly as received
+         * @description `application/xml` when the bytes are XML, `application/pdf` for a PDF, `application/json` for a JSON object (a queue item that was not a document, kept as it came), `application/octet-stream` otherwise: told from the bytes, which are untrusted (served with `Content-Security-Policy: default-src 'none'; sandbox` and `X-Content-Type-Options: nosniff`: nothing in them runs).
+         */
+        get: operations["adminGetUnmatchedDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/inbound/syncs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators: the receiving syncs (KSeF per company, Storecove's queue), with their marks and pending backfills
+         * @description One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. Which instance runs a sync now is not shown: the store's port does not hand its lease out.
+         */
+        get: operations["adminListInboundSyncs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/companies/{companyId}/ksef/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Operators: receive a company's KSeF invoices of a period again
+         * @description Asks the company's KSeF sync to fetch the invoices in which the company is the buyer whose permanent-storage date is in [from, to), at its next run (made due at once), besides its incremental sync. What was received before is not received twice (deduplicated by KSeF number). At most 366 days a request. The company must be in PL with a KSeF credential; a server without KSeF receiving (KSEF_URL) keeps the request until one runs.
+         */
+        post: operations["adminRequestKsefBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/health": {
@@ -423,7 +545,7 @@ export interface paths {
         };
         /**
          * Metrics of the example server in the Prometheus text format (METRICS=off: no such route)
-         * @description einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.
+         * @description einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, einvoice_inbound_documents_total{network,outcome} (received documents: stored, duplicate, unmatched), einvoice_inbound_runs_total{source,outcome}, einvoice_inbound_run_documents_total{source}, einvoice_inbound_unmatched (documents for no company), and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.
          */
         get: operations["metrics"];
         put?: never;
@@ -948,7 +1070,7 @@ export interface components {
              *       "invoice.status_changed"
              *     ]
              */
-            events: "invoice.status_changed"[];
+            events: ("invoice.status_changed" | "invoice.received")[];
         };
         CompanyPatch: {
             enterprise?: boolean;
@@ -967,6 +1089,19 @@ export interface components {
                 /** @description The company's KSeF token (generated in KSeF with the right to send invoices); surrounding whitespace is removed. Stored encrypted, never returned. */
                 token: string;
             } | null;
+            participantIds?: string[];
+        };
+        BackfillRequest: {
+            /**
+             * @description Start of the period, inclusive: a date (its midnight UTC) or a date-time with a time zone.
+             * @example 2026-02-01
+             */
+            from: string;
+            /**
+             * @description End of the period, exclusive: a date (its midnight UTC) or a date-time with a time zone.
+             * @example 2026-03-01
+             */
+            to: string;
         };
         AccountCreated: {
             /** Format: uuid */
@@ -1077,7 +1212,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "sending" | "delivered" | "failed";
+            status: "sending" | "delivered" | "failed" | "received";
             /** @enum {string} */
             targetNetwork: "auto" | "peppol" | "ksef";
             network: ("peppol" | "ksef") | null;
@@ -1130,6 +1265,30 @@ export interface components {
             warnings: components["schemas"]["RuleFinding"][];
             /** @description For a submission answered `failed` as a duplicate: the id of the earlier submission of the same document (same sha256; for a document sent as data, also the same kind and number, BT-1) that is not failed. Null otherwise. */
             duplicateOf: string | null;
+            /**
+             * @description `outbound`: a submission of the company (POST /v1/peppol/...); `inbound`: a document a network delivered to the company (KSeF, Peppol through the access point, or another company of this server in the sandbox). An inbound record's status is always `received`.
+             * @enum {string}
+             */
+            direction: "outbound" | "inbound";
+            /** @description Inbound: when the service stored the document. Null on outbound records. */
+            receivedAt: string | null;
+            /** @description The syntax of the document as submitted or received: `ubl`, `cii`, `pdf` (Factur-X / ZUGFeRD), `fa3` (KSeF's FA(3)); `unknown` for a received document that could not be read (not XML, not an invoice). Null on outbound records submitted before it was kept. */
+            syntax: ("ubl" | "cii" | "pdf" | "fa3" | "unknown") | null;
+            /** @description Inbound: whether the document passed the rules that apply to it (false when it could not be read; it is stored all the same). Null on outbound records (an accepted submission passed them). */
+            valid: boolean | null;
+            /** @description Inbound: the fatal rules the received document breaks, or why it could not be read, at most 100. Empty on outbound records. */
+            errors: components["schemas"]["RuleFinding"][];
+            /** @description Inbound: the network's reference of the document, by which receiving it again adds nothing: `{ksefNumber}` (KSeF), `{storecoveGuid}` (Peppol through Storecove), `{submissionId}` (the sender's submission, in the sandbox). Null on outbound records. */
+            networkReference: ({
+                ksefNumber: string;
+            } | {
+                storecoveGuid: string;
+            } | {
+                /** Format: uuid */
+                submissionId: string;
+            }) | null;
+            /** @description Inbound: the supplier (GET /v1/suppliers) who sent it; null when the document names no seller identifier. Null on outbound records. */
+            supplierId: string | null;
         };
         Party: {
             name: string | null;
@@ -1140,7 +1299,7 @@ export interface components {
         };
         InvoiceEvent: {
             /** @enum {string} */
-            status: "sending" | "delivered" | "failed";
+            status: "sending" | "delivered" | "failed" | "received";
             /** Format: date-time */
             at: string;
             detail: string;
@@ -1177,6 +1336,10 @@ export interface components {
              */
             deliveredAt: string;
         };
+        /** @description For a received document: the InvoiceData read from it, whatever its syntax, every value as the sender wrote it. Its fields are InvoiceData's, but they are not held to InvoiceData's input rules (what a sender wrote is shown as written: an electronic address may be empty or of another scheme than four digits, such as EM). */
+        ReceivedInvoiceData: {
+            [key: string]: unknown;
+        };
         Client: {
             /** Format: uuid */
             id: string;
@@ -1202,6 +1365,13 @@ export interface components {
             /** @description The company's legal entity id at the access point; null until an operator registers one. */
             legalEntityId: string | null;
             peppolSendingEnabled: boolean;
+            /**
+             * @description The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}); empty when none.
+             * @example [
+             *       "0106:12345678"
+             *     ]
+             */
+            participantIds: string[];
             /** @description The company's KSeF credential as set by an operator (never the token); null when none is set. */
             ksef: {
                 /** @description The company's NIP (10 digits). */
@@ -1241,7 +1411,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: "invoice.status_changed"[];
+            events: ("invoice.status_changed" | "invoice.received")[];
             secret: string;
             /** Format: date-time */
             createdAt: string;
@@ -1250,7 +1420,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             url: string;
-            events: "invoice.status_changed"[];
+            events: ("invoice.status_changed" | "invoice.received")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -1269,7 +1439,7 @@ export interface components {
             /** Format: uuid */
             eventId: string;
             /** @enum {string} */
-            type: "invoice.status_changed";
+            type: "invoice.status_changed" | "invoice.received";
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             /** Format: date-time */
@@ -1314,6 +1484,90 @@ export interface components {
             serviceActivation: string | null;
             /** @description ISO 8601, or null when not bounded. */
             serviceExpiration: string | null;
+        };
+        /** @description A received document that belongs to no company of this server, kept for the operator with its bytes. */
+        UnmatchedDocument: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            network: "peppol" | "ksef";
+            /** @description The network's reference of the document (`{storecoveGuid}` for Peppol through Storecove): receiving it again adds nothing. */
+            networkReference: {
+                ksefNumber: string;
+            } | {
+                storecoveGuid: string;
+            } | {
+                submissionId: string;
+            };
+            /** @description The network's id of whom it was for (Storecove's legal entity id), when it gave one: give a company this `legalEntityId` (PATCH /admin/companies/{id}) to receive what comes next for it. */
+            legalEntityId: string | null;
+            /** @description Why it belongs to no company. */
+            reason: string;
+            /** Format: date-time */
+            receivedAt: string;
+            /** @description The media type of the bytes as received. */
+            mediaType: string;
+            /** @description SHA-256 of the bytes as received, hex. */
+            sha256: string;
+            /** @description Bytes as received. */
+            size: number;
+        };
+        /** @description One source's sync for one scope, as an operator sees it. */
+        InboundSync: {
+            /** @description `ksef` (one row per company in PL with a KSeF credential) or `storecove` (one row, scope `*`, for the whole server). */
+            source: string;
+            /** @description The company's id, or `*` for a source serving the whole server. */
+            scope: string;
+            /**
+             * Format: date-time
+             * @description When the sync is next due (at once after a backfill request or a graceful stop).
+             */
+            nextRunAt: string;
+            /** @description A summary of the source's saved mark (null before its first checkpoint); never the secrets a mark could hold. */
+            state: {
+                /** @description Size of the saved mark in bytes. */
+                bytes: number;
+                /**
+                 * @description The mark's fields when it is JSON, as dotted paths down to two levels (KSeF: `inc.from`, where its incremental sync goes on; `export.referenceNumber` while an export is prepared), arrays as their length (`inc.seen.count`). A field whose name hints at a secret (a key, an IV, a token, ...), everything under it, and any text longer than 200 characters are left out; at most 50 fields.
+                 * @example {
+                 *       "v": 1,
+                 *       "inc.from": "2026-11-29T08:55:00.000Z",
+                 *       "inc.to": null,
+                 *       "inc.seen.count": 2,
+                 *       "backfills.count": 0,
+                 *       "span": 7689600000
+                 *     }
+                 */
+                fields: {
+                    [key: string]: string | number | boolean | null;
+                };
+            } | null;
+            /** @description Backfills asked for and not yet taken by the source, oldest first. */
+            requests: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                /** Format: date-time */
+                requestedAt: string;
+            }[];
+        };
+        /** @description The backfill request as kept: the KSeF sync of the company takes it at its next run (due at once). */
+        BackfillAccepted: {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            source: "ksef";
+            /** Format: uuid */
+            companyId: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** Format: date-time */
+            requestedAt: string;
         };
     };
     responses: never;
@@ -1520,7 +1774,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "document_unreadable";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1668,7 +1922,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice";
+                        code: "invalid_base64_xml" | "single_xml_only" | "invalid_ubl_xml" | "unsupported_document" | "missing_recipient" | "no_legal_entity" | "peppol_sending_not_enabled" | "ksef_not_configured" | "ksef_seller_mismatch" | "idempotency_key_reused" | "invalid_pdf" | "pdf_encrypted" | "pdf_without_invoice" | "document_unreadable";
                         /** @description What went wrong, for a person. */
                         message: string;
                         /** @description Only for `invalid_ubl_xml` when a submitted document breaks fatal rules of the rule sets that apply to it (EN 16931, and Peppol BIS Billing 3.0 or a national CIUS when its CustomizationID says so): each broken rule (at most 100). */
@@ -1956,11 +2210,15 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page, unchanged. */
                 cursor?: string;
                 /** @description Only invoices in this status. */
-                status?: "sending" | "delivered" | "failed";
+                status?: "sending" | "delivered" | "failed" | "received";
                 /** @description Only invoices (`invoice`) or only credit notes (`creditNote`). */
                 kind?: "invoice" | "creditNote";
                 /** @description Deprecated: the former name of `kind`, still accepted (given with `kind`, the two must agree). */
                 documentType?: "invoice" | "creditNote";
+                /** @description Only the company's submissions (`outbound`) or only the documents it received (`inbound`); absent: both. */
+                direction?: "outbound" | "inbound";
+                /** @description Only received documents of this supplier (GET /v1/suppliers). */
+                supplierId?: string;
                 /** @description Only invoices of this client. */
                 clientId?: string;
                 /** @description Only invoices and credit notes with this number (BT-1), exactly (case and spaces count). */
@@ -2066,7 +2324,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The submissionId. */
+                /** @description The invoice's id: a submissionId, or the id of a received document. */
                 id: string;
             };
             cookie?: never;
@@ -2169,7 +2427,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The submissionId. */
+                /** @description The invoice's id: a submissionId, or the id of a received document. */
                 id: string;
             };
             cookie?: never;
@@ -2286,7 +2544,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The submissionId. */
+                /** @description The invoice's id: a submissionId, or the id of a received document. */
                 id: string;
             };
             cookie?: never;
@@ -2406,7 +2664,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The submissionId. */
+                /** @description The invoice's id: a submissionId, or the id of a received document. */
                 id: string;
             };
             cookie?: never;
@@ -2420,8 +2678,9 @@ export interface operations {
                 };
                 content: {
                     "application/xml": string;
-                    "application/json": components["schemas"]["InvoiceData"];
+                    "application/json": components["schemas"]["InvoiceData"] | components["schemas"]["ReceivedInvoiceData"];
                     "application/pdf": string;
+                    "application/octet-stream": string;
                     "text/html": string;
                 };
             };
@@ -2448,7 +2707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No such invoice in this company. */
+            /** @description No such invoice in this company (another company's id, sent or received, is not found either). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,7 +2721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The submission failed, and a failed submission's document is not stored. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, or it was delivered without a kept FA(3) (the message says which). */
+            /** @description The submission failed, and a failed submission's document is not stored; a received document larger than 10 MiB was kept without its bytes. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, it was delivered without a kept FA(3), or it was received otherwise than from KSeF (the message says which). With `format=ubl`, a received document whose data cannot make a UBL document. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,6 +2730,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "document_not_available";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description A received document asked for as data (`Accept: application/json`, `format=cii`, a rendered format) that cannot be read as an invoice (not XML, not an invoice, broken): its bytes are still served without `format`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "document_unreadable";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -2962,6 +3235,202 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "last_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    listSuppliers: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of suppliers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Client"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    getSupplier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The supplier's id (`supplierId` of a received document). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The supplier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Client"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_api_key";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such supplier in this company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "supplier_not_found";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };
@@ -3818,6 +4287,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Another company of this server already receives on one of `participantIds` (the message names it); nothing was changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "participant_id_taken";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
             /** @description The JSON body is over 10 MiB. */
             413: {
                 headers: {
@@ -3836,6 +4319,422 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "ksef_token_key_not_configured";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `server_busy`: too many large bodies are in flight (the server's body budget, default 64 MiB) and this one waited for room longer than the queue timeout (default 20 s). `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "server_busy" | "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListUnmatched: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page, unchanged. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of documents for no company. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UnmatchedDocument"][];
+                        /** @description Pass as `cursor` for the next page; null on the last page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The admin token is missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_admin_token";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    adminGetUnmatchedDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The document's id (GET /admin/inbound/unmatched). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document as received. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                    "application/pdf": string;
+                    "application/json": string;
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The admin token is missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_admin_token";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such document for no company, or its bytes were not kept (larger than 10 MiB). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unmatched_document_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    adminListInboundSyncs: {
+        parameters: {
+            query?: {
+                /** @description Only this source's rows; absent: every source's. */
+                source?: "ksef" | "storecove";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync rows, by source, then scope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InboundSync"][];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The admin token is missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_admin_token";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Over the rate limit: per company on authenticated operations (all its keys together; default 600 a minute), per client IP on sign-up (20 an hour) and on /admin (120 a minute). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description An unexpected error; nothing is revealed. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `storage_unavailable`: the database cannot be reached now (down, restarting, or the connection was lost); nothing was half-stored. Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "storage_unavailable";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    adminRequestKsefBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company's id. */
+                companyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the request is kept and the sync is due at once. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BackfillAccepted"];
+                    };
+                };
+            };
+            /** @description The body or the query has the wrong shape. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadRequestError"];
+                };
+            };
+            /** @description The admin token is missing or wrong. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_admin_token";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description No such company. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "company_not_found";
+                        /** @description What went wrong, for a person. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The JSON body is over 10 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description The company is not in PL or has no KSeF credential (PATCH /admin/companies/{id} with `ksef`): KSeF holds nothing this server can fetch for it. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "ksef_not_configured";
                         /** @description What went wrong, for a person. */
                         message: string;
                     };

@@ -1,6 +1,7 @@
 // A typed client of the einvoice API (types from docs/openapi.json by openapi-typescript, calls by
 // openapi-fetch): signs up, has an operator make the company eligible, looks the recipient up, validates and submits an invoice, reads back,
-// and fetches the delivery evidence once it is delivered.
+// and fetches the delivery evidence once it is delivered; a second company, receiving on the recipient's identifier in
+// the sandbox, finds the invoice in its inbox.
 // Usage: EINVOICE_URL=http://localhost:3000 ADMIN_TOKEN=... pnpm --filter @einvoice/example-client start [path/to/invoice.xml]
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -40,13 +41,31 @@ if (!admin.data) fail("admin update", admin.response.status, admin.error);
 console.log(`eligible: enterprise=${admin.data.data.enterprise} subscription=${admin.data.data.subscription}`);
 
 const auth = { Authorization: `Bearer ${apiKey}` };
-
-// 3. Ask whether the recipient is on Peppol (the server's participant discovery; 404 when it has none).
 const bytes = readFileSync(invoicePath);
 const text = bytes.toString("utf8");
 const endpoint = /<cac:AccountingCustomerParty>[\s\S]*?<cbc:EndpointID[^>]*schemeID="([^"]+)"[^>]*>([^<]+)</.exec(text);
-if (endpoint) {
-  const participantId = `${endpoint[1]}:${endpoint[2]!.trim()}`;
+const recipientId = endpoint ? `${endpoint[1]}:${endpoint[2]!.trim()}` : null;
+
+// 2b. A second company receives on the recipient's identifier (the sandbox delivers there into its inbox).
+let receiverAuth: { Authorization: string } | null = null;
+if (recipientId) {
+  const receiver = await api.POST("/v1/accounts", { body: { email: `receiver-${randomUUID()}@example.com`, companyName: "Receiver Example SE", country: "NL" } });
+  if (!receiver.data) fail("receiver sign-up", receiver.response.status, receiver.error);
+  const set = await api.PATCH("/admin/companies/{companyId}", {
+    params: { path: { companyId: receiver.data.data.companyId } },
+    headers: { Authorization: `Bearer ${adminToken}` },
+    body: { participantIds: [recipientId] },
+  });
+  if (set.data) {
+    receiverAuth = { Authorization: `Bearer ${receiver.data.data.apiKey}` };
+    console.log(`receiver: receives on ${set.data.data.participantIds.join(", ")}`);
+  } else if (set.response.status === 409) console.log(`receiver: ${recipientId} is another company's already (participant_id_taken); the inbox step is skipped`);
+  else fail("receiver participant ids", set.response.status, set.error);
+}
+
+// 3. Ask whether the recipient is on Peppol (the server's participant discovery; 404 when it has none).
+if (recipientId) {
+  const participantId = recipientId;
   const found = await api.GET("/v1/participants/{participantId}", { headers: auth, params: { path: { participantId } } });
   if (found.data) {
     const p = found.data.data;
@@ -97,4 +116,20 @@ if (submission.status === "sending") {
     // Still sending, failed, or delivered without evidence: the message says which.
     console.log(`no evidence yet: ${evidence.error.message}`);
   } else fail("evidence", evidence.response.status, evidence.error);
+}
+
+// 7. The receiving company's inbox: the invoice as received (the sandbox delivered it there), and its supplier.
+if (receiverAuth) {
+  const deadline = Date.now() + 20_000;
+  let inbox: { invoiceNumber: string | null; supplier: { name: string | null; endpointId: string | null }; valid: boolean | null; syntax: string | null }[] = [];
+  while (inbox.length === 0 && Date.now() < deadline) {
+    const got = await api.GET("/v1/invoices", { headers: receiverAuth, params: { query: { direction: "inbound" } } });
+    if (!got.data) fail("list inbound", got.response.status, got.error);
+    inbox = got.data.data;
+    if (inbox.length === 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  for (const inv of inbox) console.log(`received: ${inv.invoiceNumber} from ${inv.supplier.name} (${inv.supplier.endpointId}), ${inv.valid ? "valid" : "invalid"}, as ${inv.syntax}`);
+  const suppliers = await api.GET("/v1/suppliers", { headers: receiverAuth });
+  if (!suppliers.data) fail("list suppliers", suppliers.response.status, suppliers.error);
+  for (const s of suppliers.data.data) console.log(`supplier ${s.name} (${s.endpointId}): ${s.invoiceCount} invoice(s)`);
 }

@@ -25,7 +25,7 @@ describe("examples/client", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("signs up, becomes eligible, looks the recipient up on Peppol, submits the example invoice answered sending, and reads it back (sending or already delivered), then fetches the sandbox's evidence once delivered", async () => {
+  it("signs up, becomes eligible, looks the recipient up on Peppol, submits the example invoice answered sending, and reads it back (sending or already delivered), then fetches the sandbox's evidence once delivered; a second company finds it in its inbox", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: clientDir,
       env: { ...process.env, EINVOICE_URL: server.base, ADMIN_TOKEN: adminToken },
@@ -40,6 +40,10 @@ describe("examples/client", () => {
     expect(stdout).toMatch(/^client Exemple Client SARL \(0002:FR23342\): 1 invoice\(s\)$/m);
     // The sandbox delivers it, with its synthetic evidence.
     expect(stdout).toMatch(/^evidence: sandbox \(application\/json, \d+ bytes\) from peppol, reference SANDBOX-[0-9a-f-]{36}, delivered at \S+Z$/m);
+    // A second company receives on the recipient's identifier: the sandbox delivered the invoice into its inbox.
+    expect(stdout).toMatch(/^receiver: receives on 0002:fr23342$/m);
+    expect(stdout).toMatch(/^received: QS-2026-001 from Beispiel Lieferant GmbH \(9930:DE123456789\), valid, as ubl$/m);
+    expect(stdout).toMatch(/^supplier Beispiel Lieferant GmbH \(9930:DE123456789\): 1 invoice\(s\)$/m);
   }, 60_000);
 
   it("has types generated from the committed docs/openapi.json (run `pnpm --filter @einvoice/example-client generate`)", async () => {

@@ -13,6 +13,7 @@ import {
   type MetricsPort,
   type NetworkPort,
   type RetryPolicy,
+  type SandboxInbox,
   type Store,
   type TargetPolicy,
   type TokenCipher,
@@ -37,6 +38,11 @@ export interface DeliveryConfig {
   stopTimeoutMs?: number;
   /** Where attempts are counted (GET /metrics). */
   metrics?: MetricsPort;
+  /**
+   * The sandbox's inbox (`sandboxInbox(store)`): an invoice sent on Peppol to a participant id a company of this server
+   * receives on is stored in that company's inbox, then delivered. Used with the sandbox network only.
+   */
+  inbox?: SandboxInbox;
 }
 
 /** Direct KSeF delivery: the API base, the cipher of the companies' tokens, where the verification links point. */
@@ -97,8 +103,8 @@ export function startDelivery(store: Store & DeliveryStore, config: DeliveryConf
     network = storecoveNetwork(config.storecove);
     description = `Storecove at ${new URL(config.storecove.baseUrl).host} (Peppol, and KSeF through the access point)`;
   } else {
-    network = sandboxNetwork({ delayMs: config.sandboxDelayMs ?? 300 });
-    description = "sandbox network (delivers within a second; a recipient containing 'unreachable' fails, 'flaky' fails twice, then delivers)";
+    network = sandboxNetwork({ delayMs: config.sandboxDelayMs ?? 300, ...(config.inbox ? { inbox: config.inbox } : {}) });
+    description = `sandbox network (delivers within a second; a recipient containing 'unreachable' fails, 'flaky' fails twice, then delivers${config.inbox ? "; to a participant id a company here receives on, into its inbox too" : ""})`;
     retry = SANDBOX_RETRY;
   }
   // The ksef route: KSeF directly, as each company (its NIP and token, which the dispatcher reads from

@@ -1,6 +1,7 @@
 // Starts the example server: `pnpm start` at the repository root.
 // Environment: PORT, DATA_DIR, DATABASE_URL (DATABASE_SCHEMA), ADMIN_TOKEN (required when NODE_ENV=production), SHUTDOWN_TIMEOUT_MS, METRICS, METRICS_TOKEN; delivery: STORECOVE_API_KEY and STORECOVE_URL,
-// KSEF_URL and KSEF_TOKEN_KEY (the ksef route directly to KSeF, docs/delivery.md);
+// KSEF_URL and KSEF_TOKEN_KEY (the ksef route directly to KSeF, docs/delivery.md); receiving (docs/receiving.md): INBOUND,
+// KSEF_INBOUND_INTERVAL_S, STORECOVE_RECEIVE_INTERVAL_S, INBOUND_LEASE_MS;
 // protection (docs/security.md): HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, RATE_LIMIT_PER_MINUTE,
 // SIGNUP_RATE_LIMIT_PER_HOUR, ADMIN_RATE_LIMIT_PER_MINUTE, BODY_BUDGET_MB, BODY_QUEUE_TIMEOUT_MS, TRUST_PROXY; LOG_LEVEL; participant discovery (docs/discovery.md):
 // PEPPOL_DISCOVERY, SML_ZONE, DNS_SERVERS, PEPPOL_SMP_CA, PEPPOL_SMP_ALLOW_HTTP, DISCOVERY_CACHE_TTL_S, DISCOVERY_TIMEOUT_MS.
@@ -10,12 +11,13 @@ import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readinessCheck } from "@einvoice/core";
+import { readinessCheck, sandboxInbox } from "@einvoice/core";
 import { createRateLimiter, type RateLimitStore } from "@einvoice/express";
 import pg from "pg";
 import { createApp, createLogger } from "./app.js";
 import { ksefFromEnv, startDelivery, startWebhooks, webhookConfig, type KsefSetup } from "./delivery.js";
 import { discoveryFromEnv, type DiscoverySetup } from "./discovery.js";
+import { inboundFromEnv, RECEIVE_SYNTAXES, startInbound, type InboundConfig } from "./inbound.js";
 import { draining } from "./shutdown.js";
 import { metricsHandler, prometheusMetrics } from "./metrics.js";
 import { openStore, type OpenedStore } from "./store.js";
@@ -45,6 +47,14 @@ const storecove =
 let ksef: KsefSetup | null;
 try {
   ksef = ksefFromEnv(process.env);
+} catch (e) {
+  fatal((e as Error).message);
+}
+
+// Receiving: the poller and how often it asks KSeF and Storecove (checked before the store opens).
+let inboundConfig: InboundConfig;
+try {
+  inboundConfig = inboundFromEnv(process.env);
 } catch (e) {
   fatal((e as Error).message);
 }
@@ -114,7 +124,9 @@ try {
 } catch (e) {
   fatal(`the store could not be opened: ${e instanceof Error ? e.message : String(e)}`);
 }
-const metrics = metricsOff ? null : prometheusMetrics({ queueDepth: () => opened.store.countQueued?.() ?? Promise.resolve(0) });
+const metrics = metricsOff
+  ? null
+  : prometheusMetrics({ queueDepth: () => opened.store.countQueued?.() ?? Promise.resolve(0), unmatched: () => opened.store.countUnmatched() });
 let discovery: DiscoverySetup;
 try {
   discovery = await discoveryFromEnv(process.env);
@@ -124,7 +136,31 @@ try {
 const delivery =
   process.env.DISPATCHER === "off"
     ? null
-    : startDelivery(opened.store, { storecove, leaseMs, sandboxDelayMs, stopTimeoutMs: shutdownTimeoutMs, ...(metrics ? { metrics: metrics.port } : {}), discovery: discovery.discovery ?? undefined, ...(ksef ? { ksef } : {}) }, logger);
+    : startDelivery(
+        opened.store,
+        {
+          storecove,
+          leaseMs,
+          sandboxDelayMs,
+          stopTimeoutMs: shutdownTimeoutMs,
+          ...(metrics ? { metrics: metrics.port } : {}),
+          discovery: discovery.discovery ?? undefined,
+          ...(ksef ? { ksef } : {}),
+          // The sandbox delivers a Peppol invoice to a participant id a company here receives on into its inbox.
+          inbox: sandboxInbox(opened.store, { syntaxes: RECEIVE_SYNTAXES, ...(metrics ? { metrics: metrics.port } : {}) }),
+        },
+        logger,
+      );
+// Receiving from KSeF (each company in PL with a credential) and from Storecove's pull queue, under leases in the store.
+const inbound = startInbound({
+  store: opened.store,
+  config: inboundConfig,
+  ...(storecove ? { storecove } : {}),
+  ...(ksef ? { ksef } : {}),
+  stopTimeoutMs: shutdownTimeoutMs,
+  ...(metrics ? { metrics: metrics.port } : {}),
+  logger,
+});
 const webhooks = webhookConfig(process.env);
 const webhookSender = process.env.DISPATCHER === "off" ? null : startWebhooks(opened.store, { ...webhooks, stopTimeoutMs: shutdownTimeoutMs, ...(metrics ? { metrics: metrics.port } : {}) }, logger);
 const app = createApp({
@@ -140,7 +176,9 @@ const app = createApp({
   trustProxy,
   // GET /ready: the store answers within 1.5 s and the workers of this instance run.
   ...(metrics ? { metrics: metrics.port, metricsEndpoint: metricsHandler(metrics.registry, metricsToken) } : {}),
-  readiness: readinessCheck({ store: opened.store, workers: [delivery?.dispatcher, webhookSender].filter((w) => w != null) }),
+  readiness: readinessCheck({ store: opened.store, workers: [delivery?.dispatcher, webhookSender, inbound.poller].filter((w) => w != null) }),
+  // A received FA(3) is read as data (Accept: application/json, format=cii, html) as the poller reads it.
+  syntaxes: RECEIVE_SYNTAXES,
   ...(discovery.discovery ? { discovery: discovery.discovery } : {}),
   // Direct KSeF: tokens are encrypted with KSEF_TOKEN_KEY, a company needs its credential to send to
   // KSeF, and a credit note goes as a correction (KOR) of the invoice this service delivered there.
@@ -169,6 +207,7 @@ console.log(
     `einvoice example server on ${base}, store: ${opened.description}`,
     `delivery: ${delivery ? delivery.description : "off (DISPATCHER=off): run a dispatcher elsewhere"}`,
     `participant discovery: ${discovery.description}`,
+    `receiving: ${inbound.description}`,
     ksef
       ? `ksef: directly to KSeF at ${ksef.baseUrl} (KSEF_URL), as each company with its own NIP and KSeF token (PATCH /admin/companies/{id}, the ksef object; tokens encrypted with KSEF_TOKEN_KEY, key id ${ksef.cipher.keyId}); verification links (KOD I) to ${ksef.qrBase}`
       : `ksef: through the ${storecove ? "Storecove access point" : "sandbox network"}, like Peppol (set KSEF_URL and KSEF_TOKEN_KEY to send to KSeF directly)`,
@@ -189,8 +228,9 @@ console.log(
 let stopping = false;
 /**
  * SIGTERM (a process manager, a container runtime) or SIGINT (Ctrl-C): stop taking requests, let
- * those in flight and the deliveries under way finish (each bounded by SHUTDOWN_TIMEOUT_MS), give
- * back the delivery leases still held (another instance takes them at once), close the store, exit 0.
+ * those in flight, the deliveries and the receiving runs under way finish (each bounded by SHUTDOWN_TIMEOUT_MS; a
+ * receiving run keeps the mark of its last checkpoint), give back the leases still held (another instance takes them
+ * at once), close the store, exit 0.
  * A second signal exits at once (1).
  */
 async function stop(signal: string): Promise<void> {
@@ -206,7 +246,7 @@ async function stop(signal: string): Promise<void> {
     logger.error({ signal }, "stop did not finish in time: exiting");
     process.exit(1);
   }, shutdownTimeoutMs + 10_000).unref();
-  const [cutRequests] = await Promise.all([http.close(server, shutdownTimeoutMs), delivery?.dispatcher.stop(), webhookSender?.stop()]);
+  const [cutRequests] = await Promise.all([http.close(server, shutdownTimeoutMs), delivery?.dispatcher.stop(), webhookSender?.stop(), inbound.poller?.stop()]);
   await opened.close().catch((e: unknown) => logger.error({ error: e instanceof Error ? e.name : typeof e }, "the store did not close cleanly"));
   await rateLimitPool?.end().catch(() => undefined);
   logger.info({ signal, cutRequests }, "stopped");

@@ -16,7 +16,14 @@ export interface PrometheusMetrics {
  *
  * @example const m = prometheusMetrics({ queueDepth: () => store.countQueued() })
  */
-export function prometheusMetrics(options: { queueDepth?: () => Promise<number>; queueDepthTimeoutMs?: number } = {}): PrometheusMetrics {
+export function prometheusMetrics(
+  options: {
+    queueDepth?: () => Promise<number>;
+    queueDepthTimeoutMs?: number;
+    /** How many received documents belong to no company (`InboxStore.countUnmatched`), asked at each scrape like `queueDepth`. */
+    unmatched?: () => Promise<number>;
+  } = {},
+): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter<L>({ name, help, labelNames, registers: [registry] });
@@ -37,21 +44,35 @@ export function prometheusMetrics(options: { queueDepth?: () => Promise<number>;
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
   const rateLimited = counter("einvoice_rate_limited_total", "Requests refused with 429, by limit (company, sign-up, admin).", ["limit"]);
-  const queueDepth = options.queueDepth;
+  const inboundDocuments = counter(
+    "einvoice_inbound_documents_total",
+    "Received documents handed to the store, by network (peppol, ksef) and outcome: stored (a new inbound record), duplicate (received before: nothing added), unmatched (for no company: kept for the operator).",
+    ["network", "outcome"],
+  );
+  const inboundRuns = counter("einvoice_inbound_runs_total", "Runs of the receiving sources (a KSeF sync of one company, a read of Storecove's queue), by source and outcome (ok, failed: it threw).", ["source", "outcome"]);
+  const inboundReceived = counter("einvoice_inbound_run_documents_total", "Documents the receiving sources' runs handed to the store, by source.", ["source"]);
   const timeoutMs = options.queueDepthTimeoutMs ?? 1_000;
-  new Gauge({
-    name: "einvoice_queue_depth",
-    help: "Submissions waiting to be sent (status sending), in the whole store: the same on every instance on one database.",
-    registers: [registry],
-    async collect() {
-      if (!queueDepth) return;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
-      const n = await Promise.race([queueDepth().catch(() => null), late]);
-      clearTimeout(timer);
-      if (n !== null) this.set(n);
-    },
-  });
+  /** A gauge asked of the store at each scrape, bounded by `timeoutMs`; when the store fails or is late it keeps its last value. */
+  const storeGauge = (name: string, help: string, read: (() => Promise<number>) | undefined) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        if (!read) return;
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+        const n = await Promise.race([read().catch(() => null), late]);
+        clearTimeout(timer);
+        if (n !== null) this.set(n);
+      },
+    });
+  storeGauge("einvoice_queue_depth", "Submissions waiting to be sent (status sending), in the whole store: the same on every instance on one database.", options.queueDepth);
+  storeGauge(
+    "einvoice_inbound_unmatched",
+    "Received documents that belong to no company (GET /admin/inbound/unmatched), in the whole store: the same on every instance on one database.",
+    options.unmatched,
+  );
   return {
     registry,
     port: {
@@ -61,6 +82,11 @@ export function prometheusMetrics(options: { queueDepth?: () => Promise<number>;
       webhookDelivery: (l) => webhooks.inc({ outcome: l.outcome }),
       validationDuration: (seconds) => validation.observe(seconds),
       rateLimited: (l) => rateLimited.inc({ limit: l.limit }),
+      inboundReceived: (l) => inboundDocuments.inc({ network: l.network, outcome: l.outcome }),
+      inboundRun: (l, received) => {
+        inboundRuns.inc({ source: l.source, outcome: l.outcome });
+        if (received > 0) inboundReceived.inc({ source: l.source }, received);
+      },
     },
   };
 }

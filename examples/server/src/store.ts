@@ -1,5 +1,5 @@
 // Opens the example server's store from its environment (contract section 5): PGlite in DATA_DIR, or DATABASE_URL.
-import type { DeliveryStore, Store, WebhookStore } from "@einvoice/core";
+import type { DeliveryStore, InboxStore, Store, WebhookStore } from "@einvoice/core";
 import { openPostgresStore } from "@einvoice/postgres";
 
 export interface StoreConfig {
@@ -12,8 +12,8 @@ export interface StoreConfig {
 }
 
 export interface OpenedStore {
-  /** The storage port, and the dispatcher's queue on the same database. */
-  store: Store & DeliveryStore & WebhookStore;
+  /** The storage port, and the dispatcher's queue, the webhook events and the inbox on the same database. */
+  store: Store & DeliveryStore & WebhookStore & InboxStore;
   /** One line for the start-up output, such as "embedded PGlite in ./data". Never a password. */
   description: string;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 // The /admin router, built from its route table (routes/admin.ts): operators read and change companies, with their own bearer token.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError, quoteId, type CoreOptions, type Store, safeMetrics } from "@einvoice/core";
+import { ApiError, isInboxStore, quoteId, type CoreOptions, type InboxStore, type Store, safeMetrics } from "@einvoice/core";
 import express, { type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -11,10 +11,12 @@ import { malformedPath, notFound } from "./middleware/paths.js";
 import { apiHeaders, requestId } from "./middleware/request.js";
 import { clientIp, DEFAULT_ADMIN_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { ADMIN_ROUTES } from "./routes/admin.js";
+import { INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
 import { mountRoutes } from "./routes/route.js";
 
 export interface AdminRouterOptions extends CoreOptions {
-  store: Store;
+  /** The store; when it also keeps an inbox (`InboxStore`), the /inbound routes and the KSeF backfill exist. */
+  store: Store & Partial<InboxStore>;
   /** The operators' bearer token. At least 16 characters. */
   adminToken: string;
   bodyLimit?: number;
@@ -31,7 +33,8 @@ export interface AdminRouterOptions extends CoreOptions {
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /**
- * The `/admin` API: `GET` and `PATCH /companies/{companyId}`.
+ * The `/admin` API: `GET` and `PATCH /companies/{companyId}`; with an inbox store, the documents for no company
+ * (`/inbound/unmatched`), the receiving syncs (`/inbound/syncs`) and a company's KSeF backfill.
  *
  * @example app.use("/admin", createAdminRouter({ store, adminToken: process.env.ADMIN_TOKEN! }))
  */
@@ -56,8 +59,10 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   router.use(apiHeaders());
   router.use(
     malformedPath((path) => {
-      const [, collection, id = ""] = path.split("/");
-      return collection === "companies" ? new ApiError("company_not_found", `No company with id ${quoteId(id)}.`) : null;
+      const [, collection, second = "", third = ""] = path.split("/");
+      if (collection === "companies") return new ApiError("company_not_found", `No company with id ${quoteId(second)}.`);
+      if (collection === "inbound" && second === "unmatched") return new ApiError("unmatched_document_not_found", `No document for no company with id ${quoteId(third)}.`);
+      return null;
     }),
   );
   const limiter = limiterFor(options.adminRateLimit, DEFAULT_ADMIN_RATE_LIMIT, "admin");
@@ -66,14 +71,16 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
   router.use(operator);
 
   // The token is checked above for every request (unknown paths too), so the routes add no authentication.
-  mountRoutes(router, ADMIN_ROUTES, { store, options }, {
+  const mount = {
     limit,
     authenticate: {},
     authOf: () => {
       throw new Error("admin routes have no API key");
     },
     bodyGate: bodyGateFor(options.bodyBudget, limit),
-  });
+  };
+  mountRoutes(router, ADMIN_ROUTES, { store, options }, mount);
+  if (isInboxStore(store)) mountRoutes(router, INBOUND_ADMIN_ROUTES, { store, options }, mount);
 
   router.use(notFound());
   router.use(errorHandler(logger, limit));

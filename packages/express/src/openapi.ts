@@ -4,9 +4,10 @@ import { BadRequestSchema, ERROR_STATUS, InternalErrorSchema, PayloadTooLargeSch
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from "zod-openapi";
 import { ADMIN_ROUTES } from "./routes/admin.js";
+import { INBOUND_ADMIN_ROUTES } from "./routes/inbound-admin.js";
 import { statusOf, type Route, type RouteAuth } from "./routes/route.js";
 import { PARTICIPANT_ROUTES } from "./routes/participants.js";
-import { V1_ROUTES } from "./routes/v1.js";
+import { SUPPLIER_ROUTES, V1_ROUTES } from "./routes/v1.js";
 import { WEBHOOK_ROUTES } from "./routes/webhooks.js";
 
 type Doc = ReturnType<typeof createDocument>;
@@ -200,6 +201,7 @@ export function openApiDocument(): Doc {
     },
     paths: {
       ...pathsOf("/v1", V1_ROUTES as readonly Route<never>[]),
+      ...pathsOf("/v1", SUPPLIER_ROUTES as readonly Route<never>[]),
       ...pathsOf("/v1", WEBHOOK_ROUTES as readonly Route<never>[]),
       ...pathsOf("/v1", PARTICIPANT_ROUTES as readonly Route<never>[]),
       "/v1/openapi.json": {
@@ -211,6 +213,7 @@ export function openApiDocument(): Doc {
         },
       },
       ...pathsOf("/admin", ADMIN_ROUTES as readonly Route<never>[]),
+      ...pathsOf("/admin", INBOUND_ADMIN_ROUTES as readonly Route<never>[]),
       "/health": {
         get: {
           operationId: "health",
@@ -224,7 +227,7 @@ export function openApiDocument(): Doc {
           operationId: "metrics",
           summary: "Metrics of the example server in the Prometheus text format (METRICS=off: no such route)",
           description:
-            "einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
+            "einvoice_submissions_total{network,status}, einvoice_delivery_attempts_total{network,outcome}, einvoice_delivery_duration_seconds{network} (submit to delivered), einvoice_queue_depth, einvoice_webhook_deliveries_total{outcome}, einvoice_validation_duration_seconds, einvoice_rate_limited_total{limit}, einvoice_inbound_documents_total{network,outcome} (received documents: stored, duplicate, unmatched), einvoice_inbound_runs_total{source,outcome}, einvoice_inbound_run_documents_total{source}, einvoice_inbound_unmatched (documents for no company), and Node's process metrics. With METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.",
           security: [{ metricsToken: [] }, {}],
           responses: {
             "200": { description: "The metrics.", content: { "text/plain": { schema: z.string() } } },

@@ -1,5 +1,19 @@
 // The /v1 router, built from the route tables (routes/v1.ts, routes/webhooks.ts). No rules live here.
-import { ApiError, quoteId, authenticate, authenticateRequest, keepsIdempotencyKeys, safeMetrics, type AuthContext, type CoreOptions, type Store, type TargetPolicy, type WebhookStore } from "@einvoice/core";
+import {
+  ApiError,
+  quoteId,
+  authenticate,
+  authenticateRequest,
+  isInboxStore,
+  keepsIdempotencyKeys,
+  safeMetrics,
+  type AuthContext,
+  type CoreOptions,
+  type ReceiveSyntax,
+  type Store,
+  type TargetPolicy,
+  type WebhookStore,
+} from "@einvoice/core";
 import express, { type Request, type RequestHandler, type Router } from "express";
 import { bodyGateFor, type BodyBudget, type BodyBudgetOptions } from "./body-budget.js";
 import { stderrLogger, type Logger } from "./http-errors.js";
@@ -11,16 +25,23 @@ import { apiHeaders, requestId } from "./middleware/request.js";
 import { openApiDocument } from "./openapi.js";
 import { clientIp, DEFAULT_KEY_RATE_LIMIT, DEFAULT_SIGN_UP_RATE_LIMIT, limiterFor, rateLimit, type RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { mountRoutes } from "./routes/route.js";
-import { V1_ROUTES } from "./routes/v1.js";
+import { SUPPLIER_ROUTES, V1_ROUTES } from "./routes/v1.js";
 import { PARTICIPANT_ROUTES } from "./routes/participants.js";
 import { hasWebhooks, WEBHOOK_ROUTES } from "./routes/webhooks.js";
 
 export interface V1RouterOptions extends CoreOptions {
   /**
    * The store; when it also keeps webhooks (`WebhookStore`), the /webhooks routes exist; when it
-   * keeps idempotency keys (`IdempotencyStore`), the submit routes take an `Idempotency-Key`.
+   * keeps idempotency keys (`IdempotencyStore`), the submit routes take an `Idempotency-Key`; when it
+   * keeps an inbox (`InboxStore`), the /suppliers routes exist.
    */
   store: Store & Partial<WebhookStore>;
+  /**
+   * Syntaxes besides UBL and CII that received documents may be in, to read them as data (`Accept:
+   * application/json`, `format=cii`, rendered formats): KSeF's `fa3Syntax` from `@einvoice/ksef`, as the inbound
+   * poller's `receive.syntaxes`. Default: none (an FA(3) received is then served as received only).
+   */
+  syntaxes?: readonly ReceiveSyntax[];
   /** Which webhook targets are allowed. Default: public https only (SSRF guard). */
   webhookTargets?: TargetPolicy;
   /** Largest JSON body in bytes; larger gets 413. Default 10 MiB. */
@@ -50,6 +71,7 @@ function malformedIdNotFound(path: string): ApiError | null {
   if (collection === "invoices") return new ApiError("invoice_not_found", `No invoice with id ${quoted} in this company.`);
   if (collection === "api-keys") return new ApiError("api_key_not_found", `No active API key ${quoted} in this company.`);
   if (collection === "webhooks") return new ApiError("webhook_not_found", `No webhook ${quoted} in this company.`);
+  if (collection === "suppliers") return new ApiError("supplier_not_found", `No supplier with id ${quoted} in this company.`);
   return null;
 }
 
@@ -63,8 +85,8 @@ function authOf(req: Request): AuthContext {
 }
 
 /**
- * The `/v1` API: submit, reads, accounts, API keys, (when the store keeps them) webhooks and
- * (with a `discovery`) participant lookups.
+ * The `/v1` API: submit, reads (sent and received), accounts, API keys, (when the store keeps them) webhooks and
+ * suppliers, and (with a `discovery`) participant lookups.
  *
  * @example app.use("/v1", createV1Router({ store: memoryStore() }))
  */
@@ -114,7 +136,9 @@ export function createV1Router(options: V1RouterOptions): Router {
     res.json(openApiDocument());
   });
 
-  mountRoutes(router, V1_ROUTES, { store, options }, mount);
+  const deps = { store, options, read: { ...(options.syntaxes ? { syntaxes: options.syntaxes } : {}), ...(options.limits ? { limits: options.limits } : {}) } };
+  mountRoutes(router, V1_ROUTES, deps, mount);
+  if (isInboxStore(store)) mountRoutes(router, SUPPLIER_ROUTES, deps, mount);
   if (hasWebhooks(store)) mountRoutes(router, WEBHOOK_ROUTES, { store, options, targets: options.webhookTargets }, mount);
   if (options.discovery) mountRoutes(router, PARTICIPANT_ROUTES, { discovery: options.discovery }, mount);
 

@@ -1,8 +1,8 @@
 // Tenant isolation: company B, with its own valid key, gets 404 (never 403) for company A's ids, the
 // same answer as for an id that does not exist, never sees A's data in a list, and cannot change
-// A's keys or webhooks. A last test lists the id-taking /v1 operations of the OpenAPI document and
+// A's keys or webhooks, nor A's received documents and suppliers. A last test lists the id-taking /v1 operations of the OpenAPI document and
 // fails when one is not covered here, so a new endpoint cannot slip past this file.
-import { memoryStore, sandboxDiscovery } from "@einvoice/core";
+import { memoryStore, receiveDocument, sandboxDiscovery } from "@einvoice/core";
 import { openApiDocument } from "@einvoice/express";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,8 +13,9 @@ import { b64, invoiceXml } from "./support/hostile.js";
 const ADMIN_TOKEN = "isolation-test-admin-token-0123456789";
 const UNKNOWN = "6f1c2a9e-7d7b-4f1e-9a53-2b8c1d0e4f6a";
 
+const store = memoryStore();
 const app = createApp({
-  store: memoryStore(),
+  store,
   adminToken: ADMIN_TOKEN,
   // Webhook targets: a resolver that answers a public address, so no DNS is asked and nothing is sent.
   webhookTargets: { resolve: async () => ["93.184.216.34"] },
@@ -32,6 +33,9 @@ interface Tenant {
   invoiceIds: string[];
   clientIds: string[];
   webhookIds: string[];
+  /** Documents the company received, and their suppliers. */
+  inboundIds: string[];
+  supplierIds: string[];
 }
 
 const as = (t: Tenant) => ({
@@ -52,7 +56,7 @@ async function tenant(name: string, recipient: string): Promise<Tenant> {
     .set("Authorization", `Bearer ${ADMIN_TOKEN}`)
     .send({ enterprise: true, subscription: "pro", legalEntityId: `LE-${name}`, peppolSendingEnabled: true });
   expect(patched.status).toBe(200);
-  const t: Tenant = { apiKey, companyId, keyIds: [], invoiceIds: [], clientIds: [], webhookIds: [] };
+  const t: Tenant = { apiKey, companyId, keyIds: [], invoiceIds: [], clientIds: [], webhookIds: [], inboundIds: [], supplierIds: [] };
   const second = await as(t).post("/v1/api-keys", {});
   expect(second.status).toBe(201);
   for (let i = 0; i < 3; i++) {
@@ -65,6 +69,14 @@ async function tenant(name: string, recipient: string): Promise<Tenant> {
     expect(hook.status).toBe(201);
     t.webhookIds.push(hook.body.data.id);
   }
+  for (let i = 0; i < 2; i++) {
+    const content = Buffer.from(invoiceXml({ id: `${name}-IN-${i}`, recipient: ["0106", `${recipient}${i}`] }));
+    const received = await receiveDocument(store, { reference: { storecoveGuid: `${name}-in-${i}` }, content, network: "peppol", companyId });
+    expect(received.outcome).toBe("stored");
+    if (received.outcome === "stored") t.inboundIds.push(received.invoiceId);
+  }
+  t.supplierIds = (await as(t).get("/v1/suppliers")).body.data.map((c: { id: string }) => c.id);
+  expect(t.supplierIds).toHaveLength(1);
   t.keyIds = (await as(t).get("/v1/api-keys")).body.data.map((k: { id: string }) => k.id);
   t.clientIds = (await as(t).get("/v1/clients")).body.data.map((c: { id: string }) => c.id);
   expect(t.keyIds).toHaveLength(2);
@@ -94,7 +106,7 @@ async function expectHidden(run: (id: string) => Promise<Response>, aId: string,
 
 const leaks = (res: Response) => {
   const text = res.text;
-  return [A.companyId, ...A.invoiceIds, ...A.clientIds, ...A.keyIds, ...A.webhookIds].filter((id) => text.includes(id));
+  return [A.companyId, ...A.invoiceIds, ...A.clientIds, ...A.keyIds, ...A.webhookIds, ...A.inboundIds, ...A.supplierIds].filter((id) => text.includes(id));
 };
 
 describe("tenant isolation: company B with its own key", () => {
@@ -131,12 +143,33 @@ describe("tenant isolation: company B with its own key", () => {
     }
   });
 
+  it("GET /v1/invoices/{A's received document}[/document] → 404 invoice_not_found, as for an unknown id (A reads it as received)", async () => {
+    for (const id of A.inboundIds) {
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}`), id, "invoice_not_found");
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}/document`), id, "invoice_not_found");
+      await expectHidden((x) => as(B).get(`/v1/invoices/${x}/document?format=original`), id, "invoice_not_found");
+      const own = await as(A).get(`/v1/invoices/${id}/document`).set("Accept", "application/json");
+      expect([own.status, own.body.number]).toEqual([200, expect.stringMatching(/^Alpha-IN-/)]);
+    }
+  });
+
+  it("GET /v1/suppliers lists only B's suppliers; GET /v1/suppliers/{A's id} → 404 supplier_not_found, as for an unknown id", async () => {
+    const res = await as(B).get("/v1/suppliers?limit=100");
+    expect(res.body.data.map((c: { id: string }) => c.id)).toEqual(B.supplierIds);
+    expect(leaks(res)).toEqual([]);
+    for (const id of A.supplierIds) await expectHidden((x) => as(B).get(`/v1/suppliers/${x}`), id, "supplier_not_found");
+    expect((await as(A).get(`/v1/suppliers/${A.supplierIds[0]}`)).status).toBe(200);
+    const byASupplier = await as(B).get(`/v1/invoices?supplierId=${A.supplierIds[0]}`);
+    expect(byASupplier.body).toEqual({ data: [], nextCursor: null });
+  });
+
   it("GET /v1/invoices lists only B's invoices, with any filter: A's client id gives an empty list", async () => {
     const all = await as(B).get("/v1/invoices?limit=100");
     expect(all.status).toBe(200);
-    expect(all.body.data.map((i: { id: string }) => i.id).sort()).toEqual([...B.invoiceIds].sort());
+    expect(all.body.data.map((i: { id: string }) => i.id).sort()).toEqual([...B.invoiceIds, ...B.inboundIds].sort());
     expect(leaks(all)).toEqual([]);
-    for (const status of ["sending", "delivered", "failed"]) expect(leaks(await as(B).get(`/v1/invoices?status=${status}`))).toEqual([]);
+    for (const status of ["sending", "delivered", "failed", "received"]) expect(leaks(await as(B).get(`/v1/invoices?status=${status}`))).toEqual([]);
+    for (const direction of ["inbound", "outbound"]) expect(leaks(await as(B).get(`/v1/invoices?direction=${direction}`))).toEqual([]);
     const byAClient = await as(B).get(`/v1/invoices?clientId=${A.clientIds[0]}`);
     expect(byAClient.status).toBe(200);
     expect(byAClient.body).toEqual({ data: [], nextCursor: null });
@@ -233,6 +266,8 @@ describe("tenant isolation: company B with its own key", () => {
       "get /v1/webhooks",
       "get /v1/company",
       "get /v1/participants/{participantId}",
+      "get /v1/suppliers",
+      "get /v1/suppliers/{id}",
     ]);
     const paths = (openApiDocument() as unknown as { paths: Record<string, Record<string, unknown>> }).paths;
     const mustCover = Object.entries(paths)

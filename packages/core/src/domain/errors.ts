@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   supplier_not_found: 404,
   /** No route has this method and path (there is no 405). */
   route_not_found: 404,
+  /** /admin/inbound/unmatched/{id}: no such document for no company (or its bytes were not kept). */
+  unmatched_document_not_found: 404,
   email_taken: 409,
   last_api_key: 409,
   too_many_api_keys: 409,

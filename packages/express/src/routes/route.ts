@@ -82,7 +82,7 @@ export interface Route<D> {
    * The success answer: its status and, unless 204, its body's schema. With `mediaType` the handler
    * answers the body itself (a string, such as an SVG document), sent with that content type.
    */
-  success: { status: 200 | 201 | 204; description: string; schema?: z.ZodType; mediaType?: string; alternatives?: Record<string, z.ZodType> };
+  success: { status: 200 | 201 | 202 | 204; description: string; schema?: z.ZodType; mediaType?: string; alternatives?: Record<string, z.ZodType> };
   /**
    * Takes an `Idempotency-Key` header (when the router's store keeps keys): the same key and body
    * replay the first answer (`idempotent` in the core). For `apiKey` routes with a body.
@@ -183,7 +183,8 @@ export function mountRoutes<D>(router: Router, routes: readonly Route<D>[], deps
           else if (answer instanceof MediaAnswer) {
             res.vary("Accept");
             res.set(answer.headers);
-            if (answer.mediaType === "application/json") res.status(route.success.status).json(answer.body);
+            // Bytes are sent as they are, whatever their type (a received JSON document); a value as JSON.
+            if (answer.mediaType === "application/json" && !(answer.body instanceof Uint8Array)) res.status(route.success.status).json(answer.body);
             else res.status(route.success.status).type(answer.mediaType).send(answer.body);
           } else if (route.success.mediaType) res.status(route.success.status).type(route.success.mediaType).send(answer);
           else res.status(route.success.status).json(answer);

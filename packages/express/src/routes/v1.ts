@@ -31,6 +31,8 @@ import {
   InvoiceSchema,
   listApiKeys,
   listClients,
+  listSuppliers,
+  getSupplier,
   ListClientsQuerySchema,
   listInvoices,
   ListInvoicesQuerySchema,
@@ -44,18 +46,25 @@ import {
   validateDocumentBody,
   ValidateRequestSchema,
   ValidationReportSchema,
+  buildUbl,
+  ApiError,
   type CoreOptions,
+  type DocumentFormat,
+  type DocumentReadOptions,
+  type Invoice,
   type Store,
 } from "@einvoice/core";
 import { z } from "zod";
 import { RENDERERS } from "./render.js";
-import { codesOf, MediaAnswer, type Route } from "./route.js";
+import { codesOf, MediaAnswer, type Route, type RouteInput } from "./route.js";
 import { data, page } from "./schemas.js";
 
 /** What the /v1 handlers call. */
 export interface V1Deps {
   store: Store;
   options: CoreOptions;
+  /** How a received document is read (its extra syntaxes, such as FA(3)). */
+  read?: DocumentReadOptions;
 }
 
 const EXAMPLE_XML =
@@ -102,6 +111,58 @@ const EXAMPLE_INVOICE = {
   ],
 };
 
+/**
+ * The data read from a received document: InvoiceData's fields with their values as written, not held to its input
+ * rules (a sender's electronic address may be empty, or of a scheme such as EM).
+ */
+const RECEIVED_INVOICE_DATA = z.record(z.string(), z.unknown()).meta({
+  id: "ReceivedInvoiceData",
+  description:
+    "For a received document: the InvoiceData read from it, whatever its syntax, every value as the sender wrote it. Its fields are InvoiceData's, but they are not held to InvoiceData's input rules (what a sender wrote is shown as written: an electronic address may be empty or of another scheme than four digits, such as EM).",
+});
+
+/**
+ * The headers of bytes a network delivered (untrusted): nothing in them may run or load, whatever the app's other
+ * headers say, should they ever be opened in a browser (an XML document may carry XHTML script, a PDF JavaScript).
+ */
+export const RECEIVED_BYTES_HEADERS: Readonly<Record<string, string>> = { "Content-Security-Policy": "default-src 'none'; sandbox", "X-Content-Type-Options": "nosniff" };
+
+/** A received syntax as people read it, in a message. */
+const SYNTAX_NAMES: Record<string, string> = { ubl: "UBL", cii: "CII", pdf: "a Factur-X PDF", fa3: "FA(3)", unknown: "a document that could not be read" };
+
+/**
+ * `GET /v1/invoices/{id}/document` of a received document (`direction` inbound). Without `format` (and with
+ * `original`): the bytes exactly as received, with their media type, or for `Accept: application/json` the InvoiceData
+ * read from them whatever their syntax. `ubl`: as received when it came as UBL, else the UBL written from its
+ * InvoiceData. `fa3`: as received when it came as FA(3) (KSeF), else 409. (`cii` and the rendered formats are the
+ * core's, which read a received document whatever its syntax.)
+ */
+async function receivedDocument(deps: V1Deps, auth: RouteInput<V1Deps>["auth"], invoice: Invoice, format: DocumentFormat, explicit: boolean, asData: boolean): Promise<MediaAnswer> {
+  const id = invoice.id;
+  const received = SYNTAX_NAMES[invoice.syntax ?? "unknown"] ?? String(invoice.syntax);
+  if (format === "fa3") {
+    if (invoice.syntax !== "fa3") {
+      throw new ApiError("document_not_available", `Invoice ${id} was received as ${received}, not as FA(3): only an invoice received from KSeF has one. Ask without format for it as received.`);
+    }
+    return new MediaAnswer("application/xml", (await getInvoiceOriginal(deps.store, auth, id)).content, RECEIVED_BYTES_HEADERS);
+  }
+  if (asData) return new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, id, deps.read));
+  if (explicit && format === "ubl" && invoice.syntax !== "ubl") {
+    const data = await getInvoiceDocumentData(deps.store, auth, id, deps.read);
+    try {
+      return new MediaAnswer("application/xml", Buffer.from(buildUbl(data, { rootElement: invoice.kind === "creditNote" ? "CreditNote" : "Invoice" }), "utf8"));
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.code !== "bad_request") throw e;
+      throw new ApiError(
+        "document_not_available",
+        `Invoice ${id} was received as ${received} and cannot be written as UBL: ${e.details?.[0] ?? e.message}. Ask without format for it as received, or with Accept: application/json for its data.`,
+      );
+    }
+  }
+  const original = await getInvoiceOriginal(deps.store, auth, id);
+  return new MediaAnswer(original.mediaType, original.content, RECEIVED_BYTES_HEADERS);
+}
+
 /** The submit routes (invoice, credit note): one body, one set of answers, the core call for the document kind. */
 /** What names an operation: the fields each route helper below takes as they are. */
 type Operation = Pick<Route<V1Deps>, "path" | "operationId" | "summary">;
@@ -146,16 +207,18 @@ function submitRoute(r: Operation & {
   };
 }
 
-/** The list routes (invoices, clients): one page of the company's records, its query validated by the core call. */
+/** The list routes (invoices, clients, suppliers): one page of the company's records, its query validated by the core call. */
 function pageRoute(r: Operation & {
+  description?: string;
   noun: string;
   query: z.ZodObject;
   schema: z.ZodType;
-  list: typeof listInvoices | typeof listClients;
+  list: typeof listInvoices | typeof listClients | typeof listSuppliers;
 }): Route<V1Deps> {
   return {
     method: "get",
     ...operation(r),
+    ...(r.description ? { description: r.description } : {}),
     auth: "apiKey",
     query: r.query,
     success: { status: 200, description: `A page of ${r.noun}.`, schema: page(r.schema) },
@@ -266,7 +329,9 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
   pageRoute({
     path: "/invoices",
     operationId: "listInvoices",
-    summary: "List invoices, newest first",
+    summary: "List invoices sent and received, newest first",
+    description:
+      "The company's submissions (`direction` `outbound`) and the documents it received (`inbound`: from KSeF, from Peppol through the access point, or from another company of this server in the sandbox), newest first (`createdAt`; a received document's is when it was stored). `direction` keeps one of them; `supplierId` keeps one supplier's received documents (GET /v1/suppliers), `clientId` one client's submissions. A received document's `status` is always `received`.",
     noun: "invoices",
     query: ListInvoicesQuerySchema,
     schema: InvoiceSchema,
@@ -278,7 +343,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     operationId: "getInvoice",
     summary: "Get one invoice",
     auth: "apiKey",
-    params: { id: "The submissionId." },
+    params: { id: "The invoice's id: a submissionId, or the id of a received document." },
     success: { status: 200, description: "The invoice.", schema: data(InvoiceSchema) },
     errors: [{ codes: ["invoice_not_found"], description: "No such invoice in this company." }],
     handle: async ({ deps, auth, params }) => ({ data: await getInvoice(deps.store, auth, params.id!) }),
@@ -291,7 +356,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     description:
       "The proof of delivery the network gave, kept with the invoice when it was delivered: KSeF's UPO, the access point's evidence of the Peppol transmission, or the sandbox's synthetic evidence. `content` is the document as the network gave it (text); `mediaType` says what it is. Always a JSON envelope, whatever `Accept` says.",
     auth: "apiKey",
-    params: { id: "The submissionId." },
+    params: { id: "The invoice's id: a submissionId, or the id of a received document." },
     success: { status: 200, description: "The delivery evidence.", schema: data(DeliveryEvidenceSchema) },
     errors: [
       { codes: ["invoice_not_found"], description: "No such invoice in this company." },
@@ -310,7 +375,7 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     description:
       "The invoice's KSeF verification link (KOD I, `verificationUrl` of the invoice) as a QR code, an SVG image with the invoice's KSeF number under the code, as KSeF asks it to be printed on any visualisation of a KSeF invoice (PDF, paper, e-mail). For an invoice delivered to KSeF.",
     auth: "apiKey",
-    params: { id: "The submissionId." },
+    params: { id: "The invoice's id: a submissionId, or the id of a received document." },
     success: { status: 200, description: "The QR code, an SVG document.", mediaType: "image/svg+xml", schema: z.string().meta({ description: "An SVG document." }) },
     errors: [
       { codes: ["invoice_not_found"], description: "No such invoice in this company." },
@@ -325,11 +390,11 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
     method: "get",
     path: "/invoices/{id}/document",
     operationId: "getInvoiceDocument",
-    summary: "Get the document of an invoice as it was sent",
+    summary: "Get the document of an invoice as it was sent or received",
     description:
-      "With `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
+      "**A received document** (`direction` `inbound`): without `format` (or with `format=original`), the bytes exactly as received, with their media type (`application/xml`, `application/pdf` for a Factur-X PDF, `application/octet-stream` for bytes that are neither); with `Accept: application/json`, the InvoiceData read from it whatever its syntax (UBL, CII, Factur-X, FA(3)), or 422 `document_unreadable` when it cannot be read as an invoice (its bytes are still served). `format=ubl`: as received when it came as UBL, else the UBL written from its InvoiceData (amounts computed again from its lines, as for a submission sent as data; 409 when its data cannot make one, such as an FA(3), which names no Peppol electronic addresses). `format=cii`: the CII written from its InvoiceData. `format=fa3`: the FA(3) as received from KSeF (409 for a document received otherwise). `format=html`, `pdf`, `facturx`: rendered from its InvoiceData. A document received larger than 10 MiB is kept without its bytes: 409 `document_not_available`.\n\n**A submission**: with `format=html` (or `pdf`, `facturx`), the invoice rendered for people, in the language `lang` (default: the buyer's country's), sent or received, whatever its syntax; a KSeF invoice with its KSeF number and verification QR code. Otherwise the UBL document stored at submission, byte for byte: as sent in `xml`, as built from `invoice` / `creditNote`, or as converted from a CII or Factur-X `document` (`format=original` gives that document exactly as it was submitted, `application/xml` or `application/pdf`; `format=cii` the invoice as EN 16931 CII). `Accept: application/xml` (the default) answers the XML; `Accept: application/json` answers the same document read as InvoiceData (its amounts and totals as written). A failed submission keeps no document. With `format=fa3`, for an invoice delivered through KSeF: the FA(3) XML exactly as it was sent to KSeF (the bytes KSeF accepted and hashed; always `application/xml`).",
     auth: "apiKey",
-    params: { id: "The submissionId." },
+    params: { id: "The invoice's id: a submissionId, or the id of a received document." },
     query: DocumentQuerySchema,
     success: {
       status: 200,
@@ -337,34 +402,45 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       mediaType: "application/xml",
       schema: z.string().meta({ description: "The UBL document, or with format=fa3 the FA(3) document." }),
       alternatives: {
-        "application/json": InvoiceDataSchema,
-        "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted. With `format=pdf` or `format=facturx`: the invoice rendered as a PDF, or as a Factur-X PDF." }),
+        "application/json": z.union([InvoiceDataSchema, RECEIVED_INVOICE_DATA]),
+        "application/pdf": z.string().meta({ format: "binary", description: "With `format=original`, for a Factur-X PDF submitted as `document`: the PDF exactly as it was submitted; a received Factur-X PDF as received. With `format=pdf` or `format=facturx`: the invoice rendered as a PDF, or as a Factur-X PDF." }),
+        "application/octet-stream": z.string().meta({ format: "binary", description: "A received document that is neither XML nor PDF, exactly as received (without `format`, or with `format=original`)." }),
         "text/html": z.string().meta({ description: "With `format=html`: the invoice as a printable HTML page in the language `lang` (no script; served with `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:`). A KSeF invoice carries its KSeF number and verification QR code." }),
       },
     },
     errors: [
-      { codes: ["invoice_not_found"], description: "No such invoice in this company." },
+      { codes: ["invoice_not_found"], description: "No such invoice in this company (another company's id, sent or received, is not found either)." },
       {
         codes: ["document_not_available"],
         description:
-          "The submission failed, and a failed submission's document is not stored. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, or it was delivered without a kept FA(3) (the message says which).",
+          "The submission failed, and a failed submission's document is not stored; a received document larger than 10 MiB was kept without its bytes. With `format=fa3`: the invoice has no FA(3) to serve: it is not a KSeF invoice, it is still being sent, it failed, it was delivered without a kept FA(3), or it was received otherwise than from KSeF (the message says which). With `format=ubl`, a received document whose data cannot make a UBL document.",
+      },
+      {
+        codes: ["document_unreadable"],
+        description: "A received document asked for as data (`Accept: application/json`, `format=cii`, a rendered format) that cannot be read as an invoice (not XML, not an invoice, broken): its bytes are still served without `format`.",
       },
     ],
     handle: async ({ deps, auth, params, query, req }) => {
       const { format, lang } = documentQuery(query);
+      const id = params.id!;
       if (isRenderFormat(format)) {
         const renderer = RENDERERS[format];
-        return new MediaAnswer(renderer.mediaType, await renderer.render(await getInvoiceRenderInput(deps.store, auth, params.id!), lang), renderer.headers);
+        return new MediaAnswer(renderer.mediaType, await renderer.render(await getInvoiceRenderInput(deps.store, auth, id, deps.read), lang), renderer.headers);
       }
-      if (format === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, params.id!));
-      if (format === "cii") return new MediaAnswer("application/xml", await getInvoiceCii(deps.store, auth, params.id!));
+      if (format === "cii") return new MediaAnswer("application/xml", await getInvoiceCii(deps.store, auth, id, deps.read));
       if (format === "original") {
-        const original = await getInvoiceOriginal(deps.store, auth, params.id!);
-        return new MediaAnswer(original.mediaType, original.content);
+        const original = await getInvoiceOriginal(deps.store, auth, id);
+        // A document as a client or a network gave it (a received one is untrusted): served so that nothing in it runs.
+        return new MediaAnswer(original.mediaType, original.content, RECEIVED_BYTES_HEADERS);
       }
-      return req.accepts(["application/xml", "application/json"]) === "application/json"
-        ? new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, params.id!))
-        : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, params.id!));
+      const asData = req.accepts(["application/xml", "application/json"]) === "application/json";
+      // Which way the record went decides what `ubl`, `fa3` and no format mean (one small read, by key).
+      const invoice = await getInvoice(deps.store, auth, id);
+      if (invoice.direction === "inbound") return receivedDocument(deps, auth, invoice, format, query.format !== undefined, asData);
+      if (format === "fa3") return new MediaAnswer("application/xml", await getInvoiceFa3(deps.store, auth, id));
+      return asData
+        ? new MediaAnswer("application/json", await getInvoiceDocumentData(deps.store, auth, id))
+        : new MediaAnswer("application/xml", await getInvoiceDocument(deps.store, auth, id));
     },
   },
   pageRoute({
@@ -419,5 +495,35 @@ export const V1_ROUTES: readonly Route<V1Deps>[] = [
       { codes: ["last_api_key"], description: "The company's last active key: create another first." },
     ],
     handle: ({ deps, auth, params }) => revokeApiKey(deps.store, auth, params.id!, deps.options),
+  },
+];
+
+/**
+ * The suppliers (the sellers of the documents the company received): mounted when the store keeps an inbox. A list of
+ * its own, not `GET /v1/clients?role=`: a client is whom the company invoices (counted by its submissions), a supplier
+ * who invoices it (counted by what it received); the two are keyed and counted apart, and one business can be both.
+ */
+export const SUPPLIER_ROUTES: readonly Route<V1Deps>[] = [
+  pageRoute({
+    path: "/suppliers",
+    operationId: "listSuppliers",
+    summary: "List suppliers, latest received document first",
+    description:
+      "The sellers of the documents the company received, each in the shape of a client: keyed by the seller's electronic address (BT-34, `scheme:value`, the value without case), else by its VAT id; `invoiceCount` counts the documents received from it, `lastInvoiceAt` the latest. Its received documents: `GET /v1/invoices?supplierId=`. Keyset pagination as `GET /v1/clients`.",
+    noun: "suppliers",
+    query: ListClientsQuerySchema,
+    schema: ClientSchema,
+    list: listSuppliers,
+  }),
+  {
+    method: "get",
+    path: "/suppliers/{id}",
+    operationId: "getSupplier",
+    summary: "Get one supplier",
+    auth: "apiKey",
+    params: { id: "The supplier's id (`supplierId` of a received document)." },
+    success: { status: 200, description: "The supplier.", schema: data(ClientSchema) },
+    errors: [{ codes: ["supplier_not_found"], description: "No such supplier in this company." }],
+    handle: async ({ deps, auth, params }) => ({ data: await getSupplier(deps.store, auth, params.id!) }),
   },
 ];

@@ -1,5 +1,5 @@
 // An example-server app on an in-memory store, and helpers to get an eligible company over HTTP.
-import { memoryStore, type DiscoveryPort, type Store, type TargetPolicy, type TokenCipher } from "@einvoice/core";
+import { memoryStore, type DiscoveryPort, type ReceiveSyntax, type Store, type TargetPolicy, type TokenCipher } from "@einvoice/core";
 import type { Logger } from "@einvoice/express";
 import request from "supertest";
 import { createApp } from "../../../../examples/server/src/app.js";
@@ -11,12 +11,28 @@ export const answers: Recorded[] = [];
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export function makeApp(
-  opts: { store?: Store; logger?: Logger; webhookTargets?: TargetPolicy; discovery?: DiscoveryPort; ksef?: { tokenCipher?: TokenCipher; ksefCredentialsRequired?: boolean; ksefCorrections?: boolean } } = {},
+  opts: {
+    store?: Store;
+    logger?: Logger;
+    webhookTargets?: TargetPolicy;
+    discovery?: DiscoveryPort;
+    ksef?: { tokenCipher?: TokenCipher; ksefCredentialsRequired?: boolean; ksefCorrections?: boolean };
+    /** Syntaxes received documents may be in besides UBL and CII (the router's `syntaxes`: `fa3Syntax`). */
+    syntaxes?: readonly ReceiveSyntax[];
+  } = {},
 ) {
   const store = opts.store ?? memoryStore();
   const logs: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   const logger: Logger = opts.logger ?? { error: (obj, msg) => logs.push({ obj, msg }) };
-  const app = createApp({ store, adminToken: ADMIN_TOKEN, logger, ...(opts.webhookTargets ? { webhookTargets: opts.webhookTargets } : {}), ...(opts.discovery ? { discovery: opts.discovery } : {}), ...opts.ksef });
+  const app = createApp({
+    store,
+    adminToken: ADMIN_TOKEN,
+    logger,
+    ...(opts.webhookTargets ? { webhookTargets: opts.webhookTargets } : {}),
+    ...(opts.discovery ? { discovery: opts.discovery } : {}),
+    ...(opts.syntaxes ? { syntaxes: opts.syntaxes } : {}),
+    ...opts.ksef,
+  });
   const records = recordResponses(app);
   answers.push = answers.push.bind(answers);
   const origPush = records.push.bind(records);
