@@ -101,10 +101,14 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
   const violations: string[] = [];
   /** What each queue item must have become before its DELETE: the record of `companyId`, or a document for no company. */
   const expected = new Map<string, { ref: string; companyId: string | null }>();
-  /** The poller whose request the proxy saw last (the one that holds the queue's lease). */
-  let active: Poller | null = null;
-  /** Kill the sender of the next request of this kind, before it reaches Storecove. */
-  let killOn: "doc" | "delete" | null = null;
+  /**
+   * The next kill: once `after` items are acknowledged, the sender of the next request of this kind is killed before
+   * the request reaches Storecove (`timer`: the sender of the next request, `delayMs` later). Decided here, at the
+   * request, so that the test's own pace never lets the pollers run past the moment.
+   */
+  let plan: { mode: "doc" | "delete" | "timer"; after: number; delayMs: number } | null = null;
+  let total = 0;
+  const acknowledged = () => total - fake.inbound.queue.length;
   const kills: string[] = [];
 
   function kill(p: Poller, why: string): void {
@@ -124,7 +128,6 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
         const m = /^\/p(\d+)(\/.*)$/.exec(req.url ?? "");
         const p = m ? pollers.find((x) => x.n === Number(m[1])) : undefined;
         if (!m || !p || p.killedAt !== null) return void req.socket.destroy();
-        active = p;
         const path = m[2]!;
         const del = req.method === "DELETE" ? /\/webhook_instances\/([^/]+)$/.exec(path) : null;
         if (del) {
@@ -139,10 +142,16 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
             if (rows[0].n !== 1) violations.push(`DELETE of queue item ${guid} with ${rows[0].n} records of ${e.ref} committed`);
           }
         }
-        if ((killOn === "delete" && del) || (killOn === "doc" && req.method === "GET" && path.includes("/received_documents/"))) {
-          kill(p, `at ${killOn}`);
-          killOn = null;
-          return void req.socket.destroy();
+        if (plan && acknowledged() >= plan.after) {
+          const { mode, delayMs } = plan;
+          if (mode === "timer") {
+            plan = null;
+            setTimeout(() => kill(p, `${delayMs} ms after a request`), delayMs);
+          } else if ((mode === "delete" && del) || (mode === "doc" && req.method === "GET" && path.includes("/received_documents/"))) {
+            plan = null;
+            kill(p, `at ${mode}`);
+            return void req.socket.destroy();
+          }
         }
         const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers }, (r) => {
           res.writeHead(r.statusCode ?? 502, r.headers);
@@ -183,7 +192,8 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
     child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
     const p: Poller = { n, child, output: () => out, killedAt: null };
     pollers.push(p);
-    await until(`poller ${n} to start`, () => (out.includes("ready\n") ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined), 90_000);
+    // Started, or killed by the test before it was (then it never will be).
+    await until(`poller ${n} to start`, () => (out.includes("ready\n") || p.killedAt !== null ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined), 90_000);
     return p;
   }
   const alive = () => pollers.filter((p) => p.killedAt === null);
@@ -220,32 +230,32 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
         expected.set(g, { ref: `storecove:${g}`, companyId: null });
       }
     }
-    const total = fake.inbound.queue.length;
+    total = fake.inbound.queue.length;
     expect(total).toBe(62);
-    const acknowledged = () => total - fake.inbound.queue.length;
 
-    // Two instances from the start; each kill takes the one running the queue and starts another in its place.
-    await Promise.all([startPoller(), startPoller()]);
-    const thresholds = [5, 15, 27, 39, 50].map((t) => t + Math.floor(rnd() * 6));
-    for (const [k, threshold] of thresholds.entries()) {
-      await until(`${threshold} items acknowledged`, () => (acknowledged() >= threshold ? true : undefined));
-      const mode = (["delete", "doc", "timer"] as const)[k % 3]!;
-      if (mode === "timer") {
-        await new Promise((r) => setTimeout(r, Math.floor(rnd() * 150)));
-        const p = await until("a poller running the queue", () => (active && active.killedAt === null ? active : undefined));
-        kill(p, "after a delay");
-      } else {
-        const before = kills.length;
-        killOn = mode;
-        await until(`a kill at ${mode}`, () => (kills.length > before ? true : undefined));
-      }
-      // Another in its place (while the survivor takes the queue over once the lease expires).
-      if (alive().length < 2) await startPoller();
+    // Two instances from the start; each kill takes the one running the queue, and another is started in its place
+    // (while the survivor takes the queue over once the lease expires).
+    const started: Array<Promise<Poller>> = [];
+    const background = () => {
+      const p = startPoller();
+      p.catch(() => undefined); // said by Promise.all(started) below
+      started.push(p);
+    };
+    background();
+    background();
+    const modes = ["delete", "doc", "timer", "delete", "doc"] as const;
+    const thresholds = [5, 15, 26, 37, 47].map((t) => t + Math.floor(rnd() * 6));
+    for (const [k, after] of thresholds.entries()) {
+      const before = kills.length;
+      plan = { mode: modes[k]!, after, delayMs: Math.floor(rnd() * 150) };
+      // (Or the queue drained first: the count of kills below says so.)
+      await until(`kill ${k + 1} (${modes[k]} after ${after} items)`, () => (kills.length > before || fake.inbound.queue.length === 0 ? true : undefined));
+      if (alive().length < 2) background();
     }
+    await Promise.all(started);
 
     await until("the queue to be drained", () => (fake.inbound.queue.length === 0 ? true : undefined), 120_000);
     const outputs = () => `seed ${SEED}; kills ${kills.join(", ")}\n${pollers.map((p) => `--- poller ${p.n}\n${p.output()}`).join("\n")}`;
-    expect(kills, outputs()).toHaveLength(5);
     expect(violations, outputs()).toEqual([]);
 
     // Every document of a company once, as received; nothing else in its inbox.
@@ -279,6 +289,8 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
     const runs = pollers.flatMap((p) => runsOf(p).map(([s, e]) => ({ n: p.n, s, e })));
     expect(new Set(runs.map((r) => r.n)).size, outputs()).toBeGreaterThan(2);
     for (const x of runs) for (const y of runs) if (x.n < y.n) expect(x.e <= y.s || y.e <= x.s, `runs of pollers ${x.n} and ${y.n} overlap\n${outputs()}`).toBe(true);
+    expect(kills, outputs()).toHaveLength(5);
+    if (process.env.CRASH_DEBUG) console.log(outputs());
     for (const p of alive()) kill(p, "at the end");
   }, 240_000);
 });
