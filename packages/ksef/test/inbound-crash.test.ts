@@ -72,7 +72,8 @@ const microsOf = (s: string): number => {
 
 interface Poller {
   n: number;
-  child: ChildProcess;
+  /** Null until its process is started. */
+  child: ChildProcess | null;
   output: () => string;
   /** When the test killed it (epoch ms), or null. */
   killedAt: number | null;
@@ -95,26 +96,49 @@ function runsOf(p: Poller): Array<[number, number]> {
   return runs;
 }
 
-type KillAt = "auth" | "metadata" | "download";
+type KillAt = "auth" | "metadata" | "download" | "export" | "exportStatus" | "part";
 const ROUTES: Record<KillAt, RegExp> = {
   auth: /^POST \/v2\/auth\/ksef-token$/,
   metadata: /^POST \/v2\/invoices\/query\/metadata/,
   download: /^GET \/v2\/invoices\/ksef\//,
+  export: /^POST \/v2\/invoices\/exports$/,
+  exportStatus: /^GET \/v2\/invoices\/exports\//,
+  part: /^GET \/storage\//,
 };
 
-describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company from KSeF (ksefInbound on PostgreSQL)", () => {
+interface Scenario {
+  name: string;
+  /** The metadata query's page size (10: every window of 13 invoices has more pages, and goes through an export). */
+  pageSize?: number;
+  /** The kills, in order: where, and after how many of KSeF's buyer-side calls (plus a random 0-3). */
+  kills: Array<[KillAt | "timer", number]>;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "downloading each invoice",
+    kills: [["download", 3], ["timer", 10], ["metadata", 16], ["download", 22], ["auth", 28], ["timer", 34]],
+  },
+  {
+    name: "through export packages (a page of 10, windows of 13)",
+    pageSize: 10,
+    kills: [["export", 0], ["exportStatus", 2], ["part", 4], ["timer", 7], ["auth", 9], ["timer", 11], ["metadata", 13]],
+  },
+];
+
+describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers syncing a company from KSeF, $name (ksefInbound on PostgreSQL)", (scenario) => {
   const schema = `einvoice_ksin_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const tokenKey = randomBytes(32).toString("hex");
   let opened: OpenedPostgresStore;
   let fake: FakeKsef;
   let db: pg.Pool;
-  let proxy: Server;
-  let proxyUrl = "";
+  /** Each poller's own proxy to the fake KSeF (its export parts' addresses name it too): who sent what. */
+  const proxies: Server[] = [];
   const pollers: Poller[] = [];
   /** Every request of a poller to KSeF's buyer routes, in order: which poller, when. */
   const requests: Array<{ n: number; at: number; route: string }> = [];
   /**
-   * The next kill: once KSeF answered `after` downloads, the sender of the next request of this kind is killed before
+   * The next kill: once KSeF's buyer side was called `after` times, the sender of the next request of this kind is killed before
    * the request reaches KSeF (`timer`: the sender of the next request, `delayMs` later). Decided here, at the request,
    * so that the test's own pace never lets the pollers run past the moment.
    */
@@ -124,7 +148,7 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
   function kill(p: Poller, why: string): void {
     if (p.killedAt !== null) return;
     p.killedAt = Date.now();
-    p.child.kill("SIGKILL");
+    p.child?.kill("SIGKILL");
     kills.push(`${why} #${p.n}`);
   }
 
@@ -133,62 +157,87 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
     db = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
     const high = { perSecond: 1_000, perMinute: 10_000, perHour: 100_000 };
     fake = await startFakeKsef({ nip: BUYER, token: TOKEN, buyer: { limits: { invoiceMetadata: high, invoiceDownload: high, invoiceExport: high, invoiceExportStatus: high } } });
-    const upstream = new URL(fake.url);
-    proxy = createServer((req, res) => {
-      const m = /^\/p(\d+)(\/.*)$/.exec(req.url ?? "");
-      const p = m ? pollers.find((x) => x.n === Number(m[1])) : undefined;
-      if (!m || !p || p.killedAt !== null) return void req.socket.destroy();
-      const path = m[2]!;
-      const route = `${req.method} ${path}`;
-      if (/^(POST|GET) \/v2\/(invoices|auth)\//.test(route)) requests.push({ n: p.n, at: Date.now(), route });
-      if (plan && fake.buyer.counts.invoiceDownload >= plan.after) {
-        const { mode, delayMs } = plan;
-        if (mode === "timer") {
-          plan = null;
-          setTimeout(() => kill(p, `${delayMs} ms after a request`), delayMs);
-        } else if (ROUTES[mode].test(route)) {
-          plan = null;
-          kill(p, `at ${mode}`);
-          return void req.socket.destroy();
-        }
-      }
-      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on("error", () => res.destroy());
-      req.pipe(up);
-    });
-    proxy.listen(0, "127.0.0.1");
-    await new Promise((r) => proxy.once("listening", r));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    for (const p of pollers) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
-    await Promise.all(pollers.map((p) => (p.child.exitCode === null && p.child.signalCode === null ? new Promise((r) => p.child.once("exit", r)) : undefined)));
-    proxy?.closeAllConnections();
-    await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+    const running = pollers.flatMap((p) => (p.child && p.child.exitCode === null && p.child.signalCode === null ? [p.child] : []));
+    for (const c of running) c.kill("SIGKILL");
+    await Promise.all(running.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once("exit", r)) : undefined)));
+    for (const proxy of proxies) {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
     await fake?.close();
     await opened?.close();
     await db?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db?.end();
   });
 
+  /**
+   * A proxy for poller `p` to the fake KSeF: records its requests to the buyer side, and kills it as `plan` says. The
+   * export packages' part addresses (made by the fake from the address it was called on) are given as this proxy's, as
+   * KSeF's storage is reachable by any instance: a poller that takes over another's export fetches its parts.
+   */
+  async function proxyFor(p: () => Poller): Promise<string> {
+    const upstream = new URL(fake.url);
+    let origin = "";
+    const proxy = createServer((req, res) => {
+      if (p().killedAt !== null) return void req.socket.destroy();
+      const route = `${req.method} ${req.url}`;
+      if (/^(POST|GET) (\/v2\/(invoices|auth)\/|\/storage\/)/.test(route)) requests.push({ n: p().n, at: Date.now(), route });
+      if (plan && fake.buyer.calls.length >= plan.after) {
+        const { mode, delayMs } = plan;
+        if (mode === "timer") {
+          plan = null;
+          setTimeout(() => kill(p(), `${delayMs} ms after a request`), delayMs);
+        } else if (ROUTES[mode].test(route)) {
+          plan = null;
+          kill(p(), `at ${mode}`);
+          return void req.socket.destroy();
+        }
+      }
+      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        if (!ROUTES.exportStatus.test(route)) {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          return void r.pipe(res);
+        }
+        const chunks: Buffer[] = [];
+        r.on("data", (c: Buffer) => chunks.push(c));
+        r.on("error", () => res.destroy());
+        r.on("end", () => {
+          const body = Buffer.from(Buffer.concat(chunks).toString("utf8").replace(/http:\/\/127\.0\.0\.1:\d+\/storage\//g, `${origin}/storage/`), "utf8");
+          const { "transfer-encoding": _chunked, ...headers } = r.headers;
+          res.writeHead(r.statusCode ?? 502, { ...headers, "content-length": String(body.length) });
+          res.end(body);
+        });
+      });
+      up.on("error", () => res.destroy());
+      req.pipe(up);
+    });
+    proxies.push(proxy);
+    proxy.listen(0, "127.0.0.1");
+    await new Promise((r) => proxy.once("listening", r));
+    origin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    return origin;
+  }
+
   let count = 0;
   async function startPoller(): Promise<Poller> {
-    const n = ++count;
+    let out = "";
+    // Counted among the pollers at once (before its proxy listens and its process starts).
+    const p: Poller = { n: ++count, child: null, output: () => out, killedAt: null };
+    pollers.push(p);
+    const proxyUrl = await proxyFor(() => p);
+    if (p.killedAt !== null) return p;
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", join(here, "support/inbound-poller-process.ts")], {
       cwd: join(here, ".."),
-      env: { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, KSEF_URL: `${proxyUrl}/p${n}/v2`, KSEF_TOKEN_KEY: tokenKey, KSEF_SINCE: SINCE, POLLER_OWNER: `poller-${n}`, LEASE_MS: String(LEASE_MS) },
+      env: { ...process.env, DATABASE_URL, DATABASE_SCHEMA: schema, KSEF_URL: `${proxyUrl}/v2`, KSEF_TOKEN_KEY: tokenKey, KSEF_SINCE: SINCE, POLLER_OWNER: `poller-${p.n}`, LEASE_MS: String(LEASE_MS), KSEF_PAGE_SIZE: scenario.pageSize ? String(scenario.pageSize) : "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let out = "";
+    p.child = child;
     child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
-    const p: Poller = { n, child, output: () => out, killedAt: null };
-    pollers.push(p);
     // Started, or killed by the test before it was (then it never will be).
-    await until(`poller ${n} to start`, () => (out.includes("ready\n") || p.killedAt !== null ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined), 90_000);
+    await until(`poller ${p.n} to start`, () => (out.includes("ready\n") || p.killedAt !== null ? true : child.exitCode !== null ? Promise.reject(new Error(out)) : undefined), 90_000);
     return p;
   }
   const alive = () => pollers.filter((p) => p.killedAt === null);
@@ -206,6 +255,9 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
     // The credential as an operator sets it: encrypted under the key the pollers have; the company's sync row made due.
     await updateCompany(store, company.id, { ksef: { nip: BUYER, token: TOKEN } }, { tokenCipher: tokenCipher(tokenKey) });
     expect((await store.listInboundSyncs("ksef")).map((s) => s.scope)).toEqual([company.id]);
+    // A webhook for invoice.received: one event per invoice stored, never two.
+    const webhook = { id: randomUUID(), companyId: company.id, url: "https://hooks.example.com/einvoice", events: ["invoice.received" as const], secret: "s".repeat(32), createdAt: new Date().toISOString(), deletedAt: null };
+    expect(await store.insertWebhook(webhook)).toBe(true);
 
     // 40 invoices from 2 May to an hour ago, in order of their dates; every fifth shares its microsecond with the one before.
     const start = Date.parse("2026-05-02T00:00:00.000Z");
@@ -222,6 +274,7 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
     const lastDate = microsOf(last);
     const stored = async (): Promise<number> => (await db.query(`SELECT count(*)::int AS n FROM "${schema}".invoices WHERE company_id = $1`, [company.id])).rows[0].n;
 
+    const outputs = () => `seed ${SEED}; kills ${kills.join(", ")}; KSeF's buyer side was called: ${fake.buyer.calls.join(", ")}\n${pollers.map((p) => `--- poller ${p.n}\n${p.output()}`).join("\n")}`;
     // Two instances from the start; each kill takes the one running the sync, and another is started in its place
     // (while the survivor takes the sync over once the lease expires).
     const started: Array<Promise<Poller>> = [];
@@ -232,24 +285,22 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
     };
     background();
     background();
-    const modes: Array<KillAt | "timer"> = ["download", "timer", "metadata", "download", "auth", "timer"];
-    const thresholds = [3, 9, 15, 21, 27, 33].map((t) => t + Math.floor(rnd() * 4));
-    for (const [k, after] of thresholds.entries()) {
-      const mode = modes[k]!;
+    for (const [k, [mode, calls]] of scenario.kills.entries()) {
+      // (A new process authenticates once, at its first run, whenever that is.)
+      const after = mode === "auth" ? 0 : calls + Math.floor(rnd() * 4);
       // A new process authenticates at its first run: for `auth`, all are stopped and a fresh one started.
       if (mode === "auth") for (const p of alive()) kill(p, "to make way");
       const before = kills.length;
       plan = { mode, after, delayMs: Math.floor(rnd() * 100) };
       if (mode === "auth") background();
       // (Or all stored first, for a kill at a download: the count of kills below says so.)
-      await until(`kill ${k + 1} (${mode} after ${after} downloads)`, async () =>
-        kills.length > before || (mode === "download" && (await stored()) >= INVOICES) ? true : undefined,
-      );
+      await until(`kill ${k + 1} (${mode} after ${after} calls)`, async () =>
+        kills.length > before || ((mode === "download" || mode === "part") && (await stored()) >= INVOICES) ? true : undefined,
+      ).catch((e: Error) => Promise.reject(new Error(`${e.message}\n${outputs()}`)));
       while (alive().length < 2) background();
     }
     await Promise.all(started);
 
-    const outputs = () => `seed ${SEED}; kills ${kills.join(", ")}\n${pollers.map((p) => `--- poller ${p.n}\n${p.output()}`).join("\n")}`;
     const markOf = async (): Promise<string | null> => {
       const row = (await store.listInboundSyncs("ksef")).find((s) => s.scope === company.id);
       return row?.state ? (JSON.parse(row.state).inc.from as string) : null;
@@ -271,8 +322,15 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
       expect(r.invoiceNumber).toMatch(/^CRASH-\d+$/);
       expect(Buffer.from((await store.getDocument(company.id, r.id))!).toString("utf8")).toBe(numbers.get(r.ksefNumber!));
     }
+    // One invoice.received event per invoice.
+    const events = await store.listWebhookEvents(company.id, webhook.id, 500);
+    expect(events.map((e) => e.type)).toEqual(Array(INVOICES).fill("invoice.received"));
+    expect(events.map((e) => JSON.parse(e.data).invoice.id as string).sort(), outputs()).toEqual(records.map((r) => r.id).sort());
     // The pollers went on from each other's marks: far fewer downloads than a restart from the start each time.
-    expect(fake.buyer.counts.invoiceDownload).toBeLessThan(INVOICES + 3 * modes.length);
+    if (scenario.pageSize) {
+      expect(fake.buyer.exports, outputs()).toBeGreaterThanOrEqual(2);
+      expect(fake.buyer.exports).toBeLessThan(3 + 2 * scenario.kills.length);
+    } else expect(fake.buyer.counts.invoiceDownload).toBeLessThan(INVOICES + 3 * scenario.kills.length);
     expect(fake.buyer.limited).toBe(0);
 
     // One process at a time: their runs do not overlap, and neither do their requests to KSeF.
@@ -285,6 +343,6 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers syncing a company fr
       const mine = runs.some((x) => x.n === r.n && x.s <= r.at && r.at <= x.e);
       expect(mine, `a request of poller ${r.n} (${r.route}) outside its runs\n${outputs()}`).toBe(true);
     }
-    expect(kills.filter((k) => !k.startsWith("to make way") && !k.startsWith("at the end")), outputs()).toHaveLength(modes.length);
+    expect(kills.filter((k) => !k.startsWith("to make way") && !k.startsWith("at the end")), outputs()).toHaveLength(scenario.kills.length);
   }, 240_000);
 });

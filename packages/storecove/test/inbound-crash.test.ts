@@ -211,6 +211,13 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
         apiKey: { id: keyId, companyId: company.id, prefix: `einv_${keyId.slice(0, 8)}`, hash: "ab".repeat(32), createdAt: company.createdAt, lastUsedAt: null, revokedAt: null },
       });
     }
+    // A webhook for invoice.received at each company: one event per document stored, never two.
+    const webhooks = new Map<string, string>();
+    for (const company of [a, b]) {
+      const webhook = { id: randomUUID(), companyId: company.id, url: "https://hooks.example.com/einvoice", events: ["invoice.received" as const], secret: "s".repeat(32), createdAt: new Date().toISOString(), deletedAt: null };
+      expect(await store.insertWebhook(webhook)).toBe(true);
+      webhooks.set(company.id, webhook.id);
+    }
     // 60 documents in a mixed order (26 for each company, 8 for a legal entity nobody has), and two items that are
     // no document at all (kept for the operator under the item's guid).
     const contents = new Map<string, string>();
@@ -266,6 +273,9 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
       expect(refs.length, outputs()).toBe(26);
       expect(new Set(refs).size).toBe(26);
       expect([...refs].sort()).toEqual([...want].sort());
+      const events = await store.listWebhookEvents(company.id, webhooks.get(company.id)!, 500);
+      expect(events.map((e) => e.type)).toEqual(Array(26).fill("invoice.received"));
+      expect(events.map((e) => JSON.parse(e.data).invoice.id as string).sort(), outputs()).toEqual(page.map((r) => r.id).sort());
       for (const r of page) {
         expect(r.status).toBe("received");
         const bytes = await store.getDocument(company.id, r.id);
