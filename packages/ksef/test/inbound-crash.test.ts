@@ -322,6 +322,10 @@ describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers sync
       expect(r.invoiceNumber).toMatch(/^CRASH-\d+$/);
       expect(Buffer.from((await store.getDocument(company.id, r.id))!).toString("utf8")).toBe(numbers.get(r.ksefNumber!));
     }
+    // The sellers as suppliers (three), each invoice counted once.
+    const suppliers = await store.listSuppliers(company.id, { limit: 100, after: null });
+    expect(suppliers).toHaveLength(3);
+    expect(suppliers.reduce((sum, x) => sum + x.invoiceCount, 0), outputs()).toBe(INVOICES);
     // One invoice.received event per invoice.
     const events = await store.listWebhookEvents(company.id, webhook.id, 500);
     expect(events.map((e) => e.type)).toEqual(Array(INVOICES).fill("invoice.received"));

@@ -273,6 +273,10 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
       expect(refs.length, outputs()).toBe(26);
       expect(new Set(refs).size).toBe(26);
       expect([...refs].sort()).toEqual([...want].sort());
+      // Its sellers as suppliers, each document counted once (5 sellers).
+      const suppliers = await store.listSuppliers(company.id, { limit: 100, after: null });
+      expect(suppliers).toHaveLength(5);
+      expect(suppliers.reduce((sum, x) => sum + x.invoiceCount, 0), outputs()).toBe(26);
       const events = await store.listWebhookEvents(company.id, webhooks.get(company.id)!, 500);
       expect(events.map((e) => e.type)).toEqual(Array(26).fill("invoice.received"));
       expect(events.map((e) => JSON.parse(e.data).invoice.id as string).sort(), outputs()).toEqual(page.map((r) => r.id).sort());
