@@ -106,7 +106,9 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
    * the request reaches Storecove (`timer`: the sender of the next request, `delayMs` later). Decided here, at the
    * request, so that the test's own pace never lets the pollers run past the moment.
    */
-  let plan: { mode: "doc" | "delete" | "timer"; after: number; delayMs: number } | null = null;
+  let plan: { mode: "doc" | "delete" | "timer" | "pause"; after: number; delayMs: number } | null = null;
+  /** The poller stopped with SIGSTOP (`pause`), and how many items were acknowledged then. */
+  let paused: { p: Poller; at: number } | null = null;
   let total = 0;
   const acknowledged = () => total - fake.inbound.queue.length;
   const kills: string[] = [];
@@ -147,6 +149,11 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
           if (mode === "timer") {
             plan = null;
             setTimeout(() => kill(p, `${delayMs} ms after a request`), delayMs);
+          } else if (mode === "pause" && req.method === "GET" && path.includes("/received_documents/")) {
+            // Stopped as it fetches a document: the request goes on to Storecove, its answer waits in the socket.
+            plan = null;
+            paused = { p, at: acknowledged() };
+            p.child.kill("SIGSTOP");
           } else if ((mode === "delete" && del) || (mode === "doc" && req.method === "GET" && path.includes("/received_documents/"))) {
             plan = null;
             kill(p, `at ${mode}`);
@@ -305,6 +312,56 @@ describe.skipIf(!DATABASE_URL)("kill -9 the inbound pollers draining Storecove's
     for (const x of runs) for (const y of runs) if (x.n < y.n) expect(x.e <= y.s || y.e <= x.s, `runs of pollers ${x.n} and ${y.n} overlap\n${outputs()}`).toBe(true);
     expect(kills, outputs()).toHaveLength(5);
     if (process.env.CRASH_DEBUG) console.log(outputs());
+    for (const p of alive()) kill(p, "at the end");
+  }, 240_000);
+
+  it("takes over the work of an instance stopped (SIGSTOP) past its lease as it fetched a document; resumed, that one stores nothing twice and stops", async () => {
+    const { store } = opened;
+    for (const p of alive()) kill(p, "before");
+    const c = sampleCompany({ name: "Gamma GmbH", country: "DE", legalEntityId: "4242" });
+    const keyId = randomUUID();
+    await store.createAccount({
+      account: { id: randomUUID(), email: `${keyId}@example.com`, companyId: c.id, createdAt: c.createdAt },
+      company: c,
+      apiKey: { id: keyId, companyId: c.id, prefix: `einv_${keyId.slice(0, 8)}`, hash: "ab".repeat(32), createdAt: c.createdAt, lastUsedAt: null, revokedAt: null },
+    });
+    const webhook = { id: randomUUID(), companyId: c.id, url: "https://hooks.example.com/einvoice", events: ["invoice.received" as const], secret: "s".repeat(32), createdAt: new Date().toISOString(), deletedAt: null };
+    expect(await store.insertWebhook(webhook)).toBe(true);
+    const contents = new Map<string, string>();
+    for (let i = 0; i < 20; i++) {
+      const xml = ubl(`C-${i}`, String(20_000_000 + (i % 2)));
+      const { instanceGuid, documentGuid } = fake.inbound.receive(4242, xml);
+      expected.set(instanceGuid, { ref: `storecove:${documentGuid}`, companyId: c.id });
+      contents.set(documentGuid, xml);
+    }
+    total += 20;
+    const start = acknowledged();
+    const outputs = () => `kills ${kills.join(", ")}\n${pollers.map((p) => `--- poller ${p.n}\n${p.output()}`).join("\n")}`;
+
+    plan = { mode: "pause", after: start + 3, delayMs: 0 };
+    await Promise.all([startPoller(), startPoller()]);
+    const stopped = await until("a poller stopped as it fetches a document", () => paused ?? undefined);
+    // The other takes the queue over once the stopped one's lease expired, and goes on.
+    await until("the queue taken over", () => (acknowledged() >= stopped.at + 5 ? true : undefined)).catch((e: Error) => Promise.reject(new Error(`${e.message}\n${outputs()}`)));
+    stopped.p.child.kill("SIGCONT");
+    await until("the queue to be drained", () => (fake.inbound.queue.length === 0 ? true : undefined));
+    // Resumed, it finds its lease lost (at its next renewal, or at its run's end) and stops.
+    await until("the resumed poller to see its lease lost", () => (/lost its lease|lease was lost/.test(stopped.p.output()) ? true : undefined), 30_000).catch((e: Error) =>
+      Promise.reject(new Error(`${e.message}\n${outputs()}`)),
+    );
+    expect(violations, outputs()).toEqual([]);
+
+    const page = await store.listInvoices(c.id, { limit: 200, after: null, status: null, clientId: null, direction: "inbound" });
+    const refs = page.map((r) => (r.inbound!.networkReference as { storecoveGuid: string }).storecoveGuid);
+    expect([...refs].sort(), outputs()).toEqual([...contents.keys()].sort());
+    for (const r of page) expect(Buffer.from((await store.getDocument(c.id, r.id))!).toString("utf8")).toBe(contents.get((r.inbound!.networkReference as { storecoveGuid: string }).storecoveGuid));
+    const events = await store.listWebhookEvents(c.id, webhook.id, 500);
+    expect(events.map((e) => JSON.parse(e.data).invoice.id as string).sort()).toEqual(page.map((r) => r.id).sort());
+    const suppliers = await store.listSuppliers(c.id, { limit: 100, after: null });
+    expect(suppliers.reduce((sum, x) => sum + x.invoiceCount, 0)).toBe(20);
+    // The document it was fetching when it was stopped was fetched again by the other.
+    const fetched = fake.inbound.log.filter((l) => l.startsWith("GET doc ") && contents.has(l.slice("GET doc ".length)));
+    expect(fetched.length).toBeGreaterThan(new Set(fetched).size);
     for (const p of alive()) kill(p, "at the end");
   }, 240_000);
 });
