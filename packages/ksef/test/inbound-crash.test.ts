@@ -5,7 +5,10 @@
 // PostgreSQL schema, the company's token under a tokenCipher) sync the company, two at once most of the time; the test
 // kills the one that runs with SIGKILL, at moments chosen by a seeded random generator (as it authenticates, queries
 // metadata, downloads an invoice, or after a random delay), and starts another. Every request of a poller goes
-// through a proxy here that knows which process sent it.
+// through a proxy of its own here, so the test knows which process sent what. Three scenarios: each invoice downloaded
+// (kills at authentication, a metadata query, a download, random delays); the windows through export packages (a page
+// of 10: kills as the export is started, its status polled, a part downloaded); and an instance stopped (SIGSTOP) as
+// it downloads, past its lease, taken over by the other, then resumed (it must find its lease lost and stop).
 //
 // At the end: every KSeF number is stored once, as received and read as FA(3); the sync row's mark covers every
 // invoice; and the company's sync never ran in two processes at once (nor did their requests to KSeF interleave).
@@ -110,8 +113,11 @@ interface Scenario {
   name: string;
   /** The metadata query's page size (10: every window of 13 invoices has more pages, and goes through an export). */
   pageSize?: number;
-  /** The kills, in order: where, and after how many of KSeF's buyer-side calls (plus a random 0-3). */
-  kills: Array<[KillAt | "timer", number]>;
+  /**
+   * The kills, in order: where, and after how many of KSeF's buyer-side calls (plus a random 0-3). `pause`: the poller
+   * is stopped (SIGSTOP) as it downloads an invoice, past its lease, until the other took over, then resumed.
+   */
+  kills: Array<[KillAt | "timer" | "pause", number]>;
 }
 
 const SCENARIOS: Scenario[] = [
@@ -123,6 +129,10 @@ const SCENARIOS: Scenario[] = [
     name: "through export packages (a page of 10, windows of 13)",
     pageSize: 10,
     kills: [["export", 0], ["exportStatus", 2], ["part", 4], ["timer", 7], ["auth", 9], ["timer", 11], ["metadata", 13]],
+  },
+  {
+    name: "with an instance stopped past its lease",
+    kills: [["download", 3], ["pause", 9], ["timer", 24]],
   },
 ];
 
@@ -142,7 +152,9 @@ describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers sync
    * the request reaches KSeF (`timer`: the sender of the next request, `delayMs` later). Decided here, at the request,
    * so that the test's own pace never lets the pollers run past the moment.
    */
-  let plan: { mode: KillAt | "timer"; after: number; delayMs: number } | null = null;
+  let plan: { mode: KillAt | "timer" | "pause"; after: number; delayMs: number } | null = null;
+  /** The poller stopped with SIGSTOP (`pause`), and how many downloads KSeF had answered then. */
+  let paused: { p: Poller; at: number } | null = null;
   const kills: string[] = [];
 
   function kill(p: Poller, why: string): void {
@@ -189,6 +201,13 @@ describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers sync
         if (mode === "timer") {
           plan = null;
           setTimeout(() => kill(p(), `${delayMs} ms after a request`), delayMs);
+        } else if (mode === "pause") {
+          if (ROUTES.download.test(route)) {
+            // Stopped as it downloads: the request goes on to KSeF, its answer waits in the socket.
+            plan = null;
+            paused = { p: p(), at: fake.buyer.counts.invoiceDownload };
+            p().child?.kill("SIGSTOP");
+          }
         } else if (ROUTES[mode].test(route)) {
           plan = null;
           kill(p(), `at ${mode}`);
@@ -293,6 +312,17 @@ describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers sync
       const before = kills.length;
       plan = { mode, after, delayMs: Math.floor(rnd() * 100) };
       if (mode === "auth") background();
+      if (mode === "pause") {
+        const stopped = await until("a poller stopped as it downloads", () => paused ?? undefined);
+        // The other takes the sync over once the stopped one's lease expired, and goes on.
+        await until("the sync taken over", async () => (fake.buyer.counts.invoiceDownload >= stopped.at + 4 || (await stored()) >= INVOICES ? true : undefined));
+        stopped.p.child!.kill("SIGCONT");
+        // Resumed, it finds its lease lost (at its next checkpoint or renewal, or at its run's end) and stops.
+        await until("the resumed poller to see its lease lost", () => (/lost its lease|lease was lost/.test(stopped.p.output()) ? true : undefined), 30_000).catch((e: Error) =>
+          Promise.reject(new Error(`${e.message}\n${outputs()}`)),
+        );
+        continue;
+      }
       // (Or all stored first, for a kill at a download: the count of kills below says so.)
       await until(`kill ${k + 1} (${mode} after ${after} calls)`, async () =>
         kills.length > before || ((mode === "download" || mode === "part") && (await stored()) >= INVOICES) ? true : undefined,
@@ -341,12 +371,15 @@ describe.skipIf(!DATABASE_URL).each(SCENARIOS)("kill -9 the inbound pollers sync
     if (process.env.CRASH_DEBUG) console.log(outputs());
     for (const p of alive()) kill(p, "at the end");
     const runs = pollers.flatMap((p) => runsOf(p).map(([s, e]) => ({ n: p.n, s, e })));
-    expect(new Set(runs.map((r) => r.n)).size, outputs()).toBeGreaterThan(3);
-    for (const x of runs) for (const y of runs) if (x.n < y.n) expect(x.e <= y.s || y.e <= x.s, `runs of pollers ${x.n} and ${y.n} overlap\n${outputs()}`).toBe(true);
+    expect(new Set(runs.map((r) => r.n)).size, outputs()).toBeGreaterThanOrEqual(3);
+    // (Except the run of the one stopped past its lease: it went on, resumed, until it found its lease lost.)
+    const pausedRun = (x: { n: number }) => paused !== null && x.n === paused.p.n;
+    for (const x of runs) for (const y of runs) if (x.n < y.n && !pausedRun(x) && !pausedRun(y)) expect(x.e <= y.s || y.e <= x.s, `runs of pollers ${x.n} and ${y.n} overlap\n${outputs()}`).toBe(true);
     for (const r of requests) {
       const mine = runs.some((x) => x.n === r.n && x.s <= r.at && r.at <= x.e);
       expect(mine, `a request of poller ${r.n} (${r.route}) outside its runs\n${outputs()}`).toBe(true);
     }
-    expect(kills.filter((k) => !k.startsWith("to make way") && !k.startsWith("at the end")), outputs()).toHaveLength(scenario.kills.length);
+    expect(kills.filter((k) => !k.startsWith("to make way") && !k.startsWith("at the end")), outputs()).toHaveLength(scenario.kills.filter(([m]) => m !== "pause").length);
+    if (scenario.kills.some(([m]) => m === "pause")) expect(paused).not.toBeNull();
   }, 240_000);
 });
