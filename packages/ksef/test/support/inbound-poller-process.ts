@@ -19,7 +19,7 @@ const { store } = await openPostgresStore({ databaseUrl: env("DATABASE_URL"), sc
 const inner = ksefInbound({
   baseUrl: env("KSEF_URL"),
   since: env("KSEF_SINCE"),
-  intervalMs: 100,
+  intervalMs: 200,
   limits: { metadata: high, download: high, export: high },
   pollIntervalMs: 20,
   requestTimeoutMs: 10_000,
@@ -46,10 +46,10 @@ const log = (level: string) => (obj: Record<string, unknown>, msg: string) => pr
 const logger = { error: log("error"), warn: log("warn"), info: log("info") };
 const poller = createInboundPoller({
   store,
-  sources: [{ source, intervalMs: 100 }],
+  sources: [{ source, intervalMs: 200 }],
   owner: env("POLLER_OWNER"),
   leaseMs: Number(env("LEASE_MS")),
-  pollIntervalMs: 50,
+  pollIntervalMs: 100,
   tokenCipher: tokenCipher(env("KSEF_TOKEN_KEY")),
   receive: { syntaxes: [fa3Syntax] },
   logger,
