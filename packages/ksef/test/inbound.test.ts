@@ -388,6 +388,20 @@ describe("ksefInbound against the fake KSeF's buyer side", () => {
     expect(fake.buyer.exports).toBe(1);
   });
 
+  it("a part whose link is gone (403, as an expired one answers) drops the export: the next run exports the window anew and stores it all", async () => {
+    await start({ partSize: 50_000, exportPendingPolls: 0 });
+    Array.from({ length: 70 }, (_, i) => receive(at("2026-11-05T10:00:00", i), i));
+    const h = harness(source(), { nip: BUYER, token: TOKEN });
+    fake.buyer.failNext("GET /storage/{part}", "403");
+    const r1 = await h.run();
+    expect(r1.note).toMatch(/answered 403/);
+    expect(stateOf(h).export).toBeNull();
+    clock += r1.nextRunInMs;
+    const r2 = await h.run();
+    expect(r2.received).toBe(70);
+    expect(fake.buyer.exports).toBe(2);
+  });
+
   it("a download whose connection drops ends the run without moving the mark past it", async () => {
     await start();
     const a = receive(at("2026-11-05T10:00:00"), 0);

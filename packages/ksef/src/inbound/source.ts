@@ -448,7 +448,20 @@ export function ksefInbound(options: KsefInboundOptions): InboundSource {
         }
         // The part's address needs no access token (open-api.json InvoicePackagePart.url).
         // GET, as `method` says for every part (the only method the API names for them).
-        const res = await parts.call("GET", "", null, undefined, null, { url: url.href, accept: "application/octet-stream", bytes: p.encryptedPartSize + 1, signal: ctx.signal });
+        const res = await parts.call("GET", "", null, undefined, null, {
+          url: url.href,
+          accept: "application/octet-stream",
+          bytes: p.encryptedPartSize + 1,
+          signal: ctx.signal,
+          tolerateStatus: [403, 404, 410],
+        });
+        if (res.status === 403 || res.status === 404 || res.status === 410) {
+          // The part's link is gone (past its expirationDate, or the storage dropped it) while KSeF still knows the
+          // export: asking for it again would fail each run, so the export is dropped and the window exported anew.
+          state.export = null;
+          await save();
+          throw new End(interval, `a part of KSeF's export package answered ${res.status} (its link expired or is gone); the window is exported again next run`);
+        }
         try {
           plain.push(decryptPart(res.body ?? new Uint8Array(0), p, key, iv));
         } catch (e) {

@@ -75,7 +75,7 @@ export interface BuyerSide {
   /** Exports started. */
   exports: number;
   /** The next `n` calls of `route` ("GET /invoices/ksef/{ksefNumber}", "GET /storage/{part}", ...) fail so. */
-  failNext(route: string, mode: "500" | "drop", n?: number): void;
+  failNext(route: string, mode: "500" | "drop" | "403", n?: number): void;
   /** The next export's package is built so. */
   packageMode(mode: PackageMode | null): void;
   /** The routes called, in order. */
@@ -112,7 +112,7 @@ export function buyerSideOf(options: BuyerSideOptions) {
   const partSize = options.partSize ?? 50_000_000;
   const used = new Map<string, number[]>();
   const exports = new Map<string, Export>();
-  const failures = new Map<string, { mode: "500" | "drop"; n: number }>();
+  const failures = new Map<string, { mode: "500" | "drop" | "403"; n: number }>();
   let mode: PackageMode | null = null;
   let counter = 0;
   const side: BuyerSide = {
@@ -288,6 +288,8 @@ export function buyerSideOf(options: BuyerSideOptions) {
         req.socket.destroy();
         return true;
       }
+      // 403: what a storage link past its expirationDate answers.
+      if (f.mode === "403") return send(res, 403, { title: "Forbidden", status: 403 });
       return send(res, 500, { title: "Internal Server Error", status: 500 });
     }
     if (route === "GET /storage/{part}") {
