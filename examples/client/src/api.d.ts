@@ -488,7 +488,7 @@ export interface paths {
         };
         /**
          * Operators: the receiving syncs (KSeF per company, Storecove's queue), with their marks and pending backfills
-         * @description One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. Which instance runs a sync now is not shown: the store's port does not hand its lease out.
+         * @description One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. `lease` names the instance running a sync now and until when its lease holds.
          */
         get: operations["adminListInboundSyncs"];
         put?: never;
@@ -1553,6 +1553,16 @@ export interface components {
                 /** Format: date-time */
                 requestedAt: string;
             }[];
+            /** @description Who runs the sync now (one instance at a time holds its lease); null when nobody does. */
+            lease: {
+                /** @description The instance's poller running the sync (its owner name, as in the server's logs). */
+                owner: string;
+                /**
+                 * Format: date-time
+                 * @description Until when its lease holds; a time in the past: the instance stopped without giving it back, and the next claim takes it over.
+                 */
+                until: string;
+            } | null;
         };
         /** @description The backfill request as kept: the KSeF sync of the company takes it at its next run (due at once). */
         BackfillAccepted: {

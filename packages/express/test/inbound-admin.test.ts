@@ -147,6 +147,12 @@ describe("POST /admin/companies/{id}/ksef/backfill and GET /admin/inbound/syncs"
       },
     });
     expect(JSON.stringify(syncs.body)).not.toMatch(/secret|c2VjcmV0|aXYt/);
+    // Both runs are over (the storecove one ended with nextRunAt): nobody holds a lease. A claim shows its owner.
+    expect(syncs.body.data.map((s: { lease: unknown }) => s.lease)).toEqual([null, null]);
+    const until = new Date(Date.now() + 60_000).toISOString();
+    expect(await store.claimInboundSyncs({ source: "ksef", owner: "instance-a", now: new Date().toISOString(), leaseUntil: until, limit: 1 })).toHaveLength(1);
+    const leased = await request(app).get("/admin/inbound/syncs").query({ source: "ksef" }).set(admin);
+    expect(leased.body.data[0].lease).toEqual({ owner: "instance-a", until });
     const only = await request(app).get("/admin/inbound/syncs").query({ source: "storecove" }).set(admin);
     expect(only.body.data.map((s: { source: string }) => s.source)).toEqual(["storecove"]);
     const wrong = await request(app).get("/admin/inbound/syncs").query({ source: "ftp" }).set(admin);

@@ -190,13 +190,20 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
       source,
       rows.map((r) => text(r.scope)),
     );
-    return rows.map((r) => ({
-      source: text(r.source),
-      scope: text(r.scope),
-      state: textOrNull(r.state),
-      nextRunAt: text(r.next_run_at),
-      requests: requests.get(text(r.scope)) ?? [],
-    }));
+    return rows.map((r) => {
+      const sync: InboundSync = {
+        source: text(r.source),
+        scope: text(r.scope),
+        state: textOrNull(r.state),
+        nextRunAt: text(r.next_run_at),
+        requests: requests.get(text(r.scope)) ?? [],
+      };
+      // Only the operator's list selects the lease.
+      const owner = textOrNull(r.lease_owner);
+      const until = textOrNull(r.lease_until);
+      if (owner !== null && until !== null) sync.lease = { owner, until };
+      return sync;
+    });
   }
 
   return {
@@ -471,7 +478,7 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
     },
 
     async listInboundSyncs(source) {
-      const { rows } = await db.query(`SELECT ${SYNC_COLUMNS} FROM ${t.inboundSyncs} WHERE source = $1 ORDER BY scope COLLATE "C"`, [source]);
+      const { rows } = await db.query(`SELECT ${SYNC_COLUMNS}, lease_owner, ${iso("lease_until")} FROM ${t.inboundSyncs} WHERE source = $1 ORDER BY scope COLLATE "C"`, [source]);
       return syncsOf(source, rows);
     },
   };

@@ -78,6 +78,12 @@ export interface InboundSync {
   nextRunAt: string;
   /** Backfills an operator asked for and the source has not taken yet (`InboxStore.requestBackfill`), oldest first. */
   requests: BackfillRequest[];
+  /**
+   * Only from `listInboundSyncs` (an operator's view), and only while a lease is recorded: who runs the sync (the
+   * poller's owner name) and until when its lease holds (a time in the past: the owner stopped without giving it back;
+   * the next claim takes it over). Absent when no lease is recorded.
+   */
+  lease?: { owner: string; until: string };
 }
 
 /** An operator's request to receive again over a period (KSeF: invoices whose permanent-storage date is in it). */

@@ -483,7 +483,7 @@ export function testInboxStore(label: string | InboxStoreFactory, factory?: Inbo
         const [row] = await claim("x", 1);
         expect(row?.requests).toEqual([req]);
         expect(await store.saveInboundSync({ source: "ksef", scope: company.id, owner: "y", state: "s", takenRequests: [req.id], nextRunAt: at(500) })).toBe(false);
-        expect(await store.listInboundSyncs("ksef")).toEqual([{ source: "ksef", scope: company.id, state: null, nextRunAt: at(0), requests: [req] }]);
+        expect(await store.listInboundSyncs("ksef")).toEqual([{ source: "ksef", scope: company.id, state: null, nextRunAt: at(0), requests: [req], lease: { owner: "x", until: at(61) } }]);
         expect(await store.saveInboundSync({ source: "ksef", scope: "unknown", owner: "x", state: "s" })).toBe(false);
         // The lease is still x's: nobody else claims it.
         expect(await claim("y", 2)).toEqual([]);
@@ -498,7 +498,7 @@ export function testInboxStore(label: string | InboxStoreFactory, factory?: Inbo
         expect(await claim("x", 1)).toHaveLength(1);
         // A checkpoint that takes r1 over and extends the lease to 200.
         expect(await store.saveInboundSync({ source: "ksef", scope: company.id, owner: "x", state: "m1", takenRequests: [r1.id], leaseUntil: at(200) })).toBe(true);
-        expect(await store.listInboundSyncs("ksef")).toEqual([{ source: "ksef", scope: company.id, state: "m1", nextRunAt: at(0), requests: [r2] }]);
+        expect(await store.listInboundSyncs("ksef")).toEqual([{ source: "ksef", scope: company.id, state: "m1", nextRunAt: at(0), requests: [r2], lease: { owner: "x", until: at(200) } }]);
         expect(await claim("y", 150)).toEqual([]);
         // The run ends: next at 300, lease released.
         expect(await store.saveInboundSync({ source: "ksef", scope: company.id, owner: "x", state: "m2", takenRequests: [r2.id], nextRunAt: at(300) })).toBe(true);

@@ -143,6 +143,13 @@ export const InboundSyncSchema = z
     requests: z
       .array(z.object({ id: z.uuid(), from: timestamp, to: timestamp, requestedAt: timestamp }))
       .meta({ description: "Backfills asked for and not yet taken by the source, oldest first." }),
+    lease: z
+      .object({
+        owner: z.string().meta({ description: "The instance's poller running the sync (its owner name, as in the server's logs)." }),
+        until: timestamp.meta({ description: "Until when its lease holds; a time in the past: the instance stopped without giving it back, and the next claim takes it over." }),
+      })
+      .nullable()
+      .meta({ description: "Who runs the sync now (one instance at a time holds its lease); null when nobody does." }),
   })
   .meta({ id: "InboundSync", description: "One source's sync for one scope, as an operator sees it." });
 export type InboundSyncView = z.infer<typeof InboundSyncSchema>;
@@ -156,6 +163,7 @@ export function inboundSyncView(row: InboundSync): InboundSyncView {
     nextRunAt: row.nextRunAt,
     state,
     requests: row.requests.map(({ id, from, to, requestedAt }) => ({ id, from, to, requestedAt })),
+    lease: row.lease ? { owner: row.lease.owner, until: row.lease.until } : null,
   };
 }
 
@@ -290,7 +298,7 @@ export const INBOUND_ADMIN_ROUTES: readonly Route<InboundAdminDeps>[] = [
     operationId: "adminListInboundSyncs",
     summary: "Operators: the receiving syncs (KSeF per company, Storecove's queue), with their marks and pending backfills",
     description:
-      "One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. Which instance runs a sync now is not shown: the store's port does not hand its lease out.",
+      "One row per source and scope: when it is due next, a summary of its saved mark (never a secret), and the backfills waiting for it. A KSeF row exists for each company in PL with a KSeF credential once the server's poller has seen it. `lease` names the instance running a sync now and until when its lease holds.",
     auth: "admin",
     query: ListInboundSyncsQuerySchema,
     success: { status: 200, description: "The sync rows, by source, then scope.", schema: data(z.array(InboundSyncSchema)) },

@@ -224,7 +224,7 @@ export function memoryInboxStore(state: MemoryState): InboxStore {
       return [...inboundSyncs.values()]
         .filter((r) => r.source === source)
         .sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0))
-        .map(syncView);
+        .map((r) => (r.leaseOwner !== null && r.leaseUntil !== null ? { ...syncView(r), lease: { owner: r.leaseOwner, until: r.leaseUntil } } : syncView(r)));
     },
   };
 }
