@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { InvoiceRecord } from "@einvoice/core";
-import { sampleCompany } from "@einvoice/core/testing";
+import { sampleCompany, seededRandom as random } from "@einvoice/core/testing";
 import { openPostgresStore, type OpenedPostgresStore } from "@einvoice/postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,17 +27,6 @@ const SEED = Number(process.env.CRASH_SEED ?? 20261129);
 const LEASE_MS = 1_500;
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** mulberry32: the test's random moments, the same for one seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

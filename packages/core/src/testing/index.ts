@@ -7,3 +7,4 @@ export { testNetwork, type NetworkFactory, type NetworkFixture, type NetworkSuit
 export { sampleInvoiceRecord, sampleCompany, sampleInboundRecord } from "./fixtures.js";
 export { testInboxStore, type InboxStoreFactory } from "./inbox-suite.js";
 export { testDiscovery, type DiscoveryFactory, type DiscoveryFixture } from "./discovery-suite.js";
+export { seededRandom } from "./random.js";

@@ -12,6 +12,10 @@ import { ciiPath } from "../../../../testdata/index.js";
 import * as CEN from "../../src/validation/codelists/cen.js";
 import * as CII from "../../src/validation/rules/cii-codes-lists.js";
 import { CII_SYNTAX_RULES } from "../../src/validation/rules/cii-syntax-table.js";
+import { seededRandom } from "../../src/testing/random.js";
+
+/** A small seeded generator (mulberry32): `seededRandom` of the core's testing module. */
+export const rng = seededRandom;
 
 const NS: Record<string, string> = {
   rsm: "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100",
@@ -20,17 +24,6 @@ const NS: Record<string, string> = {
   qdt: "urn:un:unece:uncefact:data:standard:QualifiedDataType:100",
 };
 
-/** A small seeded generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 type Rand = () => number;
 const pick = <T>(r: Rand, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
 

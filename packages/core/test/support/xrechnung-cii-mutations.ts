@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { TESTDATA_DIR } from "../../../../testdata/index.js";
+import { seededRandom as random } from "../../src/testing/random.js";
 
 export const XRECHNUNG_CII_SUITE = join(TESTDATA_DIR, "cii", "xrechnung-testsuite");
 const CIUS = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0";
@@ -113,17 +114,6 @@ export interface XrechnungCiiMutant {
   xml: string;
 }
 
-/** mulberry32: a small seeded generator, the same sequence on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Every document once unchanged; each mutation on `perMutation` documents it changes, picked at random; then `pairs`
