@@ -18,21 +18,7 @@ import { randomUUID } from "node:crypto";
 import { DbError, type Queryable, type Row } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { CLIENTS, COMPANIES, INVOICES, INVOICE_WRITE, json, text, textOrNull } from "./rows.js";
-import { iso, isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
-
-/** Thrown inside a transaction to roll it back with an answer; never leaves the store. */
-class Rollback<T> {
-  constructor(readonly result: T) {}
-}
-
-async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof Rollback) return e.result as T;
-    throw e;
-  }
-}
+import { iso, isId, isPortTime, validKeyset, type StoreContext, Rollback, rollbackWith } from "./sql.js";
 
 /** How many times an insert that lost to a concurrent one with the same reference looks for the winner (it may have rolled back). */
 const DUPLICATE_RETRIES = 5;

@@ -159,3 +159,18 @@ export function heldParam(held: Readonly<Record<string, number>> | undefined): s
   for (const [company, n] of Object.entries(held)) if (isId(company) && Number.isInteger(n) && n > 0) kept[company] = n;
   return JSON.stringify(kept);
 }
+
+/** Thrown inside a transaction to roll it back with an answer (`rollbackWith`); never leaves the store. */
+export class Rollback<T> {
+  constructor(readonly result: T) {}
+}
+
+/** Runs a transaction that may end with `throw new Rollback(answer)`: the answer, after the rollback. */
+export async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof Rollback) return e.result as T;
+    throw e;
+  }
+}

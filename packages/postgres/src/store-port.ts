@@ -3,7 +3,7 @@ import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, Invoice
 import { DbError, type Queryable } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED, TRANSMITTED_DOCUMENTS } from "./rows.js";
-import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
+import { isId, isPortTime, validKeyset, type StoreContext, Rollback, rollbackWith } from "./sql.js";
 
 /** Thrown inside a transaction to roll it back; never leaves the store. */
 /**
@@ -12,19 +12,6 @@ import { isId, isPortTime, validKeyset, type StoreContext } from "./sql.js";
  */
 export async function lockCompanyRow(tx: Queryable, companies: string, companyId: string): Promise<void> {
   await tx.query(`SELECT id FROM ${companies} WHERE id = $1::uuid FOR NO KEY UPDATE`, [companyId]);
-}
-
-class Rollback<T> {
-  constructor(readonly result: T) {}
-}
-
-async function rollbackWith<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof Rollback) return e.result as T;
-    throw e;
-  }
 }
 
 /** How many times a duplicate whose winner vanished (it failed meanwhile) is retried. */
