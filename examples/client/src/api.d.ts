@@ -1366,7 +1366,7 @@ export interface components {
             legalEntityId: string | null;
             peppolSendingEnabled: boolean;
             /**
-             * @description The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}); empty when none.
+             * @description The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}), lower-cased values, sorted; empty when none.
              * @example [
              *       "0106:12345678"
              *     ]

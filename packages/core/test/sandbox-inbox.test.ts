@@ -29,6 +29,9 @@ describe("sandbox inbox", () => {
     const { store, a, b } = await twoCompanies();
     const view = await updateCompany(store, b.companyId, { participantIds: ["0106:abc123", "0106:ABC123", "0208:0123456749"] }, b.options);
     expect(view.participantIds).toEqual(["0106:abc123", "0208:0123456749"]);
+    // Sorted whatever order they were given in (every store answers the same).
+    const reordered = await updateCompany(store, b.companyId, { participantIds: ["0208:0123456749", "0106:ABC123"] }, b.options);
+    expect(reordered.participantIds).toEqual(["0106:abc123", "0208:0123456749"]);
     const inbox = sandboxInbox(store, a.options);
     const network = sandboxNetwork({ delayMs: 0, inbox });
     const dispatcher = createDispatcher({ store, networks: { peppol: network, ksef: network }, clock: a.clock.now, owner: "d" });

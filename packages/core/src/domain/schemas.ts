@@ -607,7 +607,7 @@ export const CompanySchema = z
     peppolSendingEnabled: z.boolean(),
     participantIds: z.array(z.string()).meta({
       description:
-        "The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}); empty when none.",
+        "The Peppol participant identifiers (`scheme:value`) on which the company receives in the sandbox, set by an operator (PATCH /admin/companies/{id}), lower-cased values, sorted; empty when none.",
       example: ["0106:12345678"],
     }),
     ksef: z

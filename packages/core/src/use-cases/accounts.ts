@@ -213,7 +213,8 @@ export function companyView(c: Company): CompanyView {
     subscription: c.subscription,
     legalEntityId: c.legalEntityId,
     peppolSendingEnabled: c.peppolSendingEnabled,
-    participantIds: [...(c.participantIds ?? [])],
+    // Sorted, whatever order a store keeps them in: the same answer from every adapter.
+    participantIds: [...(c.participantIds ?? [])].sort(),
     ksef: c.ksef ? { nip: c.ksef.nip, tokenSet: true, updatedAt: c.ksef.updatedAt } : null,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
@@ -251,7 +252,7 @@ export function participantKey(participantId: string): string {
  * KSeF sync row (`ensureInboundSync`), due at once: the inbound poller then receives its invoices.
  *
  * `participantIds` replaces the Peppol participant identifiers the company receives on in the sandbox: each kept as
- * `scheme:lower-cased value`, repeats dropped (`[]` removes them all). One another company already receives on is a
+ * `scheme:lower-cased value`, repeats dropped, sorted (`[]` removes them all). One another company already receives on is a
  * 409 `participant_id_taken` naming the identifier, and nothing is changed. The store must keep an inbox
  * (`InboxStore`); one that does not is an `internal_error` saying so.
  *
@@ -277,7 +278,7 @@ export async function updateCompany(store: Store, companyId: string, body: unkno
   let c: Company | null = null;
   if (participantIds !== undefined) {
     // First, and alone: a taken identifier refuses the whole patch before anything else changed.
-    const keys = [...new Set(participantIds.map(participantKey))];
+    const keys = [...new Set(participantIds.map(participantKey))].sort();
     const set = await inboxOf(store).setParticipantIds(id, keys, now);
     if (!set) throw companyNotFound(companyId);
     if (!set.ok) {
