@@ -19,6 +19,7 @@ import { DbError, type Queryable, type Row } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { CLIENTS, COMPANIES, INVOICES, INVOICE_WRITE, json, text, textOrNull } from "./rows.js";
 import { iso, isId, isPortTime, validKeyset, type StoreContext, Rollback, rollbackWith } from "./sql.js";
+import { listCounterparties } from "./store-port.js";
 
 /** How many times an insert that lost to a concurrent one with the same reference looks for the winner (it may have rolled back). */
 const DUPLICATE_RETRIES = 5;
@@ -247,21 +248,8 @@ export function sqlInboxStore({ db, t, documents }: StoreContext): InboxStore {
       }
     },
 
-    async listSuppliers(companyId, { limit, after }) {
-      if (!isId(companyId) || !validKeyset(after)) return [];
-      const params: unknown[] = [companyId];
-      let keyset = "";
-      if (after) {
-        params.push(after.at, after.id);
-        keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
-      }
-      params.push(limit);
-      return CLIENTS.all(
-        db,
-        `FROM ${t.suppliers} WHERE company_id = $1::uuid ${keyset}
-         ORDER BY ${t.suppliers}.last_invoice_at DESC, ${t.suppliers}.id DESC LIMIT $${params.length}::integer`,
-        params,
-      );
+    async listSuppliers(companyId, query) {
+      return listCounterparties(db, t.suppliers, companyId, query);
     },
 
     async getSupplier(companyId, id) {

@@ -1,5 +1,5 @@
 // The `Store` port on PostgreSQL: accounts, companies, API keys, submissions, invoices and clients.
-import type { ApiKeyRecord, CreateAccountResult, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
+import type { ApiKeyRecord, ClientRecord, CreateAccountResult, Keyset, InsertSubmissionResult, InvoiceRecord, NewSubmission, Store } from "@einvoice/core";
 import { DbError, type Queryable } from "./db.js";
 import { decodeDocument } from "./documents.js";
 import { API_KEYS, CLIENTS, COMPANIES, companyPatchSets, DELIVERY_EVIDENCE, INVOICES, INVOICE_WRITE, INVOICE_WRITE_FAILED, TRANSMITTED_DOCUMENTS } from "./rows.js";
@@ -356,21 +356,29 @@ export function sqlStorePort({ db, t, documents }: StoreContext): Omit<Store, "n
       );
     },
 
-    async listClients(companyId, { limit, after }) {
-      if (!isId(companyId) || !validKeyset(after)) return [];
-      const params: unknown[] = [companyId];
-      let keyset = "";
-      if (after) {
-        params.push(after.at, after.id);
-        keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
-      }
-      params.push(limit);
-      return CLIENTS.all(
-        db,
-        `FROM ${t.clients} WHERE company_id = $1::uuid ${keyset}
-         ORDER BY ${t.clients}.last_invoice_at DESC, ${t.clients}.id DESC LIMIT $${params.length}::integer`,
-        params,
-      );
+    async listClients(companyId, query) {
+      return listCounterparties(db, t.clients, companyId, query);
     },
   };
+}
+
+/**
+ * A company's clients or suppliers (the two tables have one shape): newest `last_invoice_at` first, then `id`, strictly
+ * after the keyset `after`, at most `limit`. An id or keyset in another form names no row.
+ */
+export function listCounterparties(db: Queryable, table: string, companyId: string, { limit, after }: { limit: number; after: Keyset | null }): Promise<ClientRecord[]> {
+  if (!isId(companyId) || !validKeyset(after)) return Promise.resolve([]);
+  const params: unknown[] = [companyId];
+  let keyset = "";
+  if (after) {
+    params.push(after.at, after.id);
+    keyset = `AND (last_invoice_at, id) < ($2::timestamptz, $3::uuid)`;
+  }
+  params.push(limit);
+  return CLIENTS.all(
+    db,
+    `FROM ${table} WHERE company_id = $1::uuid ${keyset}
+     ORDER BY ${table}.last_invoice_at DESC, ${table}.id DESC LIMIT $${params.length}::integer`,
+    params,
+  );
 }
